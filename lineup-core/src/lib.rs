@@ -1,0 +1,30 @@
+//! The engine of lineup: an automatic checker of *deterministic linearizability* after
+//! Line-Up (Burckhardt, Dern, Musuvathi, Tan; PLDI 2010), built on the shuttle model checker.
+//!
+//! Given an object, a set of invocations and a test matrix, [`check`] runs `Check(X, m)` of
+//! the paper (Fig. 5): phase 1 enumerates every serial execution of the matrix (never bounded)
+//! and synthesizes the sequential specification as an [`ObservationSet`]; it fails if that set
+//! is nondeterministic. Phase 2 explores preemption-bounded concurrent schedules and looks for a
+//! serial witness of every full history (Def. 1) and a stuck serial witness for every pending
+//! operation of every stuck history (Def. 2). A reported failure is a proof that the object is
+//! not linearizable with respect to *any* deterministic sequential specification.
+
+#![warn(missing_docs)]
+
+mod determinism;
+mod history;
+mod invocation;
+mod matrix;
+mod observation;
+pub mod observation_file;
+mod response;
+mod thread_id;
+pub mod witness;
+
+pub use determinism::{find_nondeterminism, Nondeterminism};
+pub use history::{op_table, Event, History, HistoryBuilder, HistoryError, NotationError, OpInfo, OpTable};
+pub use invocation::{Invocation, InvocationLabel};
+pub use matrix::{MatrixDisplay, OpSlot, TestMatrix};
+pub use observation::{Observation, ObservationKey, ObservationSet};
+pub use response::Response;
+pub use thread_id::{ThreadId, ThreadIdParseError};

@@ -1,0 +1,1 @@
+//! Observation files (paper Fig. 7): to be written.

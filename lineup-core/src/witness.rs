@@ -1,0 +1,169 @@
+//! The serial witness search of Definitions 1 and 2 (paper §2.1.4 and §2.3).
+//!
+//! A serial history `S` is a *serial witness* for a history `H` when `S` is serial, `H|t = S|t`
+//! for every thread `t` (the same invocations with the same results in the same order), and every
+//! pair of operations ordered in real time in `H` (a return before a call) keeps its order in `S`.
+
+use crate::{Event, History};
+
+/// Checks that a serial arrangement `order` of operations of `h` keeps every thread's order and
+/// every real-time order of `h`. Operations pending in `h` count as returning after every event
+/// (Def. 1 appends their returns at the end).
+fn keeps_orders(h: &History, order: &[usize]) -> bool {
+    let (calls, returns) = h.event_positions();
+    let mut last_call_of_thread: Vec<(crate::ThreadId, usize)> = Vec::new();
+    for (j, &op) in order.iter().enumerate() {
+        let call = calls[op - 1];
+        if call == usize::MAX {
+            return false;
+        }
+        let thread = h.op(op).thread;
+        match last_call_of_thread.iter_mut().find(|(t, _)| *t == thread) {
+            Some((_, last)) if *last > call => return false,
+            Some((_, last)) => *last = call,
+            None => last_call_of_thread.push((thread, call)),
+        }
+        // Nothing placed before `op` in `order` may have been called after `op` returned.
+        if order[..j].iter().any(|&earlier| returns[op - 1] < calls[earlier - 1]) {
+            return false;
+        }
+    }
+    true
+}
+
+/// Definition 1 for one candidate: if some prefix of the serial history `spec` (a history of a
+/// prefix-closed specification) is a serial witness for `complete(H')`, where `H'` extends `h`
+/// by returns of some of its pending operations, returns the length of that prefix in
+/// operations.
+///
+/// Only the shortest prefix that contains every completed operation of `h` needs to be tried:
+/// a longer one only adds pending operations and with them more order constraints.
+pub fn witness_prefix(h: &History, spec: &History) -> Option<usize> {
+    let completed: Vec<usize> = h
+        .called_ops()
+        .into_iter()
+        .filter(|&op| h.response(op).is_some())
+        .collect();
+    let order = spec.serial_order();
+    let mut covered = 0;
+    let mut prefix = 0;
+    if !completed.is_empty() {
+        for (i, &op) in order.iter().enumerate() {
+            // Only operations that returned in `spec` can stand in a complete witness.
+            let spec_response = spec.response(op)?;
+            match h.response(op) {
+                Some(r) if r == spec_response => covered += 1,
+                Some(_) => return None,
+                None if h.events().contains(&Event::Call(op)) => {}
+                None => return None,
+            }
+            if covered == completed.len() {
+                prefix = i + 1;
+                break;
+            }
+        }
+        if covered < completed.len() {
+            return None;
+        }
+    }
+    keeps_orders(h, &order[..prefix]).then_some(prefix)
+}
+
+/// Definition 1: the first history of `spec` (serial, complete histories of a prefix-closed
+/// specification) one of whose prefixes is a serial witness for `h`, with the prefix length.
+pub fn find_witness<'a>(h: &History, spec: impl IntoIterator<Item = &'a History>) -> Option<(&'a History, usize)> {
+    spec.into_iter()
+        .filter(|s| !s.is_stuck())
+        .find_map(|s| witness_prefix(h, s).map(|k| (s, k)))
+}
+
+/// Definition 2 for one candidate: whether the stuck serial history `s` is a serial witness for
+/// `h_e`, a stuck history with exactly one pending operation (`H[e]`).
+pub fn is_stuck_witness(h_e: &History, s: &History) -> bool {
+    let pending = h_e.pending_ops();
+    let [e] = pending[..] else { return false };
+    if !s.is_stuck() || s.pending_ops() != [e] {
+        return false;
+    }
+    let order = s.serial_order();
+    if order.len() != h_e.called_ops().len() || order.last() != Some(&e) {
+        return false;
+    }
+    let same_results = order[..order.len() - 1]
+        .iter()
+        .all(|&op| h_e.response(op).is_some() && h_e.response(op) == s.response(op));
+    same_results && keeps_orders(h_e, &order)
+}
+
+/// Definition 2: for each pending operation `e` of the stuck history `h`, a stuck serial witness
+/// of `H[e]` among `spec`. Returns the first pending operation without one, if any.
+pub fn unjustified_pending_op<'a>(h: &History, spec: impl IntoIterator<Item = &'a History> + Clone) -> Option<usize> {
+    h.pending_ops().into_iter().find(|&e| {
+        let h_e = h.restricted_to_pending(e);
+        !spec.clone().into_iter().any(|s| is_stuck_witness(&h_e, s))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{InvocationLabel, Response, ThreadId};
+
+    const A: ThreadId = ThreadId::Worker(0);
+    const B: ThreadId = ThreadId::Worker(1);
+
+    fn inc() -> InvocationLabel {
+        InvocationLabel::new("inc", vec![])
+    }
+    fn get() -> InvocationLabel {
+        InvocationLabel::new("get", vec![])
+    }
+
+    /// The paper's Counter1 history: two overlapping increments, then `get` returns 1.
+    #[test]
+    fn lost_update_has_no_witness() {
+        let mut b = History::builder();
+        let i1 = b.call(A, inc());
+        let i2 = b.call(B, inc());
+        b.ret(i1, Response::returned(&()));
+        b.ret(i2, Response::returned(&()));
+        let g = b.call(A, get());
+        b.ret(g, Response::returned(&1));
+        let h = b.finish();
+
+        // Serial histories of the same operations: get always returns 2 after two incs.
+        let serial = |first, second| {
+            let mut events = vec![];
+            for op in [first, second, g] {
+                events.push(Event::Call(op));
+                events.push(Event::Return(op));
+            }
+            let mut responses = h.responses().to_vec();
+            responses[g - 1] = Some(Response::returned(&2));
+            History::new(h.ops().clone(), events, responses, false).unwrap()
+        };
+        let spec = [serial(i1, i2), serial(i2, i1)];
+        assert!(find_witness(&h, &spec).is_none());
+    }
+
+    #[test]
+    fn serial_history_is_its_own_witness_and_order_matters() {
+        let mut b = History::builder();
+        let x = b.call(A, inc());
+        b.ret(x, Response::returned(&()));
+        let y = b.call(B, get());
+        b.ret(y, Response::returned(&1));
+        let h = b.finish();
+        assert_eq!(find_witness(&h, [&h]).map(|(_, k)| k), Some(2));
+
+        // The reversed serial order breaks the real-time order x < y.
+        let reversed = History::new(
+            h.ops().clone(),
+            vec![Event::Call(y), Event::Return(y), Event::Call(x), Event::Return(x)],
+            h.responses().to_vec(),
+            false,
+        )
+        .unwrap();
+        assert!(witness_prefix(&h, &reversed).is_none());
+    }
+}

@@ -1,0 +1,7 @@
+//! lineup: find concurrency bugs in thread-safe objects automatically.
+//!
+//! This facade re-exports the engine ([`lineup_core`]) and its macros, so that a user adds one
+//! dependency. See the README for a walk-through.
+
+pub use lineup_core::*;
+pub use lineup_derive::*;
