@@ -11,20 +11,43 @@
 
 #![warn(missing_docs)]
 
+mod check;
+mod config;
+mod decision_tree;
 mod determinism;
+mod error;
+mod explore;
+mod harness;
 mod history;
 mod invocation;
 mod matrix;
 mod observation;
 pub mod observation_file;
+mod phase1;
+mod phase2;
+mod recording;
+mod replay;
+mod report;
 mod response;
+mod role;
+mod scheduler;
+mod subject;
 mod thread_id;
+mod verdict;
 pub mod witness;
 
+pub use check::{check, check_against_spec, replay, Replayed};
+pub use config::Config;
 pub use determinism::{find_nondeterminism, Nondeterminism};
+pub use error::CheckError;
 pub use history::{op_table, Event, History, HistoryBuilder, HistoryError, NotationError, OpInfo, OpTable};
 pub use invocation::{Invocation, InvocationLabel};
 pub use matrix::{MatrixDisplay, OpSlot, TestMatrix};
 pub use observation::{Observation, ObservationKey, ObservationSet};
+pub use phase1::{synthesize_spec, Synthesis};
+pub use replay::{Phase, ReplayToken, REPLAY_ENV};
 pub use response::Response;
+pub use scheduler::StuckKind;
+pub use subject::Subject;
 pub use thread_id::{ThreadId, ThreadIdParseError};
+pub use verdict::{CheckStats, Verdict, Violation, ViolationKind};

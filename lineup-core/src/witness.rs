@@ -104,6 +104,30 @@ pub fn unjustified_pending_op<'a>(h: &History, spec: impl IntoIterator<Item = &'
     })
 }
 
+/// Says why the serial history `s` (with the same per-thread results) is not a serial witness
+/// for `h`: the first pair of operations whose real-time order in `h` it reverses, or the first
+/// thread whose order it changes.
+pub fn explain_non_witness(h: &History, s: &History) -> String {
+    let (calls, returns) = h.event_positions();
+    let order = s.serial_order();
+    for (j, &later) in order.iter().enumerate() {
+        for &earlier in &order[..j] {
+            if h.op(earlier).thread == h.op(later).thread && calls[later - 1] < calls[earlier - 1] {
+                return format!(
+                    "it runs {earlier} before {later}, but thread {} calls them the other way round",
+                    h.op(later).thread
+                );
+            }
+            if returns[later - 1] < calls[earlier - 1] {
+                return format!(
+                    "it runs {earlier} before {later}, but in the history {later} returned before {earlier} was called"
+                );
+            }
+        }
+    }
+    "it keeps every order of the history (it differs in results)".to_string()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,0 +1,41 @@
+//! Settings of a check.
+
+/// Settings of [`check`](crate::check). The defaults are the paper's.
+///
+/// ```
+/// let config = lineup_core::Config { preemption_bound: 1, ..Default::default() };
+/// assert!(config.check_stuck);
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Config {
+    /// Phase 2 explores every schedule with at most this many preemptions (switches away from
+    /// a thread that is inside an operation and could still run). Switches at operation
+    /// boundaries, at yields, and away from blocked or finished threads are free. Default 2, as
+    /// in CHESS and the paper.
+    pub preemption_bound: u32,
+    /// Check stuck histories (Def. 2). Switching this off reduces the check to classic
+    /// linearizability, which cannot see erroneous blocking (paper §2.2.2). Default on.
+    pub check_stuck: bool,
+    /// A set of threads is livelocked when each of them has yielded (`yield_now`, spin hints)
+    /// this many times within its current operation while none of them made progress. Phase 1
+    /// and phase 2 use the same bound, so a spin-wait is judged alike in both. Default 500.
+    pub spin_bound: u32,
+    /// An execution that takes this many scheduling steps is stopped and its history counted as
+    /// stuck (a diverging loop). Default 100 000.
+    pub max_steps: u64,
+    /// Phase 2 stops after this many executions (`None`: explore every schedule within the
+    /// preemption bound). Phase 1 is never bounded. Default `None`.
+    pub max_executions: Option<u64>,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Self {
+            preemption_bound: 2,
+            check_stuck: true,
+            spin_bound: 500,
+            max_steps: 100_000,
+            max_executions: None,
+        }
+    }
+}

@@ -1,0 +1,53 @@
+//! Errors that stop a check before it reaches a verdict.
+
+/// A check could not reach a verdict.
+#[derive(Debug, thiserror::Error)]
+pub enum CheckError {
+    /// A matrix names an invocation the subject does not have.
+    #[error("the test matrix uses invocation #{index}, but subject `{subject}` has only {count} invocations")]
+    UnknownInvocation {
+        /// The index used.
+        index: usize,
+        /// The subject's name.
+        subject: String,
+        /// How many invocations it has.
+        count: usize,
+    },
+    /// The object panicked outside an operation (in its constructor or destructor), or the model
+    /// checker failed.
+    #[error("{phase}: the execution failed outside any operation: {message}")]
+    ExecutionFailed {
+        /// Which phase ran.
+        phase: &'static str,
+        /// The panic message.
+        message: String,
+    },
+    /// Replaying a schedule prefix took a different shape than before: the object depends on
+    /// something the model checker does not control.
+    #[error(
+        "{phase}: the same schedule behaved differently on re-execution (branch point {depth}: {expected} options \
+         before, {found} now). The object uses something shuttle does not control (std::sync or std::thread \
+         primitives, time, OS randomness, or global state kept across executions)"
+    )]
+    UncontrolledNondeterminism {
+        /// Which phase ran.
+        phase: &'static str,
+        /// The branch point.
+        depth: usize,
+        /// Options there before.
+        expected: u32,
+        /// Options there now.
+        found: u32,
+    },
+    /// A replay token could not be read.
+    #[error("bad replay token `{token}`: {problem}")]
+    BadReplayToken {
+        /// The token.
+        token: String,
+        /// What is wrong.
+        problem: String,
+    },
+    /// A specification belongs to another test matrix.
+    #[error("the specification does not belong to this test: {0}")]
+    SpecMismatch(String),
+}

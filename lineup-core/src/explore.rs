@@ -1,0 +1,81 @@
+//! Runs one exploration (many executions of a matrix) on shuttle with lineup's scheduler.
+
+use std::cell::RefCell;
+use std::panic::{self, AssertUnwindSafe};
+use std::rc::Rc;
+use std::time::{Duration, Instant};
+
+use shuttle::{FailurePersistence, MaxSteps, Runner};
+
+use crate::decision_tree::DecisionTree;
+use crate::harness::{panic_message, test_body};
+use crate::scheduler::{Control, ExecutionResult, Exploration, Limits, LineupScheduler, Mode};
+use crate::{CheckError, Config, Subject, TestMatrix};
+
+/// Totals of one exploration.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Explored {
+    pub executions: u64,
+    pub steps: u64,
+    pub elapsed: Duration,
+}
+
+/// Explores `matrix` in `mode`, handing every execution to `sink` until it says stop or the
+/// tree is exhausted.
+pub(crate) fn explore<O: Send + Sync + 'static>(
+    subject: &Subject<O>,
+    matrix: &TestMatrix,
+    mode: Mode,
+    tree: DecisionTree,
+    config: &Config,
+    sink: impl FnMut(ExecutionResult) -> Control + 'static,
+) -> Result<Explored, CheckError> {
+    let phase = match mode {
+        Mode::Serial => "phase 1 (serial executions)",
+        Mode::Preemptive { .. } => "phase 2 (concurrent executions)",
+    };
+    let limits = Limits {
+        spin_bound: config.spin_bound,
+        max_steps: config.max_steps,
+        max_executions: match mode {
+            Mode::Serial => None,
+            Mode::Preemptive { .. } => config.max_executions,
+        },
+    };
+    let exploration = Rc::new(RefCell::new(Exploration::new(
+        mode,
+        limits,
+        matrix.op_count(),
+        tree,
+        Box::new(sink),
+    )));
+    let mut shuttle_config = shuttle::Config::new();
+    shuttle_config.max_steps = MaxSteps::None;
+    shuttle_config.failure_persistence = FailurePersistence::None;
+    shuttle_config.silence_warnings = true;
+    let runner = Runner::new(LineupScheduler(Rc::clone(&exploration)), shuttle_config);
+    let body = test_body(subject.clone(), matrix);
+    let start = Instant::now();
+    let outcome = panic::catch_unwind(AssertUnwindSafe(|| runner.run(body)));
+    let elapsed = start.elapsed();
+    if let Err(payload) = outcome {
+        return Err(CheckError::ExecutionFailed {
+            phase,
+            message: panic_message(payload.as_ref()),
+        });
+    }
+    let exploration = exploration.borrow();
+    if let Some(d) = &exploration.divergence {
+        return Err(CheckError::UncontrolledNondeterminism {
+            phase,
+            depth: d.depth,
+            expected: d.expected_options,
+            found: d.found_options,
+        });
+    }
+    Ok(Explored {
+        executions: exploration.executions,
+        steps: exploration.steps,
+        elapsed,
+    })
+}

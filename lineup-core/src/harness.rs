@@ -1,0 +1,125 @@
+//! The test body that runs one execution of a matrix inside shuttle.
+//!
+//! The main thread builds the object, runs the initial operations, spawns one worker thread per
+//! column, waits for the workers, and runs the final operations. Before each operation a worker
+//! passes a *gate*, a scheduling point at which the scheduler decides which operation starts
+//! next. Every call and return is appended to the [`recording`](crate::recording).
+
+use std::panic::{self, AssertUnwindSafe};
+use std::sync::{Arc, Once};
+use std::time::Duration;
+
+use crate::recording;
+use crate::role::{set_my_role, Role};
+use crate::{OpSlot, Response, Subject, TestMatrix};
+
+/// Builds the body that shuttle runs once per execution.
+pub(crate) fn test_body<O>(subject: Subject<O>, matrix: &TestMatrix) -> impl Fn() + Send + Sync + 'static
+where
+    O: Send + Sync + 'static,
+{
+    let slots = matrix.slots();
+    let initial: Vec<OpSlot> = slots[..matrix.initial.len()].to_vec();
+    let mut columns: Vec<Vec<OpSlot>> = Vec::new();
+    let mut next = matrix.initial.len();
+    for column in &matrix.threads {
+        columns.push(slots[next..next + column.len()].to_vec());
+        next += column.len();
+    }
+    let finals: Vec<OpSlot> = slots[next..].to_vec();
+    let subject = Arc::new(subject);
+    let columns = Arc::new(columns);
+    move || {
+        install_quiet_panic_hook();
+        CATCHING.with(|c| c.borrow_mut().clear());
+        set_my_role(Role::Harness);
+        // Always runnable, never scheduled while anything else can run: it turns "every thread is
+        // blocked" into a decision the scheduler sees (shuttle would otherwise panic).
+        let watchdog = shuttle::thread::spawn(|| {
+            set_my_role(Role::Watchdog);
+            loop {
+                shuttle::thread::yield_now();
+            }
+        });
+        // Threads the constructor spawns belong to the object, not to any operation.
+        set_my_role(Role::Background);
+        let object = Arc::new(subject.build());
+        set_my_role(Role::Harness);
+        for slot in &initial {
+            run_op(&subject, &object, slot);
+        }
+        let workers: Vec<_> = (0..columns.len())
+            .map(|t| {
+                let (subject, object, columns) = (Arc::clone(&subject), Arc::clone(&object), Arc::clone(&columns));
+                shuttle::thread::spawn(move || {
+                    for slot in &columns[t] {
+                        set_my_role(Role::Gate);
+                        shuttle::thread::sleep(Duration::ZERO);
+                        run_op(&subject, &object, slot);
+                    }
+                    set_my_role(Role::Harness);
+                })
+            })
+            .collect();
+        for worker in workers {
+            // A worker cannot panic: `run_op` catches the panics of operations.
+            let _ = worker.join();
+        }
+        for slot in &finals {
+            run_op(&subject, &object, slot);
+        }
+        drop(object);
+        // The watchdog, and background threads of the object, may run forever: the scheduler
+        // ends the execution here.
+        set_my_role(Role::Done);
+        shuttle::thread::sleep(Duration::ZERO);
+        drop(watchdog);
+    }
+}
+
+/// Calls one operation, recording its call and its return (or its panic).
+fn run_op<O>(subject: &Subject<O>, object: &O, slot: &OpSlot) {
+    set_my_role(Role::InOp(slot.id));
+    recording::call(slot.id);
+    let invocation = &subject.invocations()[slot.invocation];
+    let me = shuttle::current::me();
+    CATCHING.with(|c| c.borrow_mut().push(me));
+    let result = panic::catch_unwind(AssertUnwindSafe(|| invocation.call(object)));
+    CATCHING.with(|c| c.borrow_mut().retain(|&t| t != me));
+    let response = result.unwrap_or_else(|payload| Response::Panicked(panic_message(payload.as_ref())));
+    recording::ret(slot.id, response);
+    set_my_role(Role::Harness);
+}
+
+/// The message of a panic payload.
+pub(crate) fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
+    if let Some(s) = payload.downcast_ref::<&str>() {
+        (*s).to_string()
+    } else if let Some(s) = payload.downcast_ref::<String>() {
+        s.clone()
+    } else {
+        "<panic payload that is not a string>".to_string()
+    }
+}
+
+thread_local! {
+    /// The tasks running an operation: their panics are responses, not failures to report.
+    static CATCHING: std::cell::RefCell<Vec<shuttle::current::TaskId>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// Wraps the process's panic hook (shuttle's, which prints the schedule of every panic) so
+/// that a panic inside an operation, which lineup records as the operation's response, prints
+/// nothing. Installed once, after shuttle has installed its own hook.
+fn install_quiet_panic_hook() {
+    static INSTALL: Once = Once::new();
+    INSTALL.call_once(|| {
+        let previous = panic::take_hook();
+        panic::set_hook(Box::new(move |info| {
+            let catching =
+                shuttle::current::try_get_current_task().is_some_and(|me| CATCHING.with(|c| c.borrow().contains(&me)));
+            if !catching {
+                previous(info);
+            }
+        }));
+    });
+}

@@ -1,0 +1,118 @@
+//! Phase 2: explore preemption-bounded concurrent schedules and check every history against
+//! the specification synthesized in phase 1.
+
+use std::cell::RefCell;
+use std::collections::HashSet;
+use std::rc::Rc;
+use std::sync::Arc;
+use std::time::Duration;
+
+use crate::decision_tree::DecisionTree;
+use crate::explore::explore;
+use crate::scheduler::{Control, Mode, StuckKind};
+use crate::{CheckError, Config, History, ObservationSet, Phase, ReplayToken, Subject, TestMatrix, ViolationKind};
+
+/// The result of phase 2.
+#[derive(Clone, Debug)]
+pub(crate) struct Exploration2 {
+    pub violation: Option<(ViolationKind, ReplayToken)>,
+    pub executions: u64,
+    pub distinct: usize,
+    pub stuck: usize,
+    pub elapsed: Duration,
+}
+
+/// Judges one history of the matrix against the specification: `None` if it is linearizable
+/// (Def. 1 for a full history; Def. 2 for a stuck one when `check_stuck`, else Def. 1 on its
+/// completed part).
+pub(crate) fn judge(
+    spec: &ObservationSet,
+    history: &History,
+    stuck: Option<StuckKind>,
+    check_stuck: bool,
+) -> Option<ViolationKind> {
+    match stuck {
+        None => spec
+            .full_witness(history)
+            .is_none()
+            .then(|| ViolationKind::NotLinearizable {
+                history: history.clone(),
+                group: spec.group_of(history).cloned(),
+            }),
+        Some(kind) if check_stuck => spec.unjustified_pending_op(history).map(|e| {
+            let h_e = history.restricted_to_pending(e);
+            ViolationKind::StuckNotLinearizable {
+                history: history.clone(),
+                stuck: kind,
+                pending_op: e,
+                group: spec.group_of(&h_e).cloned(),
+            }
+        }),
+        Some(_) => spec.witness(history).is_none().then(|| ViolationKind::NotLinearizable {
+            history: history.clone(),
+            group: None,
+        }),
+    }
+}
+
+/// Explores the concurrent schedules chosen by `tree` and judges every distinct history, until
+/// the first violation.
+pub(crate) fn check_concurrent<O: Send + Sync + 'static>(
+    subject: &Subject<O>,
+    matrix: &TestMatrix,
+    spec: Arc<ObservationSet>,
+    config: &Config,
+    tree: DecisionTree,
+) -> Result<Exploration2, CheckError> {
+    struct Found {
+        seen: HashSet<History>,
+        stuck: usize,
+        violation: Option<(ViolationKind, ReplayToken)>,
+    }
+    let found = Rc::new(RefCell::new(Found {
+        seen: HashSet::new(),
+        stuck: 0,
+        violation: None,
+    }));
+    let sink_found = Rc::clone(&found);
+    let ops = spec.ops().clone();
+    let check_stuck = config.check_stuck;
+    let preemption_bound = config.preemption_bound;
+    let mode = Mode::Preemptive {
+        bound: preemption_bound,
+    };
+    let explored = explore(subject, matrix, mode, tree, config, move |result| {
+        let history = History::from_recording(ops.clone(), result.events, result.responses, result.stuck.is_some());
+        let found = &mut *sink_found.borrow_mut();
+        if found.seen.contains(&history) {
+            return Control::Continue;
+        }
+        let verdict = judge(&spec, &history, result.stuck, check_stuck);
+        found.stuck += usize::from(history.is_stuck());
+        found.seen.insert(history);
+        match verdict {
+            None => Control::Continue,
+            Some(kind) => {
+                found.violation = Some((
+                    kind,
+                    ReplayToken {
+                        phase: Phase::Concurrent { preemption_bound },
+                        choices: result.schedule,
+                    },
+                ));
+                Control::Stop
+            }
+        }
+    })?;
+    let found = Rc::try_unwrap(found)
+        .map_err(|_| ())
+        .expect("exploration finished")
+        .into_inner();
+    Ok(Exploration2 {
+        violation: found.violation,
+        executions: explored.executions,
+        distinct: found.seen.len(),
+        stuck: found.stuck,
+        elapsed: explored.elapsed,
+    })
+}

@@ -1,0 +1,65 @@
+//! The record of the execution in progress, shared by the harness (which appends call and
+//! return events from inside the tasks) and the scheduler (which reads it at every decision).
+//!
+//! A shuttle execution runs every task and the scheduler on one OS thread, so the record is a
+//! thread local; checks on different OS threads have records of their own.
+
+use std::cell::RefCell;
+
+use crate::{Event, Response};
+
+/// The events of the execution in progress.
+#[derive(Debug, Default)]
+pub(crate) struct Recording {
+    pub events: Vec<Event>,
+    /// Indexed by `op - 1`.
+    pub responses: Vec<Option<Response>>,
+    /// Whether each operation has been called and not returned, indexed by `op - 1`.
+    pub pending: Vec<bool>,
+    /// Yields taken inside each operation since it was called, indexed by `op - 1`.
+    pub yields: Vec<u32>,
+}
+
+thread_local! {
+    static RECORDING: RefCell<Recording> = RefCell::new(Recording::default());
+}
+
+/// Runs `f` on the record of the execution in progress on this OS thread.
+pub(crate) fn with<R>(f: impl FnOnce(&mut Recording) -> R) -> R {
+    RECORDING.with(|r| f(&mut r.borrow_mut()))
+}
+
+/// Starts a fresh record for an execution of a matrix with `ops` operations.
+pub(crate) fn reset(ops: usize) {
+    with(|r| {
+        r.events.clear();
+        r.responses.clear();
+        r.responses.resize(ops, None);
+        r.pending.clear();
+        r.pending.resize(ops, false);
+        r.yields.clear();
+        r.yields.resize(ops, 0);
+    });
+}
+
+/// Takes the events and responses recorded so far.
+pub(crate) fn take() -> (Vec<Event>, Vec<Option<Response>>) {
+    with(|r| (std::mem::take(&mut r.events), std::mem::take(&mut r.responses)))
+}
+
+/// Records the call of `op`.
+pub(crate) fn call(op: usize) {
+    with(|r| {
+        r.events.push(Event::Call(op));
+        r.pending[op - 1] = true;
+    });
+}
+
+/// Records the return of `op` with `response`.
+pub(crate) fn ret(op: usize, response: Response) {
+    with(|r| {
+        r.events.push(Event::Return(op));
+        r.responses[op - 1] = Some(response);
+        r.pending[op - 1] = false;
+    });
+}

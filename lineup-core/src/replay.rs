@@ -1,0 +1,88 @@
+//! Replay tokens: the scheduling choices of one execution, so that it can be run again exactly.
+
+use std::fmt;
+use std::str::FromStr;
+
+use crate::CheckError;
+
+/// The environment variable that makes [`check`](crate::check) replay one schedule (a token
+/// printed in a violation report) instead of exploring.
+pub const REPLAY_ENV: &str = "LINEUP_REPLAY";
+
+/// Which exploration a schedule belongs to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Phase {
+    /// The serial exploration that synthesizes the specification.
+    Serial,
+    /// The preemption-bounded exploration of concurrent schedules, with its bound (which
+    /// decides what the options at each branch point are).
+    Concurrent {
+        /// The preemption bound of the exploration.
+        preemption_bound: u32,
+    },
+}
+
+/// The choices at every branch point of one execution of a matrix, printed as
+/// `lineup:p2-b2:0.1.0.2` (phase 2 with preemption bound 2, then the choice indices) or
+/// `lineup:p1:0.2` (a serial execution of phase 1).
+///
+/// ```
+/// use lineup_core::{Phase, ReplayToken};
+/// let token: ReplayToken = "lineup:p2-b2:0.1.3".parse().unwrap();
+/// assert_eq!(token.phase, Phase::Concurrent { preemption_bound: 2 });
+/// assert_eq!(token.choices, vec![0, 1, 3]);
+/// assert_eq!(token.to_string(), "lineup:p2-b2:0.1.3");
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct ReplayToken {
+    /// The exploration the execution belongs to.
+    pub phase: Phase,
+    /// The option taken at each branch point.
+    pub choices: Vec<u32>,
+}
+
+impl fmt::Display for ReplayToken {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let phase = match self.phase {
+            Phase::Serial => "p1".to_string(),
+            Phase::Concurrent { preemption_bound } => format!("p2-b{preemption_bound}"),
+        };
+        let choices: Vec<String> = self.choices.iter().map(u32::to_string).collect();
+        write!(f, "lineup:{phase}:{}", choices.join("."))
+    }
+}
+
+impl FromStr for ReplayToken {
+    type Err = CheckError;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let bad = |problem: &str| CheckError::BadReplayToken {
+            token: s.to_string(),
+            problem: problem.to_string(),
+        };
+        let mut parts = s.trim().splitn(3, ':');
+        if parts.next() != Some("lineup") {
+            return Err(bad("it does not start with `lineup:`"));
+        }
+        let phase = match parts.next() {
+            Some("p1") => Phase::Serial,
+            Some(p) => match p.strip_prefix("p2-b").map(str::parse::<u32>) {
+                Some(Ok(preemption_bound)) => Phase::Concurrent { preemption_bound },
+                _ => return Err(bad("the phase must be `p1` or `p2-b<preemption bound>`")),
+            },
+            None => return Err(bad("the phase is missing")),
+        };
+        let choices = match parts.next() {
+            None => return Err(bad("the choices are missing")),
+            Some("") => Vec::new(),
+            Some(list) => list
+                .split('.')
+                .map(|c| {
+                    c.parse::<u32>()
+                        .map_err(|_| bad(&format!("`{c}` is not a choice index")))
+                })
+                .collect::<Result<_, _>>()?,
+        };
+        Ok(Self { phase, choices })
+    }
+}

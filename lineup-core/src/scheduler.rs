@@ -1,0 +1,315 @@
+//! lineup's shuttle scheduler: serial exploration for phase 1 and preemption-bounded
+//! exploration for phase 2, both depth-first over a [`DecisionTree`].
+//!
+//! At every scheduling point the scheduler looks at the [`Role`] of each runnable task:
+//!
+//! * Harness code runs without branching (it touches nothing shared).
+//! * **Serial** (phase 1): while an operation is pending only its own threads (and background
+//!   threads of the object) may run; between operations the scheduler branches over the workers
+//!   waiting at their gates. Never bounded. If the pending operation cannot run, the serial
+//!   history is stuck.
+//! * **Preemptive** (phase 2): a thread inside an operation keeps running for free; switching
+//!   away from it while it could still run is a preemption, allowed while fewer than the bound
+//!   have been spent. Switches at gates and away from blocked or finished threads are free.
+//! * A yield (`yield_now`, spin hints) is a free switch to the thread that ran least recently,
+//!   so spin-waits are explored fairly. Yields are counted per operation: when every thread that
+//!   could run is inside an operation that has yielded `spin_bound` times, the history is stuck
+//!   (livelock). When only the watchdog can run, every thread is blocked (deadlock).
+
+use std::cell::RefCell;
+use std::fmt;
+use std::rc::Rc;
+
+use shuttle::current::TaskId;
+use shuttle::scheduler::{Schedule, Scheduler, Task};
+
+use crate::decision_tree::{DecisionTree, Divergence};
+use crate::recording;
+use crate::role::{role_of, Role};
+use crate::{Event, Response};
+
+/// How the scheduler explores.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Mode {
+    /// Phase 1: serial executions only, all of them.
+    Serial,
+    /// Phase 2: every schedule with at most `bound` preemptions.
+    Preemptive { bound: u32 },
+}
+
+/// Why a history is stuck.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum StuckKind {
+    /// Every unfinished thread is blocked.
+    Deadlock,
+    /// Every thread that could run is spinning (yielding) inside an operation without progress.
+    Livelock,
+    /// The execution exceeded the step limit (a loop that does not yield and does not end).
+    StepLimit,
+}
+
+impl fmt::Display for StuckKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            StuckKind::Deadlock => "deadlock: every unfinished thread is blocked",
+            StuckKind::Livelock => "livelock: every thread that can run spins inside an operation without progress",
+            StuckKind::StepLimit => "the execution exceeded the step limit (a diverging loop)",
+        })
+    }
+}
+
+/// What one execution produced.
+#[derive(Clone, Debug)]
+pub(crate) struct ExecutionResult {
+    pub events: Vec<Event>,
+    pub responses: Vec<Option<Response>>,
+    pub stuck: Option<StuckKind>,
+    /// The branch choices of the execution: its replay token.
+    pub schedule: Vec<u32>,
+}
+
+/// Whether to go on exploring after an execution.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Control {
+    Continue,
+    Stop,
+}
+
+/// Bounds on one execution.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Limits {
+    pub spin_bound: u32,
+    pub max_steps: u64,
+    pub max_executions: Option<u64>,
+}
+
+type Sink = Box<dyn FnMut(ExecutionResult) -> Control>;
+
+/// The state of an exploration, shared between the scheduler that shuttle owns and the phase
+/// that runs it.
+pub(crate) struct Exploration {
+    mode: Mode,
+    limits: Limits,
+    op_count: usize,
+    tree: DecisionTree,
+    sink: Sink,
+    started: bool,
+    stopped: bool,
+    pub executions: u64,
+    pub steps: u64,
+    pub divergence: Option<Divergence>,
+    // Per execution.
+    step: u64,
+    preemptions: u32,
+    last_run: Vec<u64>,
+    stuck: Option<StuckKind>,
+    diverged: bool,
+}
+
+/// The classification of a runnable task at one decision.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Class {
+    Gate,
+    Active(usize),
+    Background,
+}
+
+impl Exploration {
+    pub fn new(mode: Mode, limits: Limits, op_count: usize, tree: DecisionTree, sink: Sink) -> Self {
+        Self {
+            mode,
+            limits,
+            op_count,
+            tree,
+            sink,
+            started: false,
+            stopped: false,
+            executions: 0,
+            steps: 0,
+            divergence: None,
+            step: 0,
+            preemptions: 0,
+            last_run: Vec::new(),
+            stuck: None,
+            diverged: false,
+        }
+    }
+
+    fn finish_execution(&mut self) -> Control {
+        let (events, responses) = recording::take();
+        self.executions += 1;
+        self.steps += self.step;
+        if self.diverged {
+            return Control::Stop;
+        }
+        let result = ExecutionResult {
+            events,
+            responses,
+            stuck: self.stuck.take(),
+            schedule: self.tree.choices(),
+        };
+        (self.sink)(result)
+    }
+
+    fn new_execution(&mut self) -> Option<Schedule> {
+        if self.stopped {
+            return None;
+        }
+        if self.started {
+            let control = self.finish_execution();
+            let exhausted = self.limits.max_executions.is_some_and(|max| self.executions >= max);
+            if control == Control::Stop || exhausted || !self.tree.advance() {
+                self.stopped = true;
+                return None;
+            }
+        }
+        self.started = true;
+        self.step = 0;
+        self.preemptions = 0;
+        self.last_run.clear();
+        self.stuck = None;
+        recording::reset(self.op_count);
+        Some(Schedule::new(0))
+    }
+
+    fn run(&mut self, task: TaskId) -> Option<TaskId> {
+        let i = usize::from(task);
+        if self.last_run.len() <= i {
+            self.last_run.resize(i + 1, 0);
+        }
+        self.last_run[i] = self.step;
+        Some(task)
+    }
+
+    fn stop(&mut self, kind: StuckKind) -> Option<TaskId> {
+        self.stuck = Some(kind);
+        None
+    }
+
+    /// The member other than `current` that ran least recently, or `current` if it is alone.
+    fn least_recently_run(&self, members: &[(TaskId, Class)], current: TaskId) -> TaskId {
+        members
+            .iter()
+            .map(|&(t, _)| t)
+            .filter(|&t| t != current)
+            .min_by_key(|&t| (self.last_run.get(usize::from(t)).copied().unwrap_or(0), t))
+            .unwrap_or(current)
+    }
+
+    fn next_task(&mut self, runnable: &[&Task], current: Option<TaskId>, is_yielding: bool) -> Option<TaskId> {
+        self.step += 1;
+        let roles: Vec<(TaskId, Role)> = runnable.iter().map(|t| (t.id(), role_of(t.id()))).collect();
+        if roles.iter().any(|&(_, r)| r == Role::Done) {
+            return None;
+        }
+        if self.step > self.limits.max_steps {
+            return self.stop(StuckKind::StepLimit);
+        }
+        if is_yielding {
+            if let Some(Role::InOp(op)) = current.map(role_of) {
+                recording::with(|r| {
+                    if r.pending[op - 1] {
+                        r.yields[op - 1] += 1;
+                    }
+                });
+            }
+        }
+        // Harness code first, without branching: the current task if it is in harness code.
+        let harness = roles
+            .iter()
+            .filter(|&&(_, r)| r == Role::Harness)
+            .map(|&(t, _)| t)
+            .min_by_key(|&t| (Some(t) != current, t));
+        if let Some(t) = harness {
+            return self.run(t);
+        }
+
+        let (members, any_pending, livelocked) = recording::with(|r| {
+            let any_pending = r.pending.iter().any(|&p| p);
+            let eligible = roles.iter().filter_map(|&(t, role)| match role {
+                Role::Gate => Some((t, Class::Gate)),
+                Role::InOp(op) if r.pending[op - 1] => Some((t, Class::Active(op))),
+                Role::InOp(_) | Role::Background => Some((t, Class::Background)),
+                Role::Watchdog | Role::Harness | Role::Done => None,
+            });
+            let members: Vec<(TaskId, Class)> = match self.mode {
+                Mode::Serial if any_pending => eligible.filter(|(_, c)| *c != Class::Gate).collect(),
+                Mode::Serial => eligible.filter(|(_, c)| !matches!(c, Class::Active(_))).collect(),
+                Mode::Preemptive { .. } => eligible.collect(),
+            };
+            let spin_bound = self.limits.spin_bound;
+            let livelocked = !members.is_empty()
+                && members
+                    .iter()
+                    .all(|(_, c)| matches!(c, Class::Active(op) if r.yields[op - 1] >= spin_bound));
+            (members, any_pending, livelocked)
+        });
+        if members.is_empty() {
+            // Only the watchdog (or threads barred from running in a serial execution) can run.
+            debug_assert!(any_pending, "nothing can run, but no operation is pending");
+            return self.stop(StuckKind::Deadlock);
+        }
+        if livelocked {
+            return self.stop(StuckKind::Livelock);
+        }
+
+        let current_member = current.and_then(|c| members.iter().find(|(t, _)| *t == c).copied());
+        let mut options: Vec<(TaskId, u32)> = Vec::with_capacity(members.len());
+        match current_member {
+            Some((c, Class::Active(_) | Class::Background)) => {
+                if is_yielding {
+                    let next = self.least_recently_run(&members, c);
+                    return self.run(next);
+                }
+                options.push((c, 0));
+                let switch_cost = match self.mode {
+                    Mode::Serial => Some(0),
+                    Mode::Preemptive { bound } => (self.preemptions < bound).then_some(1),
+                };
+                if let Some(cost) = switch_cost {
+                    options.extend(members.iter().filter(|(t, _)| *t != c).map(|&(t, _)| (t, cost)));
+                }
+            }
+            _ => {
+                // At a gate, or the current task blocked or finished: every switch is free.
+                let mut free: Vec<TaskId> = members.iter().map(|&(t, _)| t).collect();
+                free.sort_by_key(|&t| (Some(t) != current, t));
+                options.extend(free.into_iter().map(|t| (t, 0)));
+            }
+        }
+        let chosen = if options.len() == 1 {
+            0
+        } else {
+            match self.tree.choose(options.len()) {
+                Ok(i) => i,
+                Err(divergence) => {
+                    self.divergence = Some(divergence);
+                    self.diverged = true;
+                    return None;
+                }
+            }
+        };
+        let (task, cost) = options[chosen];
+        self.preemptions += cost;
+        self.run(task)
+    }
+}
+
+/// The [`Scheduler`] handed to shuttle; the exploration stays readable by the phase that runs it.
+pub(crate) struct LineupScheduler(pub Rc<RefCell<Exploration>>);
+
+impl Scheduler for LineupScheduler {
+    fn new_execution(&mut self) -> Option<Schedule> {
+        self.0.borrow_mut().new_execution()
+    }
+
+    fn next_task(&mut self, runnable: &[&Task], current: Option<TaskId>, is_yielding: bool) -> Option<TaskId> {
+        self.0.borrow_mut().next_task(runnable, current, is_yielding)
+    }
+
+    fn next_u64(&mut self) -> u64 {
+        // Data nondeterminism (shuttle::rand) is not explored: a fixed stream keeps executions
+        // replayable. An object whose results depend on it fails the determinism check.
+        0x2545_f491_4f6c_dd1d
+    }
+}

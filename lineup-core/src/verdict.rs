@@ -1,0 +1,132 @@
+//! The outcome of a check: PASS with statistics, or FAIL with a violation that proves the object
+//! is not deterministically linearizable.
+
+use std::time::Duration;
+
+use crate::{History, InvocationLabel, Nondeterminism, Observation, ReplayToken, StuckKind, TestMatrix};
+
+/// What a check explored.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct CheckStats {
+    /// Serial executions in phase 1.
+    pub serial_executions: u64,
+    /// Distinct full serial histories.
+    pub serial_full: usize,
+    /// Distinct stuck serial histories.
+    pub serial_stuck: usize,
+    /// Time spent in phase 1.
+    pub phase1_time: Duration,
+    /// Concurrent executions in phase 2.
+    pub concurrent_executions: u64,
+    /// Distinct histories phase 2 checked.
+    pub distinct_histories: usize,
+    /// Of those, stuck ones.
+    pub stuck_histories: usize,
+    /// Time spent in phase 2.
+    pub phase2_time: Duration,
+    /// The preemption bound of phase 2.
+    pub preemption_bound: u32,
+    /// Whether phase 2 ran from a specification read from a file rather than a fresh phase 1.
+    pub spec_from_file: bool,
+}
+
+/// Why a check failed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ViolationKind {
+    /// Phase 1: two serial histories share a prefix that ends in a call and then differ (§2.3).
+    Nondeterministic(Nondeterminism),
+    /// Phase 2: a full history has no serial witness among the full serial histories (Def. 1).
+    NotLinearizable {
+        /// The violating history.
+        history: History,
+        /// The serial histories with the same per-thread results, if any serial execution
+        /// produced them.
+        group: Option<Observation>,
+    },
+    /// Phase 2: a stuck history has a pending operation `e` for which no stuck serial history is
+    /// a witness of `H[e]` (Def. 2).
+    StuckNotLinearizable {
+        /// The violating stuck history.
+        history: History,
+        /// Why it is stuck.
+        stuck: StuckKind,
+        /// The pending operation without a stuck serial witness.
+        pending_op: usize,
+        /// The stuck serial histories with the same per-thread results as `H[e]`, if any.
+        group: Option<Observation>,
+    },
+}
+
+impl ViolationKind {
+    /// Whether the violation is about a stuck history.
+    pub fn is_stuck(&self) -> bool {
+        matches!(self, ViolationKind::StuckNotLinearizable { .. })
+    }
+
+    /// Whether the violation is the determinism check of phase 1.
+    pub fn is_nondeterminism(&self) -> bool {
+        matches!(self, ViolationKind::Nondeterministic(_))
+    }
+
+    /// The violating history (for nondeterminism, the second serial history).
+    pub fn history(&self) -> &History {
+        match self {
+            ViolationKind::Nondeterministic(n) => &n.second,
+            ViolationKind::NotLinearizable { history, .. } | ViolationKind::StuckNotLinearizable { history, .. } => {
+                history
+            }
+        }
+    }
+}
+
+/// A failed check: everything a person needs to understand and replay the failure. Its
+/// `Display` is the violation report.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Violation {
+    /// The subject's name.
+    pub subject: String,
+    /// The test matrix.
+    pub matrix: TestMatrix,
+    /// The subject's invocation labels (the matrix's entries index them).
+    pub labels: Vec<InvocationLabel>,
+    /// What went wrong.
+    pub kind: ViolationKind,
+    /// Re-runs exactly the violating execution (see [`replay`](crate::replay) and
+    /// [`REPLAY_ENV`](crate::REPLAY_ENV)).
+    pub replay: ReplayToken,
+    /// What the check explored up to the failure.
+    pub stats: CheckStats,
+}
+
+/// PASS or FAIL.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    /// No violation within the explored schedules.
+    Pass(CheckStats),
+    /// A violation of deterministic linearizability: a proof that the object is not linearizable
+    /// with respect to any deterministic sequential specification.
+    Fail(Box<Violation>),
+}
+
+impl Verdict {
+    /// Whether the check passed.
+    pub fn is_pass(&self) -> bool {
+        matches!(self, Verdict::Pass(_))
+    }
+
+    /// The violation of a failed check.
+    pub fn violation(&self) -> Option<&Violation> {
+        match self {
+            Verdict::Pass(_) => None,
+            Verdict::Fail(v) => Some(v),
+        }
+    }
+
+    /// The statistics of the check.
+    pub fn stats(&self) -> &CheckStats {
+        match self {
+            Verdict::Pass(stats) => stats,
+            Verdict::Fail(v) => &v.stats,
+        }
+    }
+}
