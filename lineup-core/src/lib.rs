@@ -11,6 +11,10 @@
 
 #![warn(missing_docs)]
 
+/// The model checker lineup runs on, re-exported so that one dependency is enough: build the
+/// object under test from `lineup::shuttle::sync` and `lineup::shuttle::thread`.
+pub use shuttle;
+
 mod check;
 mod config;
 mod decision_tree;

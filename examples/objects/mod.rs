@@ -1,0 +1,6 @@
+//! The example objects, shared by `examples/`, `tests/` and the benchmarks through `#[path]`.
+#![allow(dead_code)]
+
+pub mod counters;
+pub mod queues;
+pub mod spin;
