@@ -1,1 +1,152 @@
-fn main() {}
+//! Benchmarks of lineup. Each prints one JSON object per line.
+//!
+//! `cargo run --release -p lineup-bench -- phases`
+//!
+//! * `phase1_3x3`: phase 1 (every serial execution) of a non-blocking 3x3 queue matrix, median
+//!   of several runs. Target: <= 20 ms.
+//! * `phase2_vs_shuttle_dfs`: executions per second of lineup's phase 2 (scheduling, recording
+//!   and checking every history) against shuttle's own `DfsScheduler` running the same test
+//!   body without recording or checking, in the same process. Target: ratio >= 0.8.
+
+#[path = "../../examples/objects/mod.rs"]
+#[allow(dead_code)]
+mod objects;
+
+use std::time::{Duration, Instant};
+
+use lineup::{check_against_spec, synthesize_spec, Config, TestMatrix};
+use objects::queues::{blocking_queue, BlockingQueue};
+use shuttle::scheduler::DfsScheduler;
+use shuttle::sync::Arc;
+
+/// A non-blocking 3x3 queue matrix: add(200), add(400), try_take() in every column, rotated.
+fn queue_3x3() -> TestMatrix {
+    TestMatrix::new(vec![vec![0, 2, 1], vec![1, 0, 2], vec![2, 1, 0]])
+}
+
+fn median(mut samples: Vec<Duration>) -> Duration {
+    samples.sort();
+    samples[samples.len() / 2]
+}
+
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1e3
+}
+
+fn phase1_3x3() {
+    let subject = blocking_queue();
+    let matrix = queue_3x3();
+    let config = Config::default();
+    let mut times = Vec::new();
+    let mut histories = 0;
+    let mut executions = 0;
+    for _ in 0..21 {
+        let start = Instant::now();
+        let synthesis = synthesize_spec(&subject, &matrix, &config).expect("phase 1");
+        times.push(start.elapsed());
+        histories = synthesis.spec.full_count() + synthesis.spec.stuck_count();
+        executions = synthesis.executions;
+        assert!(synthesis.nondeterminism.is_none());
+    }
+    let min = *times.iter().min().unwrap();
+    let max = *times.iter().max().unwrap();
+    println!(
+        "{{\"bench\":\"phase1_3x3\", \"serial_histories\":{histories}, \"executions\":{executions}, \
+         \"runs\":{}, \"median_ms\":{:.3}, \"min_ms\":{:.3}, \"max_ms\":{:.3}, \"target_ms\":20}}",
+        times.len(),
+        ms(median(times)),
+        ms(min),
+        ms(max)
+    );
+}
+
+/// The same body as lineup's harness runs for `queue_3x3`, without gates, roles or recording.
+fn plain_body() {
+    let queue = Arc::new(BlockingQueue::default());
+    let columns: [[u8; 3]; 3] = [[0, 2, 1], [1, 0, 2], [2, 1, 0]];
+    let threads: Vec<_> = columns
+        .into_iter()
+        .map(|column| {
+            let queue = Arc::clone(&queue);
+            shuttle::thread::spawn(move || {
+                for op in column {
+                    let _ = std::hint::black_box(match op {
+                        0 => {
+                            queue.add(200);
+                            None
+                        }
+                        1 => {
+                            queue.add(400);
+                            None
+                        }
+                        _ => queue.try_take(),
+                    });
+                }
+            })
+        })
+        .collect();
+    for t in threads {
+        t.join().unwrap();
+    }
+}
+
+fn phase2_vs_shuttle_dfs() {
+    const EXECUTIONS: u64 = 20_000;
+    let subject = blocking_queue();
+    let matrix = queue_3x3();
+    let spec = synthesize_spec(&subject, &matrix, &Config::default())
+        .expect("phase 1")
+        .spec;
+    let config = Config {
+        max_executions: Some(EXECUTIONS),
+        ..Config::default()
+    };
+    let mut lineup_rates = Vec::new();
+    let mut shuttle_rates = Vec::new();
+    let mut lineup_executions = 0;
+    let mut distinct = 0;
+    let mut shuttle_executions = 0;
+    // Interleave the two so that machine noise hits both alike.
+    for _ in 0..3 {
+        let start = Instant::now();
+        let verdict = check_against_spec(&subject, &matrix, &spec, &config).expect("phase 2");
+        let elapsed = start.elapsed();
+        assert!(verdict.is_pass());
+        lineup_executions = verdict.stats().concurrent_executions;
+        distinct = verdict.stats().distinct_histories;
+        lineup_rates.push(lineup_executions as f64 / elapsed.as_secs_f64());
+
+        let start = Instant::now();
+        let runner = shuttle::Runner::new(
+            DfsScheduler::new(Some(EXECUTIONS as usize), false),
+            shuttle::Config::new(),
+        );
+        shuttle_executions = runner.run(plain_body);
+        shuttle_rates.push(shuttle_executions as f64 / start.elapsed().as_secs_f64());
+    }
+    let best = |rates: &[f64]| rates.iter().copied().fold(0.0, f64::max);
+    let (a, b) = (best(&lineup_rates), best(&shuttle_rates));
+    println!(
+        "{{\"bench\":\"phase2_vs_shuttle_dfs\", \"matrix\":\"3x3 queue\", \"preemption_bound\":2, \
+         \"lineup_executions\":{lineup_executions}, \"lineup_distinct_histories\":{distinct}, \
+         \"shuttle_dfs_executions\":{shuttle_executions}, \"lineup_execs_per_s\":{a:.0}, \
+         \"shuttle_dfs_execs_per_s\":{b:.0}, \"ratio\":{:.3}, \"target_ratio\":0.8, \"runs\":3}}",
+        a / b
+    );
+}
+
+fn main() {
+    let what = std::env::args().nth(1).unwrap_or_else(|| "phases".to_string());
+    match what.as_str() {
+        "phase1" => phase1_3x3(),
+        "phase2" => phase2_vs_shuttle_dfs(),
+        "phases" => {
+            phase1_3x3();
+            phase2_vs_shuttle_dfs();
+        }
+        other => {
+            eprintln!("unknown benchmark `{other}`; available: phases, phase1, phase2");
+            std::process::exit(2);
+        }
+    }
+}

@@ -10,8 +10,8 @@ use crate::phase1::synthesize_spec;
 use crate::phase2::{check_concurrent, judge, Exploration2};
 use crate::scheduler::{Control, ExecutionResult, Mode};
 use crate::{
-    op_table, CheckError, CheckStats, Config, History, ObservationSet, Phase, ReplayToken, StuckKind, Subject,
-    TestMatrix, Verdict, Violation, ViolationKind, REPLAY_ENV,
+    observation_file, op_table, CheckError, CheckStats, Config, History, ObservationSet, Phase, ReplayToken, StuckKind,
+    Subject, TestMatrix, Verdict, Violation, ViolationKind, REPLAY_ENV,
 };
 
 /// Runs `Check(X, m)`: phase 1 synthesizes the specification from every serial execution of
@@ -71,14 +71,7 @@ pub fn check_against_spec<O: Send + Sync + 'static>(
     config: &Config,
 ) -> Result<Verdict, CheckError> {
     subject.validate(matrix)?;
-    let ops = op_table(matrix, &subject.labels());
-    if spec.ops() != &ops {
-        return Err(CheckError::SpecMismatch(format!(
-            "its operations are {:?}, the matrix's are {:?}",
-            spec.ops(),
-            ops
-        )));
-    }
+    observation_file::check_matches(spec, &op_table(matrix, &subject.labels()), "the given specification")?;
     let mut stats = CheckStats {
         serial_full: spec.full_count(),
         serial_stuck: spec.stuck_count(),

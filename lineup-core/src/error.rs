@@ -47,7 +47,7 @@ pub enum CheckError {
         /// What is wrong.
         problem: String,
     },
-    /// A specification belongs to another test matrix.
-    #[error("the specification does not belong to this test: {0}")]
-    SpecMismatch(String),
+    /// An observation file could not be read or written, or belongs to another test.
+    #[error(transparent)]
+    ObservationFile(#[from] crate::observation_file::ObservationFileError),
 }

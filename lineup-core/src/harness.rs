@@ -10,8 +10,9 @@ use std::sync::{Arc, Once};
 use std::time::Duration;
 
 use crate::recording;
-use crate::role::{set_my_role, Role};
+use crate::role::Role;
 use crate::{OpSlot, Response, Subject, TestMatrix};
+use shuttle::current::{me, TaskId};
 
 /// Builds the body that shuttle runs once per execution.
 pub(crate) fn test_body<O>(subject: Subject<O>, matrix: &TestMatrix) -> impl Fn() + Send + Sync + 'static
@@ -32,32 +33,35 @@ where
     move || {
         install_quiet_panic_hook();
         CATCHING.with(|c| c.borrow_mut().clear());
-        set_my_role(Role::Harness);
+        let main = me();
+        recording::set_role(main, Role::Harness);
         // Always runnable, never scheduled while anything else can run: it turns "every thread is
-        // blocked" into a decision the scheduler sees (shuttle would otherwise panic).
+        // blocked" into a decision the scheduler sees (shuttle would otherwise panic). It ends
+        // when the execution is done.
         let watchdog = shuttle::thread::spawn(|| {
-            set_my_role(Role::Watchdog);
-            loop {
+            recording::set_role(me(), Role::Watchdog);
+            while !recording::with(|r| r.done) {
                 shuttle::thread::yield_now();
             }
         });
         // Threads the constructor spawns belong to the object, not to any operation.
-        set_my_role(Role::Background);
+        recording::set_role(main, Role::Background);
         let object = Arc::new(subject.build());
-        set_my_role(Role::Harness);
+        recording::set_role(main, Role::Harness);
         for slot in &initial {
-            run_op(&subject, &object, slot);
+            run_op(main, &subject, &object, slot);
         }
         let workers: Vec<_> = (0..columns.len())
             .map(|t| {
                 let (subject, object, columns) = (Arc::clone(&subject), Arc::clone(&object), Arc::clone(&columns));
                 shuttle::thread::spawn(move || {
+                    let worker = me();
                     for slot in &columns[t] {
-                        set_my_role(Role::Gate);
+                        recording::set_role(worker, Role::Gate);
                         shuttle::thread::sleep(Duration::ZERO);
-                        run_op(&subject, &object, slot);
+                        run_op(worker, &subject, &object, slot);
                     }
-                    set_my_role(Role::Harness);
+                    recording::set_role(worker, Role::Harness);
                 })
             })
             .collect();
@@ -66,29 +70,27 @@ where
             let _ = worker.join();
         }
         for slot in &finals {
-            run_op(&subject, &object, slot);
+            run_op(main, &subject, &object, slot);
         }
         drop(object);
-        // The watchdog, and background threads of the object, may run forever: the scheduler
-        // ends the execution here.
-        set_my_role(Role::Done);
-        shuttle::thread::sleep(Duration::ZERO);
+        // The watchdog ends now. Background threads of the object may run forever: if there are
+        // any, the scheduler stops the execution instead.
+        recording::with(|r| r.done = true);
         drop(watchdog);
     }
 }
 
 /// Calls one operation, recording its call and its return (or its panic).
-fn run_op<O>(subject: &Subject<O>, object: &O, slot: &OpSlot) {
-    set_my_role(Role::InOp(slot.id));
+fn run_op<O>(me: TaskId, subject: &Subject<O>, object: &O, slot: &OpSlot) {
+    recording::set_role(me, Role::InOp(slot.id));
     recording::call(slot.id);
     let invocation = &subject.invocations()[slot.invocation];
-    let me = shuttle::current::me();
     CATCHING.with(|c| c.borrow_mut().push(me));
     let result = panic::catch_unwind(AssertUnwindSafe(|| invocation.call(object)));
     CATCHING.with(|c| c.borrow_mut().retain(|&t| t != me));
     let response = result.unwrap_or_else(|payload| Response::Panicked(panic_message(payload.as_ref())));
     recording::ret(slot.id, response);
-    set_my_role(Role::Harness);
+    recording::set_role(me, Role::Harness);
 }
 
 /// The message of a panic payload.

@@ -6,6 +6,9 @@
 
 use std::cell::RefCell;
 
+use shuttle::current::TaskId;
+
+use crate::role::Role;
 use crate::{Event, Response};
 
 /// The events of the execution in progress.
@@ -18,6 +21,34 @@ pub(crate) struct Recording {
     pub pending: Vec<bool>,
     /// Yields taken inside each operation since it was called, indexed by `op - 1`.
     pub yields: Vec<u32>,
+    /// The role of each task, indexed by task id (`None`: not seen yet).
+    pub roles: Vec<Option<Role>>,
+    /// The main thread has run the last operation: the execution is over.
+    pub done: bool,
+}
+
+impl Recording {
+    /// The role of `task`; a task not seen before takes its parent's role.
+    pub fn role(&mut self, task: TaskId, parent: Option<TaskId>) -> Role {
+        let i = usize::from(task);
+        if let Some(Some(role)) = self.roles.get(i) {
+            return *role;
+        }
+        let inherited = parent
+            .and_then(|p| self.roles.get(usize::from(p)).copied().flatten())
+            .unwrap_or(Role::Background);
+        self.set_role(task, inherited);
+        inherited
+    }
+
+    /// Sets the role of `task`.
+    pub fn set_role(&mut self, task: TaskId, role: Role) {
+        let i = usize::from(task);
+        if self.roles.len() <= i {
+            self.roles.resize(i + 1, None);
+        }
+        self.roles[i] = Some(role);
+    }
 }
 
 thread_local! {
@@ -39,6 +70,8 @@ pub(crate) fn reset(ops: usize) {
         r.pending.resize(ops, false);
         r.yields.clear();
         r.yields.resize(ops, 0);
+        r.roles.clear();
+        r.done = false;
     });
 }
 
@@ -62,4 +95,9 @@ pub(crate) fn ret(op: usize, response: Response) {
         r.responses[op - 1] = Some(response);
         r.pending[op - 1] = false;
     });
+}
+
+/// Sets the role of a task.
+pub(crate) fn set_role(task: TaskId, role: Role) {
+    with(|r| r.set_role(task, role));
 }

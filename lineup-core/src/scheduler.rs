@@ -25,7 +25,7 @@ use shuttle::scheduler::{Schedule, Scheduler, Task};
 
 use crate::decision_tree::{DecisionTree, Divergence};
 use crate::recording;
-use crate::role::{role_of, Role};
+use crate::role::Role;
 use crate::{Event, Response};
 
 /// How the scheduler explores.
@@ -104,6 +104,20 @@ pub(crate) struct Exploration {
     last_run: Vec<u64>,
     stuck: Option<StuckKind>,
     diverged: bool,
+    saw_background: bool,
+    roles_buffer: Vec<(TaskId, Role)>,
+    members_buffer: Vec<(TaskId, Class)>,
+}
+
+/// What the scheduler decided at one scheduling point.
+enum Decision {
+    Run(TaskId),
+    /// The execution is over.
+    End,
+    /// The history is stuck.
+    Stuck(StuckKind),
+    /// The schedule diverged from the one explored before.
+    Diverged(Divergence),
 }
 
 /// The classification of a runnable task at one decision.
@@ -132,6 +146,9 @@ impl Exploration {
             last_run: Vec::new(),
             stuck: None,
             diverged: false,
+            saw_background: false,
+            roles_buffer: Vec::new(),
+            members_buffer: Vec::new(),
         }
     }
 
@@ -168,22 +185,9 @@ impl Exploration {
         self.preemptions = 0;
         self.last_run.clear();
         self.stuck = None;
+        self.saw_background = false;
         recording::reset(self.op_count);
         Some(Schedule::new(0))
-    }
-
-    fn run(&mut self, task: TaskId) -> Option<TaskId> {
-        let i = usize::from(task);
-        if self.last_run.len() <= i {
-            self.last_run.resize(i + 1, 0);
-        }
-        self.last_run[i] = self.step;
-        Some(task)
-    }
-
-    fn stop(&mut self, kind: StuckKind) -> Option<TaskId> {
-        self.stuck = Some(kind);
-        None
     }
 
     /// The member other than `current` that ran least recently, or `current` if it is alone.
@@ -198,21 +202,92 @@ impl Exploration {
 
     fn next_task(&mut self, runnable: &[&Task], current: Option<TaskId>, is_yielding: bool) -> Option<TaskId> {
         self.step += 1;
-        let roles: Vec<(TaskId, Role)> = runnable.iter().map(|t| (t.id(), role_of(t.id()))).collect();
-        if roles.iter().any(|&(_, r)| r == Role::Done) {
-            return None;
+        let mut roles = std::mem::take(&mut self.roles_buffer);
+        let mut members = std::mem::take(&mut self.members_buffer);
+        let chosen = self.decide(runnable, current, is_yielding, &mut roles, &mut members);
+        roles.clear();
+        members.clear();
+        self.roles_buffer = roles;
+        self.members_buffer = members;
+        match chosen {
+            Decision::Run(task) => {
+                let i = usize::from(task);
+                if self.last_run.len() <= i {
+                    self.last_run.resize(i + 1, 0);
+                }
+                self.last_run[i] = self.step;
+                Some(task)
+            }
+            Decision::End => None,
+            Decision::Stuck(kind) => {
+                self.stuck = Some(kind);
+                None
+            }
+            Decision::Diverged(divergence) => {
+                self.divergence = Some(divergence);
+                self.diverged = true;
+                None
+            }
         }
-        if self.step > self.limits.max_steps {
-            return self.stop(StuckKind::StepLimit);
-        }
-        if is_yielding {
-            if let Some(Role::InOp(op)) = current.map(role_of) {
-                recording::with(|r| {
+    }
+
+    fn decide(
+        &mut self,
+        runnable: &[&Task],
+        current: Option<TaskId>,
+        is_yielding: bool,
+        roles: &mut Vec<(TaskId, Role)>,
+        members: &mut Vec<(TaskId, Class)>,
+    ) -> Decision {
+        let (done, any_pending, livelocked) = recording::with(|r| {
+            roles.extend(runnable.iter().map(|t| (t.id(), r.role(t.id(), t.parent_task_id()))));
+            if r.done {
+                return (true, false, false);
+            }
+            if is_yielding {
+                if let Some(Some(Role::InOp(op))) = current.map(|c| r.roles.get(usize::from(c)).copied().flatten()) {
                     if r.pending[op - 1] {
                         r.yields[op - 1] += 1;
                     }
-                });
+                }
             }
+            let any_pending = r.pending.iter().any(|&p| p);
+            for &(t, role) in roles.iter() {
+                let class = match role {
+                    Role::Gate => Class::Gate,
+                    Role::InOp(op) if r.pending[op - 1] => Class::Active(op),
+                    Role::InOp(_) | Role::Background => Class::Background,
+                    Role::Watchdog | Role::Harness => continue,
+                };
+                if class == Class::Background && usize::from(t) != 0 {
+                    self.saw_background = true;
+                }
+                let member = match self.mode {
+                    Mode::Serial if any_pending => class != Class::Gate,
+                    Mode::Serial => !matches!(class, Class::Active(_)),
+                    Mode::Preemptive { .. } => true,
+                };
+                if member {
+                    members.push((t, class));
+                }
+            }
+            let spin_bound = self.limits.spin_bound;
+            let livelocked = !members.is_empty()
+                && members
+                    .iter()
+                    .all(|(_, c)| matches!(c, Class::Active(op) if r.yields[op - 1] >= spin_bound));
+            (false, any_pending, livelocked)
+        });
+        if done {
+            // The last operation has returned. Let the watchdog end, unless the object has threads
+            // of its own that may never end: then stop the execution.
+            return match roles.iter().find(|&&(_, r)| r == Role::Watchdog) {
+                Some(&(t, _)) if !self.saw_background => Decision::Run(t),
+                _ => Decision::End,
+            };
+        }
+        if self.step > self.limits.max_steps {
+            return Decision::Stuck(StuckKind::StepLimit);
         }
         // Harness code first, without branching: the current task if it is in harness code.
         let harness = roles
@@ -221,45 +296,22 @@ impl Exploration {
             .map(|&(t, _)| t)
             .min_by_key(|&t| (Some(t) != current, t));
         if let Some(t) = harness {
-            return self.run(t);
+            return Decision::Run(t);
         }
-
-        let (members, any_pending, livelocked) = recording::with(|r| {
-            let any_pending = r.pending.iter().any(|&p| p);
-            let eligible = roles.iter().filter_map(|&(t, role)| match role {
-                Role::Gate => Some((t, Class::Gate)),
-                Role::InOp(op) if r.pending[op - 1] => Some((t, Class::Active(op))),
-                Role::InOp(_) | Role::Background => Some((t, Class::Background)),
-                Role::Watchdog | Role::Harness | Role::Done => None,
-            });
-            let members: Vec<(TaskId, Class)> = match self.mode {
-                Mode::Serial if any_pending => eligible.filter(|(_, c)| *c != Class::Gate).collect(),
-                Mode::Serial => eligible.filter(|(_, c)| !matches!(c, Class::Active(_))).collect(),
-                Mode::Preemptive { .. } => eligible.collect(),
-            };
-            let spin_bound = self.limits.spin_bound;
-            let livelocked = !members.is_empty()
-                && members
-                    .iter()
-                    .all(|(_, c)| matches!(c, Class::Active(op) if r.yields[op - 1] >= spin_bound));
-            (members, any_pending, livelocked)
-        });
         if members.is_empty() {
             // Only the watchdog (or threads barred from running in a serial execution) can run.
             debug_assert!(any_pending, "nothing can run, but no operation is pending");
-            return self.stop(StuckKind::Deadlock);
+            return Decision::Stuck(StuckKind::Deadlock);
         }
         if livelocked {
-            return self.stop(StuckKind::Livelock);
+            return Decision::Stuck(StuckKind::Livelock);
         }
-
         let current_member = current.and_then(|c| members.iter().find(|(t, _)| *t == c).copied());
         let mut options: Vec<(TaskId, u32)> = Vec::with_capacity(members.len());
         match current_member {
             Some((c, Class::Active(_) | Class::Background)) => {
                 if is_yielding {
-                    let next = self.least_recently_run(&members, c);
-                    return self.run(next);
+                    return Decision::Run(self.least_recently_run(members, c));
                 }
                 options.push((c, 0));
                 let switch_cost = match self.mode {
@@ -282,16 +334,12 @@ impl Exploration {
         } else {
             match self.tree.choose(options.len()) {
                 Ok(i) => i,
-                Err(divergence) => {
-                    self.divergence = Some(divergence);
-                    self.diverged = true;
-                    return None;
-                }
+                Err(divergence) => return Decision::Diverged(divergence),
             }
         };
         let (task, cost) = options[chosen];
         self.preemptions += cost;
-        self.run(task)
+        Decision::Run(task)
     }
 }
 
