@@ -76,7 +76,8 @@ where
         // The watchdog ends now. Background threads of the object may run forever: if there are
         // any, the scheduler stops the execution instead.
         recording::with(|r| r.done = true);
-        drop(watchdog);
+        // Joined, so that every task finishes and shuttle reuses their stacks.
+        let _ = watchdog.join();
     }
 }
 

@@ -281,9 +281,13 @@ impl Exploration {
         if done {
             // The last operation has returned. Let the watchdog end, unless the object has threads
             // of its own that may never end: then stop the execution.
-            return match roles.iter().find(|&&(_, r)| r == Role::Watchdog) {
-                Some(&(t, _)) if !self.saw_background => Decision::Run(t),
-                _ => Decision::End,
+            if self.saw_background {
+                return Decision::End;
+            }
+            let finishing = |wanted| roles.iter().find(|&&(_, r)| r == wanted).map(|&(t, _)| t);
+            return match finishing(Role::Watchdog).or_else(|| finishing(Role::Harness)) {
+                Some(t) => Decision::Run(t),
+                None => Decision::End,
             };
         }
         if self.step > self.limits.max_steps {
