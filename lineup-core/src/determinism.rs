@@ -2,7 +2,7 @@
 //! share a longest common prefix that ends in a call, i.e. the same serial past leads to different
 //! outcomes of the same call (different results, or a result in one and stuck in the other).
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 
 use crate::{Event, History, Response};
 
@@ -31,23 +31,27 @@ enum Outcome<'a> {
 /// The histories are walked through a trie of their events (returns keyed with their
 /// responses); each node reached by a call remembers the outcome that followed it first.
 pub fn find_nondeterminism<'a>(histories: impl IntoIterator<Item = &'a History>) -> Option<Nondeterminism> {
-    type Node = usize;
-    let mut children: Vec<HashMap<(Event, Option<&Response>), Node>> = vec![HashMap::new()];
-    let mut outcome_at: HashMap<Node, (Outcome<'_>, &History)> = HashMap::new();
+    // Trie edges: (parent node, event, interned response of a return) -> child node.
+    let mut edges: FxHashMap<(u32, Event, u32), u32> = FxHashMap::default();
+    let mut response_ids: FxHashMap<&Response, u32> = FxHashMap::default();
+    let mut outcome_at: FxHashMap<u32, (Outcome<'_>, &History)> = FxHashMap::default();
+    let mut nodes = 1u32;
     for h in histories {
         debug_assert!(h.is_serial());
-        let mut node = 0;
+        let mut node = 0u32;
         let events = h.events();
         for (i, &event) in events.iter().enumerate() {
             let response = match event {
-                Event::Return(op) => h.response(op),
-                Event::Call(_) => None,
+                Event::Return(op) => h.response(op).map_or(0, |r| {
+                    let next = response_ids.len() as u32 + 1;
+                    *response_ids.entry(r).or_insert(next)
+                }),
+                Event::Call(_) => 0,
             };
-            let next = children.len();
-            node = *children[node].entry((event, response)).or_insert(next);
-            if node == next {
-                children.push(HashMap::new());
-            }
+            node = *edges.entry((node, event, response)).or_insert_with(|| {
+                nodes += 1;
+                nodes - 1
+            });
             if let Event::Call(op) = event {
                 let outcome = match events.get(i + 1) {
                     Some(&Event::Return(r)) if r == op => Outcome::Returned(h.response(op).expect("returned")),

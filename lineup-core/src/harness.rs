@@ -35,14 +35,17 @@ where
         CATCHING.with(|c| c.borrow_mut().clear());
         let main = me();
         recording::set_role(main, Role::Harness);
-        // Always runnable, never scheduled while anything else can run: it turns "every thread is
-        // blocked" into a decision the scheduler sees (shuttle would otherwise panic). It ends
-        // when the execution is done.
-        let watchdog = shuttle::thread::spawn(|| {
-            recording::set_role(me(), Role::Watchdog);
-            while !recording::with(|r| r.done) {
-                shuttle::thread::yield_now();
-            }
+        // A task that is always runnable but never scheduled while anything else can run turns
+        // "every thread is blocked" into a decision the scheduler sees (shuttle would otherwise
+        // panic). While the workers run, the main thread waiting for them is that task; a matrix
+        // with initial or final operations, which the main thread runs itself, needs a watchdog.
+        let watchdog = (!initial.is_empty() || !finals.is_empty()).then(|| {
+            shuttle::thread::spawn(|| {
+                recording::set_role(me(), Role::Watchdog);
+                while !recording::with(|r| r.done) {
+                    shuttle::thread::yield_now();
+                }
+            })
         });
         // Threads the constructor spawns belong to the object, not to any operation.
         recording::set_role(main, Role::Background);
@@ -51,6 +54,7 @@ where
         for slot in &initial {
             run_op(main, &subject, &object, slot);
         }
+        recording::with(|r| r.workers_unfinished = columns.len());
         let workers: Vec<_> = (0..columns.len())
             .map(|t| {
                 let (subject, object, columns) = (Arc::clone(&subject), Arc::clone(&object), Arc::clone(&columns));
@@ -62,11 +66,21 @@ where
                         run_op(worker, &subject, &object, slot);
                     }
                     recording::set_role(worker, Role::Harness);
+                    recording::with(|r| r.workers_unfinished -= 1);
                 })
             })
             .collect();
+        // A task takes its role from its parent when the scheduler first sees it, at the next
+        // scheduling point (shuttle switches *before* it creates a task): this one, while the
+        // main thread is still in harness code.
+        shuttle::thread::sleep(Duration::ZERO);
+        recording::set_role(main, Role::Waiting);
+        while recording::with(|r| r.workers_unfinished) > 0 {
+            shuttle::thread::yield_now();
+        }
+        recording::set_role(main, Role::Harness);
         for worker in workers {
-            // A worker cannot panic: `run_op` catches the panics of operations.
+            // Finished already; a worker cannot panic: `run_op` catches the panics of operations.
             let _ = worker.join();
         }
         for slot in &finals {
@@ -77,7 +91,9 @@ where
         // any, the scheduler stops the execution instead.
         recording::with(|r| r.done = true);
         // Joined, so that every task finishes and shuttle reuses their stacks.
-        let _ = watchdog.join();
+        if let Some(watchdog) = watchdog {
+            let _ = watchdog.join();
+        }
     }
 }
 

@@ -2,7 +2,9 @@
 //! observation file (§4.2): all histories of a group agree on every thread's operations and
 //! results, and differ only in how they interleave.
 
-use std::collections::HashMap;
+use std::hash::BuildHasher;
+
+use rustc_hash::{FxBuildHasher, FxHashMap, FxHashSet};
 
 use crate::witness::{find_witness, unjustified_pending_op};
 use crate::{History, OpTable, Response};
@@ -52,7 +54,9 @@ pub struct Observation {
 pub struct ObservationSet {
     ops: OpTable,
     observations: Vec<Observation>,
-    index: HashMap<ObservationKey, usize>,
+    index: FxHashMap<ObservationKey, usize>,
+    /// Hashes of the histories held, to skip the exact duplicate search for new ones.
+    hashes: FxHashSet<u64>,
 }
 
 impl PartialEq for ObservationSet {
@@ -67,26 +71,45 @@ impl ObservationSet {
         Self {
             ops,
             observations: Vec::new(),
-            index: HashMap::new(),
+            index: FxHashMap::default(),
+            hashes: FxHashSet::default(),
         }
     }
 
     /// Adds a serial history to its group; returns `false` if it was already there.
     pub fn insert(&mut self, h: History) -> bool {
+        let hash = FxBuildHasher.hash_one(&h);
+        self.insert_hashed(h, hash)
+    }
+
+    /// [`insert`](Self::insert) with the history's `FxBuildHasher` hash already computed.
+    pub(crate) fn insert_hashed(&mut self, h: History, hash: u64) -> bool {
         let key = ObservationKey::of(&h);
-        let i = *self.index.entry(key.clone()).or_insert_with(|| {
-            self.observations.push(Observation {
-                key,
-                histories: Vec::new(),
-            });
-            self.observations.len() - 1
-        });
-        let group = &mut self.observations[i].histories;
-        if group.contains(&h) {
+        if !self.hashes.insert(hash)
+            && self
+                .index
+                .get(&key)
+                .is_some_and(|&g| self.observations[g].histories.contains(&h))
+        {
             return false;
         }
-        group.push(h);
+        self.push(key, h);
         true
+    }
+
+    fn push(&mut self, key: ObservationKey, h: History) {
+        let i = match self.index.get(&key) {
+            Some(&i) => i,
+            None => {
+                self.observations.push(Observation {
+                    key: key.clone(),
+                    histories: Vec::new(),
+                });
+                self.index.insert(key, self.observations.len() - 1);
+                self.observations.len() - 1
+            }
+        };
+        self.observations[i].histories.push(h);
     }
 
     /// The operation table of the matrix.

@@ -1,9 +1,12 @@
 //! Phase 1: enumerate every serial execution of a matrix and synthesize the specification.
 
 use std::cell::RefCell;
-use std::collections::HashMap;
 use std::rc::Rc;
 use std::time::Duration;
+
+use std::hash::BuildHasher;
+
+use rustc_hash::{FxBuildHasher, FxHashMap};
 
 use crate::decision_tree::DecisionTree;
 use crate::explore::explore;
@@ -36,8 +39,9 @@ pub fn synthesize_spec<O: Send + Sync + 'static>(
 ) -> Result<Synthesis, CheckError> {
     subject.validate(matrix)?;
     let ops = op_table(matrix, &subject.labels());
-    let found: Rc<RefCell<(ObservationSet, HashMap<History, Vec<u32>>)>> =
-        Rc::new(RefCell::new((ObservationSet::new(ops.clone()), HashMap::new())));
+    // Schedules by history hash: only for the replay token of a nondeterminism report.
+    let found: Rc<RefCell<(ObservationSet, FxHashMap<u64, Vec<u32>>)>> =
+        Rc::new(RefCell::new((ObservationSet::new(ops.clone()), FxHashMap::default())));
     let sink_found = Rc::clone(&found);
     let explored = explore(
         subject,
@@ -48,9 +52,9 @@ pub fn synthesize_spec<O: Send + Sync + 'static>(
         move |result| {
             let history = History::from_recording(ops.clone(), result.events, result.responses, result.stuck.is_some());
             let (spec, schedules) = &mut *sink_found.borrow_mut();
-            if !schedules.contains_key(&history) {
-                schedules.insert(history.clone(), result.schedule);
-                spec.insert(history);
+            let hash = FxBuildHasher.hash_one(&history);
+            if spec.insert_hashed(history, hash) {
+                schedules.entry(hash).or_insert(result.schedule);
             }
             Control::Continue
         },
@@ -62,7 +66,7 @@ pub fn synthesize_spec<O: Send + Sync + 'static>(
     let nondeterminism = find_nondeterminism(spec.histories()).map(|n| {
         let token = ReplayToken {
             phase: Phase::Serial,
-            choices: schedules[&n.second].clone(),
+            choices: schedules[&FxBuildHasher.hash_one(&n.second)].clone(),
         };
         (n, token)
     });

@@ -2,10 +2,11 @@
 //! the specification synthesized in phase 1.
 
 use std::cell::RefCell;
-use std::collections::HashSet;
 use std::rc::Rc;
 use std::sync::Arc;
 use std::time::Duration;
+
+use rustc_hash::FxHashSet;
 
 use crate::decision_tree::DecisionTree;
 use crate::explore::explore;
@@ -65,12 +66,12 @@ pub(crate) fn check_concurrent<O: Send + Sync + 'static>(
     tree: DecisionTree,
 ) -> Result<Exploration2, CheckError> {
     struct Found {
-        seen: HashSet<History>,
+        seen: FxHashSet<History>,
         stuck: usize,
         violation: Option<(ViolationKind, ReplayToken)>,
     }
     let found = Rc::new(RefCell::new(Found {
-        seen: HashSet::new(),
+        seen: FxHashSet::default(),
         stuck: 0,
         violation: None,
     }));

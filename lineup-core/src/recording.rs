@@ -23,6 +23,8 @@ pub(crate) struct Recording {
     pub yields: Vec<u32>,
     /// The role of each task, indexed by task id (`None`: not seen yet).
     pub roles: Vec<Option<Role>>,
+    /// Worker threads that have not finished their column yet.
+    pub workers_unfinished: usize,
     /// The main thread has run the last operation: the execution is over.
     pub done: bool,
 }
@@ -72,6 +74,7 @@ pub(crate) fn reset(ops: usize) {
         r.yields.resize(ops, 0);
         r.roles.clear();
         r.done = false;
+        r.workers_unfinished = 0;
     });
 }
 

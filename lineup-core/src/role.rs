@@ -14,6 +14,9 @@ pub(crate) enum Role {
     /// The watchdog thread: always runnable, never scheduled; when it is all that can run,
     /// every other thread is blocked.
     Watchdog,
+    /// The main thread waiting (yielding) for the workers to finish: like the watchdog, except
+    /// that it goes on once every worker has finished.
+    Waiting,
     /// A worker about to call its next operation: the scheduling point that decides which
     /// operation starts next.
     Gate,

@@ -239,10 +239,10 @@ impl Exploration {
         roles: &mut Vec<(TaskId, Role)>,
         members: &mut Vec<(TaskId, Class)>,
     ) -> Decision {
-        let (done, any_pending, livelocked) = recording::with(|r| {
+        let (done, workers_finished, any_pending, livelocked) = recording::with(|r| {
             roles.extend(runnable.iter().map(|t| (t.id(), r.role(t.id(), t.parent_task_id()))));
             if r.done {
-                return (true, false, false);
+                return (true, false, false, false);
             }
             if is_yielding {
                 if let Some(Some(Role::InOp(op))) = current.map(|c| r.roles.get(usize::from(c)).copied().flatten()) {
@@ -257,7 +257,7 @@ impl Exploration {
                     Role::Gate => Class::Gate,
                     Role::InOp(op) if r.pending[op - 1] => Class::Active(op),
                     Role::InOp(_) | Role::Background => Class::Background,
-                    Role::Watchdog | Role::Harness => continue,
+                    Role::Watchdog | Role::Waiting | Role::Harness => continue,
                 };
                 if class == Class::Background && usize::from(t) != 0 {
                     self.saw_background = true;
@@ -276,7 +276,7 @@ impl Exploration {
                 && members
                     .iter()
                     .all(|(_, c)| matches!(c, Class::Active(op) if r.yields[op - 1] >= spin_bound));
-            (false, any_pending, livelocked)
+            (false, r.workers_unfinished == 0, any_pending, livelocked)
         });
         if done {
             // The last operation has returned. Let the watchdog end, unless the object has threads
@@ -301,6 +301,11 @@ impl Exploration {
             .min_by_key(|&t| (Some(t) != current, t));
         if let Some(t) = harness {
             return Decision::Run(t);
+        }
+        if workers_finished {
+            if let Some(&(t, _)) = roles.iter().find(|&&(_, r)| r == Role::Waiting) {
+                return Decision::Run(t);
+            }
         }
         if members.is_empty() {
             // Only the watchdog (or threads barred from running in a serial execution) can run.
