@@ -40,7 +40,11 @@ fn phase1_3x3() {
     let mut times = Vec::new();
     let mut histories = 0;
     let mut executions = 0;
-    for _ in 0..21 {
+    let runs: usize = std::env::var("LINEUP_BENCH_RUNS")
+        .ok()
+        .and_then(|r| r.parse().ok())
+        .unwrap_or(21);
+    for _ in 0..runs {
         let start = Instant::now();
         let synthesis = synthesize_spec(&subject, &matrix, &config).expect("phase 1");
         times.push(start.elapsed());
@@ -91,23 +95,30 @@ fn plain_body() {
 }
 
 fn phase2_vs_shuttle_dfs() {
-    const EXECUTIONS: u64 = 20_000;
+    let executions: u64 = std::env::var("LINEUP_BENCH_EXECUTIONS")
+        .ok()
+        .and_then(|r| r.parse().ok())
+        .unwrap_or(20_000);
     let subject = blocking_queue();
     let matrix = queue_3x3();
     let spec = synthesize_spec(&subject, &matrix, &Config::default())
         .expect("phase 1")
         .spec;
     let config = Config {
-        max_executions: Some(EXECUTIONS),
+        max_executions: Some(executions),
         ..Config::default()
     };
+    let runs: usize = std::env::var("LINEUP_BENCH_RUNS")
+        .ok()
+        .and_then(|r| r.parse().ok())
+        .unwrap_or(3);
     let mut lineup_rates = Vec::new();
     let mut shuttle_rates = Vec::new();
     let mut lineup_executions = 0;
     let mut distinct = 0;
     let mut shuttle_executions = 0;
     // Interleave the two so that machine noise hits both alike.
-    for _ in 0..3 {
+    for _ in 0..runs {
         let start = Instant::now();
         let verdict = check_against_spec(&subject, &matrix, &spec, &config).expect("phase 2");
         let elapsed = start.elapsed();
@@ -118,7 +129,7 @@ fn phase2_vs_shuttle_dfs() {
 
         let start = Instant::now();
         let runner = shuttle::Runner::new(
-            DfsScheduler::new(Some(EXECUTIONS as usize), false),
+            DfsScheduler::new(Some(executions as usize), false),
             shuttle::Config::new(),
         );
         shuttle_executions = runner.run(plain_body);
@@ -130,7 +141,7 @@ fn phase2_vs_shuttle_dfs() {
         "{{\"bench\":\"phase2_vs_shuttle_dfs\", \"matrix\":\"3x3 queue\", \"preemption_bound\":2, \
          \"lineup_executions\":{lineup_executions}, \"lineup_distinct_histories\":{distinct}, \
          \"shuttle_dfs_executions\":{shuttle_executions}, \"lineup_execs_per_s\":{a:.0}, \
-         \"shuttle_dfs_execs_per_s\":{b:.0}, \"ratio\":{:.3}, \"target_ratio\":0.8, \"runs\":3}}",
+         \"shuttle_dfs_execs_per_s\":{b:.0}, \"ratio\":{:.3}, \"target_ratio\":0.8, \"runs\":{runs}}}",
         a / b
     );
 }

@@ -58,31 +58,31 @@ where
         let workers: Vec<_> = (0..columns.len())
             .map(|t| {
                 let (subject, object, columns) = (Arc::clone(&subject), Arc::clone(&object), Arc::clone(&columns));
-                shuttle::thread::spawn(move || {
+                let handle = shuttle::thread::spawn(move || {
                     let worker = me();
-                    for slot in &columns[t] {
-                        recording::set_role(worker, Role::Gate);
-                        shuttle::thread::sleep(Duration::ZERO);
+                    for (i, slot) in columns[t].iter().enumerate() {
+                        if i > 0 {
+                            recording::set_role(worker, Role::Gate);
+                            shuttle::thread::sleep(Duration::ZERO);
+                        }
                         run_op(worker, &subject, &object, slot);
                     }
                     recording::set_role(worker, Role::Harness);
                     recording::with(|r| r.workers_unfinished -= 1);
-                })
+                });
+                // A new worker waits at the gate of its first operation: shuttle creates it
+                // without a scheduling point, so the scheduler first sees it after this.
+                recording::set_role(TaskId::from(usize::from(handle.thread().id())), Role::Gate);
+                handle
             })
             .collect();
-        // A task takes its role from its parent when the scheduler first sees it, at the next
-        // scheduling point (shuttle switches *before* it creates a task): this one, while the
-        // main thread is still in harness code.
-        shuttle::thread::sleep(Duration::ZERO);
         recording::set_role(main, Role::Waiting);
         while recording::with(|r| r.workers_unfinished) > 0 {
             shuttle::thread::yield_now();
         }
         recording::set_role(main, Role::Harness);
-        for worker in workers {
-            // Finished already; a worker cannot panic: `run_op` catches the panics of operations.
-            let _ = worker.join();
-        }
+        // Every worker has finished (a join would only add scheduling points).
+        drop(workers);
         for slot in &finals {
             run_op(main, &subject, &object, slot);
         }

@@ -24,6 +24,16 @@ pub struct ObservationKey {
 impl ObservationKey {
     /// The key of a history.
     pub fn of(h: &History) -> Self {
+        let (called, pending) = Self::parts(h);
+        Self {
+            responses: h.responses().to_vec(),
+            pending,
+            called,
+        }
+    }
+
+    /// The called operations (sorted) and the pending operation of a stuck history.
+    fn parts(h: &History) -> (Vec<usize>, Option<usize>) {
         let mut called = h.called_ops();
         called.sort_unstable();
         let pending = if h.is_stuck() {
@@ -31,11 +41,17 @@ impl ObservationKey {
         } else {
             None
         };
-        Self {
-            responses: h.responses().to_vec(),
-            pending,
-            called,
-        }
+        (called, pending)
+    }
+
+    /// The hash the index files a key under, computed from borrowed parts.
+    fn hash_parts(responses: &[Option<Response>], pending: Option<usize>, called: &[usize]) -> u64 {
+        FxBuildHasher.hash_one((responses, pending, called))
+    }
+
+    /// Whether this is the key of `h`, given the parts of its key.
+    fn matches(&self, h: &History, called: &[usize], pending: Option<usize>) -> bool {
+        self.pending == pending && self.called == called && self.responses == h.responses()
     }
 }
 
@@ -54,7 +70,8 @@ pub struct Observation {
 pub struct ObservationSet {
     ops: OpTable,
     observations: Vec<Observation>,
-    index: FxHashMap<ObservationKey, usize>,
+    /// Groups by the hash of their key (collisions resolved by comparing keys).
+    index: FxHashMap<u64, Vec<usize>>,
     /// Hashes of the histories held, to skip the exact duplicate search for new ones.
     hashes: FxHashSet<u64>,
 }
@@ -84,28 +101,39 @@ impl ObservationSet {
 
     /// [`insert`](Self::insert) with the history's `FxBuildHasher` hash already computed.
     pub(crate) fn insert_hashed(&mut self, h: History, hash: u64) -> bool {
-        let key = ObservationKey::of(&h);
         if !self.hashes.insert(hash)
             && self
-                .index
-                .get(&key)
-                .is_some_and(|&g| self.observations[g].histories.contains(&h))
+                .group_index(&h)
+                .is_some_and(|g| self.observations[g].histories.contains(&h))
         {
             return false;
         }
-        self.push(key, h);
+        self.push(ObservationKey::of(&h), h);
         true
     }
 
+    /// The index of the group whose key is that of `h`, without building the key.
+    fn group_index(&self, h: &History) -> Option<usize> {
+        let (called, pending) = ObservationKey::parts(h);
+        let hash = ObservationKey::hash_parts(h.responses(), pending, &called);
+        self.index
+            .get(&hash)?
+            .iter()
+            .copied()
+            .find(|&g| self.observations[g].key.matches(h, &called, pending))
+    }
+
     fn push(&mut self, key: ObservationKey, h: History) {
-        let i = match self.index.get(&key) {
-            Some(&i) => i,
+        let hash = ObservationKey::hash_parts(&key.responses, key.pending, &key.called);
+        let groups = self.index.entry(hash).or_default();
+        let i = match groups.iter().copied().find(|&g| self.observations[g].key == key) {
+            Some(i) => i,
             None => {
                 self.observations.push(Observation {
-                    key: key.clone(),
+                    key,
                     histories: Vec::new(),
                 });
-                self.index.insert(key, self.observations.len() - 1);
+                groups.push(self.observations.len() - 1);
                 self.observations.len() - 1
             }
         };
@@ -139,14 +167,14 @@ impl ObservationSet {
 
     /// The group whose per-thread results match those of `h`, if any.
     pub fn group_of(&self, h: &History) -> Option<&Observation> {
-        self.index.get(&ObservationKey::of(h)).map(|&i| &self.observations[i])
+        self.group_index(h).map(|i| &self.observations[i])
     }
 
     /// Definition 1 for a full history of the matrix: a serial witness among the full serial
     /// histories. Only the group with the same per-thread results can hold one.
     pub fn full_witness(&self, h: &History) -> Option<&History> {
-        let group = self.index.get(&ObservationKey::of(h))?;
-        find_witness(h, &self.observations[*group].histories).map(|(s, _)| s)
+        let group = self.group_index(h)?;
+        find_witness(h, &self.observations[group].histories).map(|(s, _)| s)
     }
 
     /// Definition 1 for any history of the matrix, possibly incomplete: a serial witness that is
@@ -160,8 +188,8 @@ impl ObservationSet {
     pub fn unjustified_pending_op(&self, h: &History) -> Option<usize> {
         h.pending_ops().into_iter().find(|&e| {
             let h_e = h.restricted_to_pending(e);
-            match self.index.get(&ObservationKey::of(&h_e)) {
-                Some(&g) => unjustified_pending_op(&h_e, self.observations[g].histories.iter()).is_some(),
+            match self.group_index(&h_e) {
+                Some(g) => unjustified_pending_op(&h_e, self.observations[g].histories.iter()).is_some(),
                 None => true,
             }
         })

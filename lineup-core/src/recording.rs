@@ -65,9 +65,9 @@ pub(crate) fn with<R>(f: impl FnOnce(&mut Recording) -> R) -> R {
 /// Starts a fresh record for an execution of a matrix with `ops` operations.
 pub(crate) fn reset(ops: usize) {
     with(|r| {
-        r.events.clear();
-        r.responses.clear();
-        r.responses.resize(ops, None);
+        // `take` left them empty: allocate once at the right size.
+        r.events = Vec::with_capacity(2 * ops);
+        r.responses = vec![None; ops];
         r.pending.clear();
         r.pending.resize(ops, false);
         r.yields.clear();

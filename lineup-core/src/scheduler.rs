@@ -239,6 +239,35 @@ impl Exploration {
         roles: &mut Vec<(TaskId, Role)>,
         members: &mut Vec<(TaskId, Class)>,
     ) -> Decision {
+        // Fast path: a thread inside an operation goes on when nothing else may run instead
+        // (phase 2: the preemption budget is spent).
+        if let (Mode::Preemptive { bound }, Some(c), false) = (self.mode, current, is_yielding) {
+            if self.preemptions >= bound && self.step <= self.limits.max_steps {
+                let fast = recording::with(|r| {
+                    matches!(r.roles.get(usize::from(c)).copied().flatten(), Some(Role::InOp(op)) if r.pending[op - 1])
+                        && !r.done
+                });
+                if fast && runnable.iter().any(|t| t.id() == c) {
+                    return Decision::Run(c);
+                }
+            }
+        }
+        // Fast path: in a serial execution, the one thread of the pending operation goes on.
+        if let (Mode::Serial, Some(c), false) = (self.mode, current, is_yielding) {
+            let fast = recording::with(|r| {
+                let role_of = |t: TaskId| r.roles.get(usize::from(t)).copied().flatten();
+                let Some(Role::InOp(op)) = role_of(c) else { return false };
+                r.pending[op - 1]
+                    && !r.done
+                    && runnable.iter().any(|t| t.id() == c)
+                    && runnable.iter().all(|t| {
+                        t.id() == c || matches!(role_of(t.id()), Some(Role::Gate | Role::Waiting | Role::Watchdog))
+                    })
+            });
+            if fast && self.step <= self.limits.max_steps {
+                return Decision::Run(c);
+            }
+        }
         let (done, workers_finished, any_pending, livelocked) = recording::with(|r| {
             roles.extend(runnable.iter().map(|t| (t.id(), r.role(t.id(), t.parent_task_id()))));
             if r.done {
@@ -316,39 +345,45 @@ impl Exploration {
             return Decision::Stuck(StuckKind::Livelock);
         }
         let current_member = current.and_then(|c| members.iter().find(|(t, _)| *t == c).copied());
-        let mut options: Vec<(TaskId, u32)> = Vec::with_capacity(members.len());
-        match current_member {
+        // The options are `first` (if any) followed by every other member in task order.
+        let (first, switch_cost) = match current_member {
             Some((c, Class::Active(_) | Class::Background)) => {
                 if is_yielding {
                     return Decision::Run(self.least_recently_run(members, c));
                 }
-                options.push((c, 0));
                 let switch_cost = match self.mode {
                     Mode::Serial => Some(0),
                     Mode::Preemptive { bound } => (self.preemptions < bound).then_some(1),
                 };
-                if let Some(cost) = switch_cost {
-                    options.extend(members.iter().filter(|(t, _)| *t != c).map(|&(t, _)| (t, cost)));
-                }
+                (Some(c), switch_cost)
             }
-            _ => {
-                // At a gate, or the current task blocked or finished: every switch is free.
-                let mut free: Vec<TaskId> = members.iter().map(|&(t, _)| t).collect();
-                free.sort_by_key(|&t| (Some(t) != current, t));
-                options.extend(free.into_iter().map(|t| (t, 0)));
-            }
-        }
-        let chosen = if options.len() == 1 {
+            // At a gate, or the current task blocked or finished: every switch is free.
+            Some((c, Class::Gate)) => (Some(c), Some(0)),
+            None => (None, Some(0)),
+        };
+        let others = members.iter().map(|&(t, _)| t).filter(|&t| Some(t) != first);
+        let count = usize::from(first.is_some())
+            + if switch_cost.is_some() {
+                others.clone().count()
+            } else {
+                0
+            };
+        let chosen = if count == 1 {
             0
         } else {
-            match self.tree.choose(options.len()) {
+            match self.tree.choose(count) {
                 Ok(i) => i,
                 Err(divergence) => return Decision::Diverged(divergence),
             }
         };
-        let (task, cost) = options[chosen];
-        self.preemptions += cost;
-        Decision::Run(task)
+        match (first, chosen) {
+            (Some(c), 0) => Decision::Run(c),
+            (Some(_), i) => {
+                self.preemptions += switch_cost.unwrap_or(0);
+                Decision::Run(others.clone().nth(i - 1).expect("option in range"))
+            }
+            (None, i) => Decision::Run(others.clone().nth(i).expect("option in range")),
+        }
     }
 }
 

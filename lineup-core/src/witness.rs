@@ -6,29 +6,102 @@
 
 use crate::{Event, History};
 
-/// Checks that a serial arrangement `order` of operations of `h` keeps every thread's order and
-/// every real-time order of `h`. Operations pending in `h` count as returning after every event
-/// (Def. 1 appends their returns at the end).
-fn keeps_orders(h: &History, order: &[usize]) -> bool {
-    let (calls, returns) = h.event_positions();
-    let mut last_call_of_thread: Vec<(crate::ThreadId, usize)> = Vec::new();
-    for (j, &op) in order.iter().enumerate() {
-        let call = calls[op - 1];
-        if call == usize::MAX {
-            return false;
-        }
-        let thread = h.op(op).thread;
-        match last_call_of_thread.iter_mut().find(|(t, _)| *t == thread) {
-            Some((_, last)) if *last > call => return false,
-            Some((_, last)) => *last = call,
-            None => last_call_of_thread.push((thread, call)),
-        }
-        // Nothing placed before `op` in `order` may have been called after `op` returned.
-        if order[..j].iter().any(|&earlier| returns[op - 1] < calls[earlier - 1]) {
-            return false;
+/// Where each operation's events stand in a history `h`, computed once per history so that
+/// many candidate witnesses can be tried without allocating.
+struct Positions {
+    /// Position of each operation's call (`usize::MAX`: not called), indexed by `op - 1`.
+    calls: Vec<usize>,
+    /// Position of each operation's return (`usize::MAX`: pending or not called).
+    returns: Vec<usize>,
+    /// A small index of each operation's thread.
+    thread_slot: Vec<usize>,
+    /// How many operations returned.
+    completed: usize,
+    /// Scratch: the last call position seen per thread slot.
+    last_call: std::cell::RefCell<Vec<usize>>,
+}
+
+impl Positions {
+    fn of(h: &History) -> Self {
+        let (calls, returns) = h.event_positions();
+        let mut threads: Vec<crate::ThreadId> = Vec::new();
+        let thread_slot = h
+            .ops()
+            .iter()
+            .map(|o| match threads.iter().position(|&t| t == o.thread) {
+                Some(i) => i,
+                None => {
+                    threads.push(o.thread);
+                    threads.len() - 1
+                }
+            })
+            .collect();
+        let completed = returns.iter().filter(|&&r| r != usize::MAX).count();
+        Self {
+            calls,
+            returns,
+            thread_slot,
+            completed,
+            last_call: std::cell::RefCell::new(vec![0; threads.len()]),
         }
     }
-    true
+
+    /// Checks that a serial arrangement `order` of operations of the history keeps every thread's
+    /// order and every real-time order of the history, in one pass: an operation may follow the
+    /// ones before it unless it returned before one of them was called, i.e. before the latest
+    /// call among them. Operations pending in the history return after every event (Def. 1
+    /// appends their returns at the end).
+    fn keeps_orders(&self, order: impl Iterator<Item = usize>) -> bool {
+        let mut last_call = self.last_call.borrow_mut();
+        last_call.fill(usize::MAX);
+        let mut latest_call: Option<usize> = None;
+        for op in order {
+            let call = self.calls[op - 1];
+            if call == usize::MAX {
+                return false;
+            }
+            let slot = &mut last_call[self.thread_slot[op - 1]];
+            if *slot != usize::MAX && *slot > call {
+                return false;
+            }
+            *slot = call;
+            if latest_call.is_some_and(|latest| self.returns[op - 1] < latest) {
+                return false;
+            }
+            latest_call = Some(latest_call.map_or(call, |latest| latest.max(call)));
+        }
+        true
+    }
+
+    /// Def. 1 for one candidate (see [`witness_prefix`]).
+    fn witness_prefix(&self, h: &History, spec: &History) -> Option<usize> {
+        let order = spec.events().iter().filter_map(|e| match e {
+            Event::Call(op) => Some(*op),
+            Event::Return(_) => None,
+        });
+        let mut covered = 0;
+        let mut prefix = 0;
+        if self.completed > 0 {
+            for (i, op) in order.clone().enumerate() {
+                // Only operations that returned in `spec` can stand in a complete witness.
+                let spec_response = spec.response(op)?;
+                match h.response(op) {
+                    Some(r) if r == spec_response => covered += 1,
+                    Some(_) => return None,
+                    None if self.calls[op - 1] != usize::MAX => {}
+                    None => return None,
+                }
+                if covered == self.completed {
+                    prefix = i + 1;
+                    break;
+                }
+            }
+            if covered < self.completed {
+                return None;
+            }
+        }
+        self.keeps_orders(order.take(prefix)).then_some(prefix)
+    }
 }
 
 /// Definition 1 for one candidate: if some prefix of the serial history `spec` (a history of a
@@ -39,42 +112,16 @@ fn keeps_orders(h: &History, order: &[usize]) -> bool {
 /// Only the shortest prefix that contains every completed operation of `h` needs to be tried:
 /// a longer one only adds pending operations and with them more order constraints.
 pub fn witness_prefix(h: &History, spec: &History) -> Option<usize> {
-    let completed: Vec<usize> = h
-        .called_ops()
-        .into_iter()
-        .filter(|&op| h.response(op).is_some())
-        .collect();
-    let order = spec.serial_order();
-    let mut covered = 0;
-    let mut prefix = 0;
-    if !completed.is_empty() {
-        for (i, &op) in order.iter().enumerate() {
-            // Only operations that returned in `spec` can stand in a complete witness.
-            let spec_response = spec.response(op)?;
-            match h.response(op) {
-                Some(r) if r == spec_response => covered += 1,
-                Some(_) => return None,
-                None if h.events().contains(&Event::Call(op)) => {}
-                None => return None,
-            }
-            if covered == completed.len() {
-                prefix = i + 1;
-                break;
-            }
-        }
-        if covered < completed.len() {
-            return None;
-        }
-    }
-    keeps_orders(h, &order[..prefix]).then_some(prefix)
+    Positions::of(h).witness_prefix(h, spec)
 }
 
-/// Definition 1: the first history of `spec` (serial, complete histories of a prefix-closed
-/// specification) one of whose prefixes is a serial witness for `h`, with the prefix length.
+/// Definition 1: the first history of `spec` (serial histories of a prefix-closed
+/// specification; a stuck one stands for its returned prefix) one of whose prefixes is a serial
+/// witness for `h`, with the prefix length.
 pub fn find_witness<'a>(h: &History, spec: impl IntoIterator<Item = &'a History>) -> Option<(&'a History, usize)> {
+    let positions = Positions::of(h);
     spec.into_iter()
-        .filter(|s| !s.is_stuck())
-        .find_map(|s| witness_prefix(h, s).map(|k| (s, k)))
+        .find_map(|s| positions.witness_prefix(h, s).map(|k| (s, k)))
 }
 
 /// Definition 2 for one candidate: whether the stuck serial history `s` is a serial witness for
@@ -92,7 +139,7 @@ pub fn is_stuck_witness(h_e: &History, s: &History) -> bool {
     let same_results = order[..order.len() - 1]
         .iter()
         .all(|&op| h_e.response(op).is_some() && h_e.response(op) == s.response(op));
-    same_results && keeps_orders(h_e, &order)
+    same_results && Positions::of(h_e).keeps_orders(order.into_iter())
 }
 
 /// Definition 2: for each pending operation `e` of the stuck history `h`, a stuck serial witness
