@@ -148,8 +148,7 @@ pub fn replay<O: Send + Sync + 'static>(
         problem: "the schedule does not fit this matrix".into(),
     })?;
     let ops = op_table(matrix, &subject.labels());
-    let history = History::new(ops, result.events, result.responses, result.stuck.is_some())
-        .expect("the engine records well-formed histories");
+    let history = result.trace.history(&ops);
     let violation = match token.phase {
         Phase::Serial => None,
         Phase::Concurrent { .. } => {

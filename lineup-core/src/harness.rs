@@ -11,7 +11,8 @@ use std::time::Duration;
 
 use crate::recording;
 use crate::role::Role;
-use crate::{OpSlot, Response, Subject, TestMatrix};
+use crate::{OpSlot, Subject, TestMatrix};
+use std::fmt::Write as _;
 use shuttle::current::{me, TaskId};
 
 /// Builds the body that shuttle runs once per execution.
@@ -103,9 +104,26 @@ fn run_op<O>(me: TaskId, subject: &Subject<O>, object: &O, slot: &OpSlot) {
     recording::call(slot.id);
     let invocation = &subject.invocations()[slot.invocation];
     CATCHING.with(|c| c.borrow_mut().push(me));
-    let result = panic::catch_unwind(AssertUnwindSafe(|| invocation.call(object)));
+    let mut returned = None;
+    let result = panic::catch_unwind(AssertUnwindSafe(|| {
+        invocation.call_with(object, &mut |value| {
+            // Rendered into the shared buffer and interned: no allocation for a response seen before.
+            let mut buffer = recording::with(|r| std::mem::take(&mut r.buffer));
+            buffer.clear();
+            let _ = write!(buffer, "{value:?}");
+            returned = Some(recording::with(|r| {
+                let id = r.interner.returned(&buffer);
+                r.buffer = buffer;
+                id
+            }));
+        })
+    }));
     CATCHING.with(|c| c.borrow_mut().retain(|&t| t != me));
-    let response = result.unwrap_or_else(|payload| Response::Panicked(panic_message(payload.as_ref())));
+    let response = match (result, returned) {
+        (Ok(()), Some(id)) => id,
+        (Ok(()), None) => unreachable!("an invocation hands its result to the visitor"),
+        (Err(payload), _) => recording::with(|r| r.interner.panicked(panic_message(payload.as_ref()))),
+    };
     recording::ret(slot.id, response);
     recording::set_role(me, Role::Harness);
 }

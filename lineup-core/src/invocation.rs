@@ -38,7 +38,7 @@ impl fmt::Display for InvocationLabel {
     }
 }
 
-type OperationFn<O> = dyn Fn(&O) -> Response + Send + Sync;
+type OperationFn<O> = dyn Fn(&O, &mut dyn FnMut(&dyn fmt::Debug)) + Send + Sync;
 
 /// One element of Line-Up's invocation set `I`: an operation of an object of type `O` with
 /// fixed argument values, e.g. `add(200)` on a queue.
@@ -86,7 +86,7 @@ impl<O> Invocation<O> {
     {
         Self {
             label: InvocationLabel::new(name, Vec::new()),
-            call: Arc::new(move |o: &O| Response::returned(&f(o))),
+            call: Arc::new(move |o: &O, visit: &mut dyn FnMut(&dyn fmt::Debug)| visit(&f(o))),
         }
     }
 
@@ -104,6 +104,14 @@ impl<O> Invocation<O> {
     /// Calls the operation on `object` and renders what it returned. A panic propagates; the
     /// harness catches it and records [`Response::Panicked`].
     pub fn call(&self, object: &O) -> Response {
-        (self.call)(object)
+        let mut response = None;
+        (self.call)(object, &mut |value| response = Some(Response::returned(value)));
+        response.expect("the operation returned")
+    }
+
+    /// Calls the operation on `object` and hands what it returned to `visit` (the harness
+    /// renders it into a reused buffer).
+    pub(crate) fn call_with(&self, object: &O, visit: &mut dyn FnMut(&dyn fmt::Debug)) {
+        (self.call)(object, visit)
     }
 }

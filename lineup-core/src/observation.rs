@@ -74,6 +74,8 @@ pub struct ObservationSet {
     index: FxHashMap<u64, Vec<usize>>,
     /// Hashes of the histories held, to skip the exact duplicate search for new ones.
     hashes: FxHashSet<u64>,
+    /// How many histories the set holds.
+    count: usize,
 }
 
 impl PartialEq for ObservationSet {
@@ -90,54 +92,53 @@ impl ObservationSet {
             observations: Vec::new(),
             index: FxHashMap::default(),
             hashes: FxHashSet::default(),
+            count: 0,
         }
     }
 
     /// Adds a serial history to its group; returns `false` if it was already there.
     pub fn insert(&mut self, h: History) -> bool {
+        if self.hashes.len() < self.len() {
+            // Histories added by `insert_new` are hashed on the first `insert` after them.
+            self.hashes = self.histories().map(|h| FxBuildHasher.hash_one(h)).collect();
+        }
         let hash = FxBuildHasher.hash_one(&h);
-        self.insert_hashed(h, hash)
-    }
-
-    /// [`insert`](Self::insert) with the history's `FxBuildHasher` hash already computed.
-    pub(crate) fn insert_hashed(&mut self, h: History, hash: u64) -> bool {
-        if !self.hashes.insert(hash)
-            && self
-                .group_index(&h)
-                .is_some_and(|g| self.observations[g].histories.contains(&h))
+        if !self.hashes.insert(hash) && self.group_index(&h).is_some_and(|g| self.observations[g].histories.contains(&h))
         {
             return false;
         }
-        self.push(ObservationKey::of(&h), h);
+        self.insert_new(h);
         true
+    }
+
+    /// Adds a history known not to be in the set yet.
+    pub(crate) fn insert_new(&mut self, h: History) {
+        self.count += 1;
+        if let Some(g) = self.group_index(&h) {
+            self.observations[g].histories.push(h);
+            return;
+        }
+        let key = ObservationKey::of(&h);
+        let hash = ObservationKey::hash_parts(&key.responses, key.pending, &key.called);
+        self.observations.push(Observation { key, histories: vec![h] });
+        self.index.entry(hash).or_default().push(self.observations.len() - 1);
+    }
+
+    /// How many histories the set holds.
+    pub fn len(&self) -> usize {
+        self.count
+    }
+
+    /// Whether the set holds no history.
+    pub fn is_empty(&self) -> bool {
+        self.count == 0
     }
 
     /// The index of the group whose key is that of `h`, without building the key.
     fn group_index(&self, h: &History) -> Option<usize> {
         let (called, pending) = ObservationKey::parts(h);
         let hash = ObservationKey::hash_parts(h.responses(), pending, &called);
-        self.index
-            .get(&hash)?
-            .iter()
-            .copied()
-            .find(|&g| self.observations[g].key.matches(h, &called, pending))
-    }
-
-    fn push(&mut self, key: ObservationKey, h: History) {
-        let hash = ObservationKey::hash_parts(&key.responses, key.pending, &key.called);
-        let groups = self.index.entry(hash).or_default();
-        let i = match groups.iter().copied().find(|&g| self.observations[g].key == key) {
-            Some(i) => i,
-            None => {
-                self.observations.push(Observation {
-                    key,
-                    histories: Vec::new(),
-                });
-                groups.push(self.observations.len() - 1);
-                self.observations.len() - 1
-            }
-        };
-        self.observations[i].histories.push(h);
+        self.index.get(&hash)?.iter().copied().find(|&g| self.observations[g].key.matches(h, &called, pending))
     }
 
     /// The operation table of the matrix.

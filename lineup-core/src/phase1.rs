@@ -4,15 +4,14 @@ use std::cell::RefCell;
 use std::rc::Rc;
 use std::time::Duration;
 
-use std::hash::BuildHasher;
-
-use rustc_hash::{FxBuildHasher, FxHashMap};
+use rustc_hash::FxHashMap;
 
 use crate::decision_tree::DecisionTree;
+use crate::recording::Trace;
 use crate::explore::explore;
 use crate::scheduler::{Control, Mode};
 use crate::{
-    find_nondeterminism, op_table, CheckError, Config, History, Nondeterminism, ObservationSet, Phase, ReplayToken,
+    find_nondeterminism, op_table, CheckError, Config, Nondeterminism, ObservationSet, Phase, ReplayToken,
     Subject, TestMatrix,
 };
 
@@ -39,36 +38,29 @@ pub fn synthesize_spec<O: Send + Sync + 'static>(
 ) -> Result<Synthesis, CheckError> {
     subject.validate(matrix)?;
     let ops = op_table(matrix, &subject.labels());
-    // Schedules by history hash: only for the replay token of a nondeterminism report.
-    let found: Rc<RefCell<(ObservationSet, FxHashMap<u64, Vec<u32>>)>> =
+    // Every distinct execution with its schedule (for the replay token of a nondeterminism
+    // report); executions are deduplicated on their interned traces, before histories are built.
+    let found: Rc<RefCell<(ObservationSet, FxHashMap<Trace, Vec<u32>>)>> =
         Rc::new(RefCell::new((ObservationSet::new(ops.clone()), FxHashMap::default())));
     let sink_found = Rc::clone(&found);
-    let explored = explore(
-        subject,
-        matrix,
-        Mode::Serial,
-        DecisionTree::new(),
-        config,
-        move |result| {
-            let history = History::from_recording(ops.clone(), result.events, result.responses, result.stuck.is_some());
-            let (spec, schedules) = &mut *sink_found.borrow_mut();
-            let hash = FxBuildHasher.hash_one(&history);
-            if spec.insert_hashed(history, hash) {
-                schedules.entry(hash).or_insert(result.schedule);
-            }
-            Control::Continue
-        },
-    )?;
-    let (spec, schedules) = Rc::try_unwrap(found)
-        .map_err(|_| ())
-        .expect("exploration finished")
-        .into_inner();
+    let sink_ops = ops.clone();
+    let explored = explore(subject, matrix, Mode::Serial, DecisionTree::new(), config, move |result| {
+        let (spec, schedules) = &mut *sink_found.borrow_mut();
+        if !schedules.contains_key(&result.trace) {
+            spec.insert_new(result.trace.history(&sink_ops));
+            schedules.insert(result.trace, result.schedule);
+        }
+        Control::Continue
+    })?;
+    let (spec, schedules) = Rc::try_unwrap(found).map_err(|_| ()).expect("exploration finished").into_inner();
     let nondeterminism = find_nondeterminism(spec.histories()).map(|n| {
-        let token = ReplayToken {
-            phase: Phase::Serial,
-            choices: schedules[&FxBuildHasher.hash_one(&n.second)].clone(),
-        };
-        (n, token)
+        // Resolved in this exploration's interner, which stays until the next exploration.
+        let choices = schedules
+            .iter()
+            .find(|(trace, _)| trace.history(&ops) == n.second)
+            .map(|(_, schedule)| schedule.clone())
+            .unwrap_or_default();
+        (n, ReplayToken { phase: Phase::Serial, choices })
     });
     Ok(Synthesis {
         spec,

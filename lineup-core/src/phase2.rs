@@ -9,6 +9,7 @@ use std::time::Duration;
 use rustc_hash::FxHashSet;
 
 use crate::decision_tree::DecisionTree;
+use crate::recording::Trace;
 use crate::explore::explore;
 use crate::scheduler::{Control, Mode, StuckKind};
 use crate::{CheckError, Config, History, ObservationSet, Phase, ReplayToken, Subject, TestMatrix, ViolationKind};
@@ -66,7 +67,7 @@ pub(crate) fn check_concurrent<O: Send + Sync + 'static>(
     tree: DecisionTree,
 ) -> Result<Exploration2, CheckError> {
     struct Found {
-        seen: FxHashSet<History>,
+        seen: FxHashSet<Trace>,
         stuck: usize,
         violation: Option<(ViolationKind, ReplayToken)>,
     }
@@ -83,14 +84,14 @@ pub(crate) fn check_concurrent<O: Send + Sync + 'static>(
         bound: preemption_bound,
     };
     let explored = explore(subject, matrix, mode, tree, config, move |result| {
-        let history = History::from_recording(ops.clone(), result.events, result.responses, result.stuck.is_some());
         let found = &mut *sink_found.borrow_mut();
-        if found.seen.contains(&history) {
+        if found.seen.contains(&result.trace) {
             return Control::Continue;
         }
+        let history = result.trace.history(&ops);
         let verdict = judge(&spec, &history, result.stuck, check_stuck);
         found.stuck += usize::from(history.is_stuck());
-        found.seen.insert(history);
+        found.seen.insert(result.trace);
         match verdict {
             None => Control::Continue,
             Some(kind) => {

@@ -9,14 +9,14 @@ use std::cell::RefCell;
 use shuttle::current::TaskId;
 
 use crate::role::Role;
-use crate::{Event, Response};
+use crate::{Event, History, OpTable, Response};
 
 /// The events of the execution in progress.
 #[derive(Debug, Default)]
 pub(crate) struct Recording {
     pub events: Vec<Event>,
-    /// Indexed by `op - 1`.
-    pub responses: Vec<Option<Response>>,
+    /// Interned responses, indexed by `op - 1`.
+    pub responses: Vec<Option<u32>>,
     /// Whether each operation has been called and not returned, indexed by `op - 1`.
     pub pending: Vec<bool>,
     /// Yields taken inside each operation since it was called, indexed by `op - 1`.
@@ -27,6 +27,53 @@ pub(crate) struct Recording {
     pub workers_unfinished: usize,
     /// The main thread has run the last operation: the execution is over.
     pub done: bool,
+    /// The responses seen in this exploration.
+    pub interner: ResponseInterner,
+    /// A buffer that responses are rendered into before they are interned.
+    pub buffer: String,
+}
+
+/// Numbers the distinct responses of an exploration, so that executions record, hash and
+/// compare small numbers instead of strings.
+#[derive(Debug, Default)]
+pub(crate) struct ResponseInterner {
+    returned: rustc_hash::FxHashMap<String, u32>,
+    panicked: rustc_hash::FxHashMap<String, u32>,
+    values: Vec<Response>,
+}
+
+impl ResponseInterner {
+    /// The number of a returned value's rendering.
+    pub fn returned(&mut self, rendering: &str) -> u32 {
+        if let Some(&id) = self.returned.get(rendering) {
+            return id;
+        }
+        let id = self.values.len() as u32;
+        self.values.push(Response::Returned(rendering.to_string()));
+        self.returned.insert(rendering.to_string(), id);
+        id
+    }
+
+    /// The number of a panic message.
+    pub fn panicked(&mut self, message: String) -> u32 {
+        if let Some(&id) = self.panicked.get(&message) {
+            return id;
+        }
+        let id = self.values.len() as u32;
+        self.values.push(Response::Panicked(message.clone()));
+        self.panicked.insert(message, id);
+        id
+    }
+
+    /// The response with number `id`.
+    pub fn value(&self, id: u32) -> &Response {
+        &self.values[id as usize]
+    }
+
+    /// The responses of a recording.
+    pub fn resolve(&self, ids: &[Option<u32>]) -> Vec<Option<Response>> {
+        ids.iter().map(|id| id.map(|id| self.value(id).clone())).collect()
+    }
 }
 
 impl Recording {
@@ -68,6 +115,7 @@ pub(crate) fn reset(ops: usize) {
         // `take` left them empty: allocate once at the right size.
         r.events = Vec::with_capacity(2 * ops);
         r.responses = vec![None; ops];
+        let _ = &r.interner;
         r.pending.clear();
         r.pending.resize(ops, false);
         r.yields.clear();
@@ -78,8 +126,13 @@ pub(crate) fn reset(ops: usize) {
     });
 }
 
-/// Takes the events and responses recorded so far.
-pub(crate) fn take() -> (Vec<Event>, Vec<Option<Response>>) {
+/// Forgets the responses of an earlier exploration.
+pub(crate) fn reset_interner() {
+    with(|r| r.interner = ResponseInterner::default());
+}
+
+/// Takes the events and (interned) responses recorded so far.
+pub(crate) fn take() -> (Vec<Event>, Vec<Option<u32>>) {
     with(|r| (std::mem::take(&mut r.events), std::mem::take(&mut r.responses)))
 }
 
@@ -91,8 +144,8 @@ pub(crate) fn call(op: usize) {
     });
 }
 
-/// Records the return of `op` with `response`.
-pub(crate) fn ret(op: usize, response: Response) {
+/// Records the return of `op` with the interned `response`.
+pub(crate) fn ret(op: usize, response: u32) {
     with(|r| {
         r.events.push(Event::Return(op));
         r.responses[op - 1] = Some(response);
@@ -103,4 +156,21 @@ pub(crate) fn ret(op: usize, response: Response) {
 /// Sets the role of a task.
 pub(crate) fn set_role(task: TaskId, role: Role) {
     with(|r| r.set_role(task, role));
+}
+
+/// What one execution recorded, with interned responses: cheap to hash and compare, so that
+/// executions are deduplicated before their histories are built.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub(crate) struct Trace {
+    pub events: Vec<Event>,
+    pub responses: Vec<Option<u32>>,
+    pub stuck: bool,
+}
+
+impl Trace {
+    /// The history of this trace (its responses resolved in this exploration's interner).
+    pub fn history(&self, ops: &OpTable) -> History {
+        let responses = with(|r| r.interner.resolve(&self.responses));
+        History::from_recording(ops.clone(), self.events.clone(), responses, self.stuck)
+    }
 }

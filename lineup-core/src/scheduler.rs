@@ -26,7 +26,7 @@ use shuttle::scheduler::{Schedule, Scheduler, Task};
 use crate::decision_tree::{DecisionTree, Divergence};
 use crate::recording;
 use crate::role::Role;
-use crate::{Event, Response};
+use crate::recording::Trace;
 
 /// How the scheduler explores.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -61,8 +61,7 @@ impl fmt::Display for StuckKind {
 /// What one execution produced.
 #[derive(Clone, Debug)]
 pub(crate) struct ExecutionResult {
-    pub events: Vec<Event>,
-    pub responses: Vec<Option<Response>>,
+    pub trace: Trace,
     pub stuck: Option<StuckKind>,
     /// The branch choices of the execution: its replay token.
     pub schedule: Vec<u32>,
@@ -159,12 +158,9 @@ impl Exploration {
         if self.diverged {
             return Control::Stop;
         }
-        let result = ExecutionResult {
-            events,
-            responses,
-            stuck: self.stuck.take(),
-            schedule: self.tree.choices(),
-        };
+        let stuck = self.stuck.take();
+        let trace = Trace { events, responses, stuck: stuck.is_some() };
+        let result = ExecutionResult { trace, stuck, schedule: self.tree.choices() };
         (self.sink)(result)
     }
 
