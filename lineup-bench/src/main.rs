@@ -118,14 +118,24 @@ fn phase2_vs_shuttle_dfs() {
     let mut distinct = 0;
     let mut shuttle_executions = 0;
     // Interleave the two so that machine noise hits both alike.
+    // For profiling one side alone: LINEUP_BENCH_ONLY=lineup or =shuttle.
+    let only = std::env::var("LINEUP_BENCH_ONLY").unwrap_or_default();
     for _ in 0..runs {
-        let start = Instant::now();
-        let verdict = check_against_spec(&subject, &matrix, &spec, &config).expect("phase 2");
-        let elapsed = start.elapsed();
-        assert!(verdict.is_pass());
-        lineup_executions = verdict.stats().concurrent_executions;
-        distinct = verdict.stats().distinct_histories;
-        lineup_rates.push(lineup_executions as f64 / elapsed.as_secs_f64());
+        if only == "shuttle" {
+            lineup_rates.push(1.0);
+        } else {
+            let start = Instant::now();
+            let verdict = check_against_spec(&subject, &matrix, &spec, &config).expect("phase 2");
+            let elapsed = start.elapsed();
+            assert!(verdict.is_pass());
+            lineup_executions = verdict.stats().concurrent_executions;
+            distinct = verdict.stats().distinct_histories;
+            lineup_rates.push(lineup_executions as f64 / elapsed.as_secs_f64());
+        }
+        if only == "lineup" {
+            shuttle_rates.push(1.0);
+            continue;
+        }
 
         let start = Instant::now();
         let runner = shuttle::Runner::new(

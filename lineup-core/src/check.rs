@@ -8,7 +8,8 @@ use crate::decision_tree::DecisionTree;
 use crate::explore::explore;
 use crate::phase1::synthesize_spec;
 use crate::phase2::{check_concurrent, judge, Exploration2};
-use crate::scheduler::{Control, ExecutionResult, Mode};
+use crate::recording::Trace;
+use crate::scheduler::{Control, Mode};
 use crate::{
     observation_file, op_table, CheckError, CheckStats, Config, History, ObservationSet, Phase, ReplayToken, StuckKind,
     Subject, TestMatrix, Verdict, Violation, ViolationKind, REPLAY_ENV,
@@ -130,7 +131,7 @@ pub fn replay<O: Send + Sync + 'static>(
             },
         ),
     };
-    let captured: Rc<RefCell<Option<ExecutionResult>>> = Rc::default();
+    let captured: Rc<RefCell<Option<(Trace, Option<StuckKind>)>>> = Rc::default();
     let sink_captured = Rc::clone(&captured);
     explore(
         subject,
@@ -139,28 +140,24 @@ pub fn replay<O: Send + Sync + 'static>(
         DecisionTree::replaying(&token.choices),
         &config,
         move |result| {
-            *sink_captured.borrow_mut() = Some(result);
+            *sink_captured.borrow_mut() = Some((result.trace, result.stuck));
             Control::Stop
         },
     )?;
-    let result = captured.borrow_mut().take().ok_or_else(|| CheckError::BadReplayToken {
+    let (trace, stuck) = captured.borrow_mut().take().ok_or_else(|| CheckError::BadReplayToken {
         token: token.to_string(),
         problem: "the schedule does not fit this matrix".into(),
     })?;
     let ops = op_table(matrix, &subject.labels());
-    let history = result.trace.history(&ops);
+    let history = trace.history(&ops);
     let violation = match token.phase {
         Phase::Serial => None,
         Phase::Concurrent { .. } => {
             let synthesis = synthesize_spec(subject, matrix, &config)?;
-            judge(&synthesis.spec, &history, result.stuck, config.check_stuck)
+            judge(&synthesis.spec, &history, stuck, config.check_stuck)
         }
     };
-    Ok(Replayed {
-        history,
-        stuck: result.stuck,
-        violation,
-    })
+    Ok(Replayed { history, stuck, violation })
 }
 
 /// The decision tree for phase 2: exhaustive, or one schedule from [`REPLAY_ENV`].

@@ -29,7 +29,7 @@ pub(crate) fn explore<O: Send + Sync + 'static>(
     mode: Mode,
     tree: DecisionTree,
     config: &Config,
-    sink: impl FnMut(ExecutionResult) -> Control + 'static,
+    sink: impl for<'a> FnMut(ExecutionResult<'a>) -> Control + 'static,
 ) -> Result<Explored, CheckError> {
     let phase = match mode {
         Mode::Serial => "phase 1 (serial executions)",

@@ -7,13 +7,12 @@
 
 use std::panic::{self, AssertUnwindSafe};
 use std::sync::{Arc, Once};
-use std::time::Duration;
 
 use crate::recording;
 use crate::role::Role;
 use crate::{OpSlot, Subject, TestMatrix};
-use std::fmt::Write as _;
 use shuttle::current::{me, TaskId};
+use std::fmt::Write as _;
 
 /// Builds the body that shuttle runs once per execution.
 pub(crate) fn test_body<O>(subject: Subject<O>, matrix: &TestMatrix) -> impl Fn() + Send + Sync + 'static
@@ -58,13 +57,13 @@ where
         recording::with(|r| r.workers_unfinished = columns.len());
         let workers: Vec<_> = (0..columns.len())
             .map(|t| {
+                let first = columns[t].first().map(|slot| slot.id);
                 let (subject, object, columns) = (Arc::clone(&subject), Arc::clone(&object), Arc::clone(&columns));
                 let handle = shuttle::thread::spawn(move || {
                     let worker = me();
                     for (i, slot) in columns[t].iter().enumerate() {
                         if i > 0 {
-                            recording::set_role(worker, Role::Gate);
-                            shuttle::thread::sleep(Duration::ZERO);
+                            recording::set_role(worker, Role::Gate(slot.id));
                         }
                         run_op(worker, &subject, &object, slot);
                     }
@@ -73,7 +72,8 @@ where
                 });
                 // A new worker waits at the gate of its first operation: shuttle creates it
                 // without a scheduling point, so the scheduler first sees it after this.
-                recording::set_role(TaskId::from(usize::from(handle.thread().id())), Role::Gate);
+                let role = first.map_or(Role::Harness, Role::Gate);
+                recording::set_role(TaskId::from(usize::from(handle.thread().id())), role);
                 handle
             })
             .collect();
@@ -98,10 +98,18 @@ where
     }
 }
 
-/// Calls one operation, recording its call and its return (or its panic).
+/// Calls one operation, recording its call and its return (or its panic). A worker's
+/// operation starts at its gate (role [`Role::Gate`]): the scheduler records the call when it
+/// lets the worker pass its first scheduling point. The main thread's operations have no gate.
 fn run_op<O>(me: TaskId, subject: &Subject<O>, object: &O, slot: &OpSlot) {
-    recording::set_role(me, Role::InOp(slot.id));
-    recording::call(slot.id);
+    recording::with(|r| match r.roles.get(usize::from(me)).copied().flatten() {
+        // At its gate, or let through it already (a new worker is let through when it first runs).
+        Some(Role::Gate(op)) | Some(Role::InOp(op)) if op == slot.id => {}
+        _ => {
+            r.set_role(me, Role::InOp(slot.id));
+            r.call(slot.id);
+        }
+    });
     let invocation = &subject.invocations()[slot.invocation];
     CATCHING.with(|c| c.borrow_mut().push(me));
     let mut returned = None;
@@ -124,8 +132,15 @@ fn run_op<O>(me: TaskId, subject: &Subject<O>, object: &O, slot: &OpSlot) {
         (Ok(()), None) => unreachable!("an invocation hands its result to the visitor"),
         (Err(payload), _) => recording::with(|r| r.interner.panicked(panic_message(payload.as_ref()))),
     };
-    recording::ret(slot.id, response);
-    recording::set_role(me, Role::Harness);
+    recording::with(|r| {
+        if r.roles.get(usize::from(me)).copied().flatten() == Some(Role::Gate(slot.id)) {
+            // The operation reached no scheduling point: it touched nothing shared, and its call
+            // and return happen together.
+            r.call(slot.id);
+        }
+        r.ret(slot.id, response);
+        r.set_role(me, Role::Harness);
+    });
 }
 
 /// The message of a panic payload.

@@ -231,7 +231,10 @@ impl History {
         responses: Vec<Option<Response>>,
         stuck: bool,
     ) -> Self {
-        debug_assert!(History::new(ops.clone(), events.clone(), responses.clone(), stuck).is_ok());
+        #[cfg(debug_assertions)]
+        if let Err(e) = History::new(ops.clone(), events.clone(), responses.clone(), stuck) {
+            panic!("the engine recorded a malformed history {events:?}: {e}");
+        }
         Self {
             ops,
             events,

@@ -103,7 +103,10 @@ impl ObservationSet {
             self.hashes = self.histories().map(|h| FxBuildHasher.hash_one(h)).collect();
         }
         let hash = FxBuildHasher.hash_one(&h);
-        if !self.hashes.insert(hash) && self.group_index(&h).is_some_and(|g| self.observations[g].histories.contains(&h))
+        if !self.hashes.insert(hash)
+            && self
+                .group_index(&h)
+                .is_some_and(|g| self.observations[g].histories.contains(&h))
         {
             return false;
         }
@@ -120,7 +123,10 @@ impl ObservationSet {
         }
         let key = ObservationKey::of(&h);
         let hash = ObservationKey::hash_parts(&key.responses, key.pending, &key.called);
-        self.observations.push(Observation { key, histories: vec![h] });
+        self.observations.push(Observation {
+            key,
+            histories: vec![h],
+        });
         self.index.entry(hash).or_default().push(self.observations.len() - 1);
     }
 
@@ -138,7 +144,11 @@ impl ObservationSet {
     fn group_index(&self, h: &History) -> Option<usize> {
         let (called, pending) = ObservationKey::parts(h);
         let hash = ObservationKey::hash_parts(h.responses(), pending, &called);
-        self.index.get(&hash)?.iter().copied().find(|&g| self.observations[g].key.matches(h, &called, pending))
+        self.index
+            .get(&hash)?
+            .iter()
+            .copied()
+            .find(|&g| self.observations[g].key.matches(h, &called, pending))
     }
 
     /// The operation table of the matrix.

@@ -7,12 +7,12 @@ use std::time::Duration;
 use rustc_hash::FxHashMap;
 
 use crate::decision_tree::DecisionTree;
-use crate::recording::Trace;
 use crate::explore::explore;
+use crate::recording::Trace;
 use crate::scheduler::{Control, Mode};
 use crate::{
-    find_nondeterminism, op_table, CheckError, Config, Nondeterminism, ObservationSet, Phase, ReplayToken,
-    Subject, TestMatrix,
+    find_nondeterminism, op_table, CheckError, Config, Nondeterminism, ObservationSet, Phase, ReplayToken, Subject,
+    TestMatrix,
 };
 
 /// The result of phase 1.
@@ -44,15 +44,26 @@ pub fn synthesize_spec<O: Send + Sync + 'static>(
         Rc::new(RefCell::new((ObservationSet::new(ops.clone()), FxHashMap::default())));
     let sink_found = Rc::clone(&found);
     let sink_ops = ops.clone();
-    let explored = explore(subject, matrix, Mode::Serial, DecisionTree::new(), config, move |result| {
-        let (spec, schedules) = &mut *sink_found.borrow_mut();
-        if !schedules.contains_key(&result.trace) {
-            spec.insert_new(result.trace.history(&sink_ops));
-            schedules.insert(result.trace, result.schedule);
-        }
-        Control::Continue
-    })?;
-    let (spec, schedules) = Rc::try_unwrap(found).map_err(|_| ()).expect("exploration finished").into_inner();
+    let explored = explore(
+        subject,
+        matrix,
+        Mode::Serial,
+        DecisionTree::new(),
+        config,
+        move |result| {
+            let (spec, schedules) = &mut *sink_found.borrow_mut();
+            if !schedules.contains_key(&result.trace) {
+                spec.insert_new(result.trace.history(&sink_ops));
+                let schedule = result.schedule();
+            schedules.insert(result.trace, schedule);
+            }
+            Control::Continue
+        },
+    )?;
+    let (spec, schedules) = Rc::try_unwrap(found)
+        .map_err(|_| ())
+        .expect("exploration finished")
+        .into_inner();
     let nondeterminism = find_nondeterminism(spec.histories()).map(|n| {
         // Resolved in this exploration's interner, which stays until the next exploration.
         let choices = schedules
@@ -60,7 +71,13 @@ pub fn synthesize_spec<O: Send + Sync + 'static>(
             .find(|(trace, _)| trace.history(&ops) == n.second)
             .map(|(_, schedule)| schedule.clone())
             .unwrap_or_default();
-        (n, ReplayToken { phase: Phase::Serial, choices })
+        (
+            n,
+            ReplayToken {
+                phase: Phase::Serial,
+                choices,
+            },
+        )
     });
     Ok(Synthesis {
         spec,

@@ -9,8 +9,8 @@ use std::time::Duration;
 use rustc_hash::FxHashSet;
 
 use crate::decision_tree::DecisionTree;
-use crate::recording::Trace;
 use crate::explore::explore;
+use crate::recording::Trace;
 use crate::scheduler::{Control, Mode, StuckKind};
 use crate::{CheckError, Config, History, ObservationSet, Phase, ReplayToken, Subject, TestMatrix, ViolationKind};
 
@@ -91,6 +91,7 @@ pub(crate) fn check_concurrent<O: Send + Sync + 'static>(
         let history = result.trace.history(&ops);
         let verdict = judge(&spec, &history, result.stuck, check_stuck);
         found.stuck += usize::from(history.is_stuck());
+        let schedule = verdict.is_some().then(|| result.schedule());
         found.seen.insert(result.trace);
         match verdict {
             None => Control::Continue,
@@ -99,7 +100,7 @@ pub(crate) fn check_concurrent<O: Send + Sync + 'static>(
                     kind,
                     ReplayToken {
                         phase: Phase::Concurrent { preemption_bound },
-                        choices: result.schedule,
+                        choices: schedule.unwrap_or_default(),
                     },
                 ));
                 Control::Stop

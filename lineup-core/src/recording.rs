@@ -43,6 +43,12 @@ pub(crate) struct ResponseInterner {
 }
 
 impl ResponseInterner {
+    const EMPTY: ResponseInterner = ResponseInterner {
+        returned: rustc_hash::FxHashMap::with_hasher(rustc_hash::FxBuildHasher),
+        panicked: rustc_hash::FxHashMap::with_hasher(rustc_hash::FxBuildHasher),
+        values: Vec::new(),
+    };
+
     /// The number of a returned value's rendering.
     pub fn returned(&mut self, rendering: &str) -> u32 {
         if let Some(&id) = self.returned.get(rendering) {
@@ -77,6 +83,18 @@ impl ResponseInterner {
 }
 
 impl Recording {
+    const EMPTY: Recording = Recording {
+        events: Vec::new(),
+        responses: Vec::new(),
+        pending: Vec::new(),
+        yields: Vec::new(),
+        roles: Vec::new(),
+        workers_unfinished: 0,
+        done: false,
+        interner: ResponseInterner::EMPTY,
+        buffer: String::new(),
+    };
+
     /// The role of `task`; a task not seen before takes its parent's role.
     pub fn role(&mut self, task: TaskId, parent: Option<TaskId>) -> Role {
         let i = usize::from(task);
@@ -90,6 +108,27 @@ impl Recording {
         inherited
     }
 
+    /// Records the call of `op`.
+    pub fn call(&mut self, op: usize) {
+        self.events.push(Event::Call(op));
+        self.pending[op - 1] = true;
+    }
+
+    /// Records the return of `op` with the interned `response`.
+    pub fn ret(&mut self, op: usize, response: u32) {
+        self.events.push(Event::Return(op));
+        self.responses[op - 1] = Some(response);
+        self.pending[op - 1] = false;
+    }
+
+    /// Lets a task at the gate of `op` begin it: records the call.
+    pub fn pass_gate(&mut self, task: TaskId) {
+        if let Some(Some(Role::Gate(op))) = self.roles.get(usize::from(task)).copied() {
+            self.call(op);
+            self.set_role(task, Role::InOp(op));
+        }
+    }
+
     /// Sets the role of `task`.
     pub fn set_role(&mut self, task: TaskId, role: Role) {
         let i = usize::from(task);
@@ -101,7 +140,8 @@ impl Recording {
 }
 
 thread_local! {
-    static RECORDING: RefCell<Recording> = RefCell::new(Recording::default());
+    // `const`-initialized: the scheduler and the harness reach it hundreds of times per execution.
+    static RECORDING: RefCell<Recording> = const { RefCell::new(Recording::EMPTY) };
 }
 
 /// Runs `f` on the record of the execution in progress on this OS thread.
@@ -134,23 +174,6 @@ pub(crate) fn reset_interner() {
 /// Takes the events and (interned) responses recorded so far.
 pub(crate) fn take() -> (Vec<Event>, Vec<Option<u32>>) {
     with(|r| (std::mem::take(&mut r.events), std::mem::take(&mut r.responses)))
-}
-
-/// Records the call of `op`.
-pub(crate) fn call(op: usize) {
-    with(|r| {
-        r.events.push(Event::Call(op));
-        r.pending[op - 1] = true;
-    });
-}
-
-/// Records the return of `op` with the interned `response`.
-pub(crate) fn ret(op: usize, response: u32) {
-    with(|r| {
-        r.events.push(Event::Return(op));
-        r.responses[op - 1] = Some(response);
-        r.pending[op - 1] = false;
-    });
 }
 
 /// Sets the role of a task.

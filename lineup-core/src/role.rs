@@ -17,9 +17,11 @@ pub(crate) enum Role {
     /// The main thread waiting (yielding) for the workers to finish: like the watchdog, except
     /// that it goes on once every worker has finished.
     Waiting,
-    /// A worker about to call its next operation: the scheduling point that decides which
-    /// operation starts next.
-    Gate,
+    /// A worker that has begun operation `op` but has not reached a scheduling point in it
+    /// yet: until then the operation has touched nothing shared, so this first scheduling point
+    /// is its *gate*, where the scheduler decides which operation starts next. When the
+    /// scheduler lets it go on, the call is recorded.
+    Gate(usize),
     /// Inside operation `op` (or a thread spawned by it).
     InOp(usize),
     /// A thread of the object itself (spawned while the object was built).

@@ -25,8 +25,8 @@ use shuttle::scheduler::{Schedule, Scheduler, Task};
 
 use crate::decision_tree::{DecisionTree, Divergence};
 use crate::recording;
+use crate::recording::{Recording, Trace};
 use crate::role::Role;
-use crate::recording::Trace;
 
 /// How the scheduler explores.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -60,11 +60,17 @@ impl fmt::Display for StuckKind {
 
 /// What one execution produced.
 #[derive(Clone, Debug)]
-pub(crate) struct ExecutionResult {
+pub(crate) struct ExecutionResult<'a> {
     pub trace: Trace,
     pub stuck: Option<StuckKind>,
+    tree: &'a DecisionTree,
+}
+
+impl ExecutionResult<'_> {
     /// The branch choices of the execution: its replay token.
-    pub schedule: Vec<u32>,
+    pub fn schedule(&self) -> Vec<u32> {
+        self.tree.choices()
+    }
 }
 
 /// Whether to go on exploring after an execution.
@@ -82,7 +88,7 @@ pub(crate) struct Limits {
     pub max_executions: Option<u64>,
 }
 
-type Sink = Box<dyn FnMut(ExecutionResult) -> Control>;
+type Sink = Box<dyn for<'a> FnMut(ExecutionResult<'a>) -> Control>;
 
 /// The state of an exploration, shared between the scheduler that shuttle owns and the phase
 /// that runs it.
@@ -104,7 +110,6 @@ pub(crate) struct Exploration {
     stuck: Option<StuckKind>,
     diverged: bool,
     saw_background: bool,
-    roles_buffer: Vec<(TaskId, Role)>,
     members_buffer: Vec<(TaskId, Class)>,
 }
 
@@ -146,7 +151,6 @@ impl Exploration {
             stuck: None,
             diverged: false,
             saw_background: false,
-            roles_buffer: Vec::new(),
             members_buffer: Vec::new(),
         }
     }
@@ -159,8 +163,12 @@ impl Exploration {
             return Control::Stop;
         }
         let stuck = self.stuck.take();
-        let trace = Trace { events, responses, stuck: stuck.is_some() };
-        let result = ExecutionResult { trace, stuck, schedule: self.tree.choices() };
+        let trace = Trace {
+            events,
+            responses,
+            stuck: stuck.is_some(),
+        };
+        let result = ExecutionResult { trace, stuck, tree: &self.tree };
         (self.sink)(result)
     }
 
@@ -186,26 +194,20 @@ impl Exploration {
         Some(Schedule::new(0))
     }
 
-    /// The member other than `current` that ran least recently, or `current` if it is alone.
-    fn least_recently_run(&self, members: &[(TaskId, Class)], current: TaskId) -> TaskId {
-        members
-            .iter()
-            .map(|&(t, _)| t)
-            .filter(|&t| t != current)
-            .min_by_key(|&t| (self.last_run.get(usize::from(t)).copied().unwrap_or(0), t))
-            .unwrap_or(current)
-    }
-
     fn next_task(&mut self, runnable: &[&Task], current: Option<TaskId>, is_yielding: bool) -> Option<TaskId> {
         self.step += 1;
-        let mut roles = std::mem::take(&mut self.roles_buffer);
         let mut members = std::mem::take(&mut self.members_buffer);
-        let chosen = self.decide(runnable, current, is_yielding, &mut roles, &mut members);
-        roles.clear();
         members.clear();
-        self.roles_buffer = roles;
+        let decision = recording::with(|r| {
+            let decision = self.decide(r, runnable, current, is_yielding, &mut members);
+            if let Decision::Run(task) = decision {
+                // A worker let through its gate begins its operation now.
+                r.pass_gate(task);
+            }
+            decision
+        });
         self.members_buffer = members;
-        match chosen {
+        match decision {
             Decision::Run(task) => {
                 let i = usize::from(task);
                 if self.last_run.len() <= i {
@@ -227,125 +229,120 @@ impl Exploration {
         }
     }
 
+    /// Decides one scheduling point, in one pass over the runnable tasks.
     fn decide(
         &mut self,
+        r: &mut Recording,
         runnable: &[&Task],
         current: Option<TaskId>,
         is_yielding: bool,
-        roles: &mut Vec<(TaskId, Role)>,
         members: &mut Vec<(TaskId, Class)>,
     ) -> Decision {
-        // Fast path: a thread inside an operation goes on when nothing else may run instead
-        // (phase 2: the preemption budget is spent).
-        if let (Mode::Preemptive { bound }, Some(c), false) = (self.mode, current, is_yielding) {
-            if self.preemptions >= bound && self.step <= self.limits.max_steps {
-                let fast = recording::with(|r| {
-                    matches!(r.roles.get(usize::from(c)).copied().flatten(), Some(Role::InOp(op)) if r.pending[op - 1])
-                        && !r.done
-                });
-                if fast && runnable.iter().any(|t| t.id() == c) {
-                    return Decision::Run(c);
-                }
+        let role_of = |r: &Recording, t: TaskId| r.roles.get(usize::from(t)).copied().flatten();
+        let current_runnable = current.is_some_and(|c| runnable.iter().any(|t| t.id() == c));
+        if let Some(c) = current {
+            if !current_runnable {
+                // A worker that blocked at the first scheduling point of its operation has begun it.
+                r.pass_gate(c);
             }
         }
-        // Fast path: in a serial execution, the one thread of the pending operation goes on.
-        if let (Mode::Serial, Some(c), false) = (self.mode, current, is_yielding) {
-            let fast = recording::with(|r| {
-                let role_of = |t: TaskId| r.roles.get(usize::from(t)).copied().flatten();
-                let Some(Role::InOp(op)) = role_of(c) else { return false };
-                r.pending[op - 1]
-                    && !r.done
-                    && runnable.iter().any(|t| t.id() == c)
-                    && runnable.iter().all(|t| {
-                        t.id() == c || matches!(role_of(t.id()), Some(Role::Gate | Role::Waiting | Role::Watchdog))
-                    })
-            });
-            if fast && self.step <= self.limits.max_steps {
-                return Decision::Run(c);
-            }
-        }
-        let (done, workers_finished, any_pending, livelocked) = recording::with(|r| {
-            roles.extend(runnable.iter().map(|t| (t.id(), r.role(t.id(), t.parent_task_id()))));
-            if r.done {
-                return (true, false, false, false);
-            }
-            if is_yielding {
-                if let Some(Some(Role::InOp(op))) = current.map(|c| r.roles.get(usize::from(c)).copied().flatten()) {
-                    if r.pending[op - 1] {
-                        r.yields[op - 1] += 1;
-                    }
-                }
-            }
-            let any_pending = r.pending.iter().any(|&p| p);
-            for &(t, role) in roles.iter() {
-                let class = match role {
-                    Role::Gate => Class::Gate,
-                    Role::InOp(op) if r.pending[op - 1] => Class::Active(op),
-                    Role::InOp(_) | Role::Background => Class::Background,
-                    Role::Watchdog | Role::Waiting | Role::Harness => continue,
-                };
-                if class == Class::Background && usize::from(t) != 0 {
-                    self.saw_background = true;
-                }
-                let member = match self.mode {
-                    Mode::Serial if any_pending => class != Class::Gate,
-                    Mode::Serial => !matches!(class, Class::Active(_)),
-                    Mode::Preemptive { .. } => true,
-                };
-                if member {
-                    members.push((t, class));
-                }
-            }
-            let spin_bound = self.limits.spin_bound;
-            let livelocked = !members.is_empty()
-                && members
-                    .iter()
-                    .all(|(_, c)| matches!(c, Class::Active(op) if r.yields[op - 1] >= spin_bound));
-            (false, r.workers_unfinished == 0, any_pending, livelocked)
-        });
-        if done {
+        if r.done {
             // The last operation has returned. Let the watchdog end, unless the object has threads
             // of its own that may never end: then stop the execution.
             if self.saw_background {
                 return Decision::End;
             }
-            let finishing = |wanted| roles.iter().find(|&&(_, r)| r == wanted).map(|&(t, _)| t);
-            return match finishing(Role::Watchdog).or_else(|| finishing(Role::Harness)) {
-                Some(t) => Decision::Run(t),
-                None => Decision::End,
-            };
+            let finishing = |wanted: Role| runnable.iter().map(|t| t.id()).find(|&t| role_of(r, t) == Some(wanted));
+            return finishing(Role::Watchdog).or_else(|| finishing(Role::Harness)).map_or(Decision::End, Decision::Run);
         }
         if self.step > self.limits.max_steps {
             return Decision::Stuck(StuckKind::StepLimit);
         }
-        // Harness code first, without branching: the current task if it is in harness code.
-        let harness = roles
-            .iter()
-            .filter(|&&(_, r)| r == Role::Harness)
-            .map(|&(t, _)| t)
-            .min_by_key(|&t| (Some(t) != current, t));
+        let current_op = match current.and_then(|c| role_of(r, c)) {
+            Some(Role::InOp(op)) if r.pending[op - 1] => Some(op),
+            _ => None,
+        };
+        if is_yielding {
+            if let Some(op) = current_op {
+                r.yields[op - 1] += 1;
+            }
+        }
+        // Fast path: a thread inside an operation goes on when no switch is allowed (phase 2 with
+        // the preemption budget spent).
+        if let (Mode::Preemptive { bound }, Some(c), Some(_), false) = (self.mode, current, current_op, is_yielding) {
+            if self.preemptions >= bound && current_runnable {
+                return Decision::Run(c);
+            }
+        }
+
+        let any_pending = self.mode == Mode::Serial && r.pending.iter().any(|&p| p);
+        let mut harness = None;
+        let mut waiting = None;
+        for t in runnable {
+            let id = t.id();
+            let class = match r.role(id, t.parent_task_id()) {
+                // Harness code first, without branching: the current task if it is in harness
+                // code, else the first one.
+                Role::Harness => {
+                    if harness.is_none() || Some(id) == current {
+                        harness = Some(id);
+                    }
+                    continue;
+                }
+                Role::Waiting => {
+                    waiting = Some(id);
+                    continue;
+                }
+                Role::Watchdog => continue,
+                Role::Gate(_) => Class::Gate,
+                Role::InOp(op) if r.pending[op - 1] => Class::Active(op),
+                Role::InOp(_) | Role::Background => {
+                    if usize::from(id) != 0 {
+                        self.saw_background = true;
+                    }
+                    Class::Background
+                }
+            };
+            let member = match self.mode {
+                // While an operation is pending, only its threads (and the object's) may run.
+                Mode::Serial if any_pending => class != Class::Gate,
+                Mode::Serial => !matches!(class, Class::Active(_)),
+                Mode::Preemptive { .. } => true,
+            };
+            if member {
+                members.push((id, class));
+            }
+        }
         if let Some(t) = harness {
             return Decision::Run(t);
         }
-        if workers_finished {
-            if let Some(&(t, _)) = roles.iter().find(|&&(_, r)| r == Role::Waiting) {
+        if r.workers_unfinished == 0 {
+            if let Some(t) = waiting {
                 return Decision::Run(t);
             }
         }
         if members.is_empty() {
             // Only the watchdog (or threads barred from running in a serial execution) can run.
-            debug_assert!(any_pending, "nothing can run, but no operation is pending");
             return Decision::Stuck(StuckKind::Deadlock);
         }
-        if livelocked {
+        let spin_bound = self.limits.spin_bound;
+        if members.iter().all(|(_, c)| matches!(c, Class::Active(op) if r.yields[op - 1] >= spin_bound)) {
             return Decision::Stuck(StuckKind::Livelock);
         }
+
         let current_member = current.and_then(|c| members.iter().find(|(t, _)| *t == c).copied());
         // The options are `first` (if any) followed by every other member in task order.
         let (first, switch_cost) = match current_member {
             Some((c, Class::Active(_) | Class::Background)) => {
                 if is_yielding {
-                    return Decision::Run(self.least_recently_run(members, c));
+                    // A yield is a free switch to the member that ran least recently.
+                    let next = members
+                        .iter()
+                        .map(|&(t, _)| t)
+                        .filter(|&t| t != c)
+                        .min_by_key(|&t| (self.last_run.get(usize::from(t)).copied().unwrap_or(0), t))
+                        .unwrap_or(c);
+                    return Decision::Run(next);
                 }
                 let switch_cost = match self.mode {
                     Mode::Serial => Some(0),
@@ -358,12 +355,7 @@ impl Exploration {
             None => (None, Some(0)),
         };
         let others = members.iter().map(|&(t, _)| t).filter(|&t| Some(t) != first);
-        let count = usize::from(first.is_some())
-            + if switch_cost.is_some() {
-                others.clone().count()
-            } else {
-                0
-            };
+        let count = usize::from(first.is_some()) + if switch_cost.is_some() { others.clone().count() } else { 0 };
         let chosen = if count == 1 {
             0
         } else {
