@@ -157,7 +157,11 @@ pub fn replay<O: Send + Sync + 'static>(
             judge(&synthesis.spec, &history, stuck, config.check_stuck)
         }
     };
-    Ok(Replayed { history, stuck, violation })
+    Ok(Replayed {
+        history,
+        stuck,
+        violation,
+    })
 }
 
 /// The decision tree for phase 2: exhaustive, or one schedule from [`REPLAY_ENV`].

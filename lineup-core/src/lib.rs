@@ -21,6 +21,7 @@ mod decision_tree;
 mod determinism;
 mod error;
 mod explore;
+mod full_spec_index;
 mod harness;
 mod history;
 mod invocation;

@@ -55,7 +55,7 @@ pub fn synthesize_spec<O: Send + Sync + 'static>(
             if !schedules.contains_key(&result.trace) {
                 spec.insert_new(result.trace.history(&sink_ops));
                 let schedule = result.schedule();
-            schedules.insert(result.trace, schedule);
+                schedules.insert(result.trace, schedule);
             }
             Control::Continue
         },

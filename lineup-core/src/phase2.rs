@@ -10,7 +10,8 @@ use rustc_hash::FxHashSet;
 
 use crate::decision_tree::DecisionTree;
 use crate::explore::explore;
-use crate::recording::Trace;
+use crate::full_spec_index::FullSpecIndex;
+use crate::recording::{self, Trace};
 use crate::scheduler::{Control, Mode, StuckKind};
 use crate::{CheckError, Config, History, ObservationSet, Phase, ReplayToken, Subject, TestMatrix, ViolationKind};
 
@@ -68,11 +69,13 @@ pub(crate) fn check_concurrent<O: Send + Sync + 'static>(
 ) -> Result<Exploration2, CheckError> {
     struct Found {
         seen: FxHashSet<Trace>,
+        full_index: Option<FullSpecIndex>,
         stuck: usize,
         violation: Option<(ViolationKind, ReplayToken)>,
     }
     let found = Rc::new(RefCell::new(Found {
         seen: FxHashSet::default(),
+        full_index: None,
         stuck: 0,
         violation: None,
     }));
@@ -87,6 +90,17 @@ pub(crate) fn check_concurrent<O: Send + Sync + 'static>(
         let found = &mut *sink_found.borrow_mut();
         if found.seen.contains(&result.trace) {
             return Control::Continue;
+        }
+        if result.stuck.is_none() {
+            // Fast path: a full history with a witness is judged on its trace alone. (Built on
+            // first use: responses are interned per exploration.)
+            let index = found
+                .full_index
+                .get_or_insert_with(|| recording::with(|r| FullSpecIndex::new(&spec, &mut r.interner)));
+            if index.has_witness(&result.trace.events, &result.trace.responses) {
+                found.seen.insert(result.trace);
+                return Control::Continue;
+            }
         }
         let history = result.trace.history(&ops);
         let verdict = judge(&spec, &history, result.stuck, check_stuck);

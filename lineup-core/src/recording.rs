@@ -71,6 +71,14 @@ impl ResponseInterner {
         id
     }
 
+    /// The number of a response.
+    pub fn intern(&mut self, response: &Response) -> u32 {
+        match response {
+            Response::Returned(rendering) => self.returned(rendering),
+            Response::Panicked(message) => self.panicked(message.clone()),
+        }
+    }
+
     /// The response with number `id`.
     pub fn value(&self, id: u32) -> &Response {
         &self.values[id as usize]

@@ -168,7 +168,11 @@ impl Exploration {
             responses,
             stuck: stuck.is_some(),
         };
-        let result = ExecutionResult { trace, stuck, tree: &self.tree };
+        let result = ExecutionResult {
+            trace,
+            stuck,
+            tree: &self.tree,
+        };
         (self.sink)(result)
     }
 
@@ -253,7 +257,9 @@ impl Exploration {
                 return Decision::End;
             }
             let finishing = |wanted: Role| runnable.iter().map(|t| t.id()).find(|&t| role_of(r, t) == Some(wanted));
-            return finishing(Role::Watchdog).or_else(|| finishing(Role::Harness)).map_or(Decision::End, Decision::Run);
+            return finishing(Role::Watchdog)
+                .or_else(|| finishing(Role::Harness))
+                .map_or(Decision::End, Decision::Run);
         }
         if self.step > self.limits.max_steps {
             return Decision::Stuck(StuckKind::StepLimit);
@@ -326,7 +332,10 @@ impl Exploration {
             return Decision::Stuck(StuckKind::Deadlock);
         }
         let spin_bound = self.limits.spin_bound;
-        if members.iter().all(|(_, c)| matches!(c, Class::Active(op) if r.yields[op - 1] >= spin_bound)) {
+        if members
+            .iter()
+            .all(|(_, c)| matches!(c, Class::Active(op) if r.yields[op - 1] >= spin_bound))
+        {
             return Decision::Stuck(StuckKind::Livelock);
         }
 
@@ -355,7 +364,12 @@ impl Exploration {
             None => (None, Some(0)),
         };
         let others = members.iter().map(|&(t, _)| t).filter(|&t| Some(t) != first);
-        let count = usize::from(first.is_some()) + if switch_cost.is_some() { others.clone().count() } else { 0 };
+        let count = usize::from(first.is_some())
+            + if switch_cost.is_some() {
+                others.clone().count()
+            } else {
+                0
+            };
         let chosen = if count == 1 {
             0
         } else {
