@@ -140,7 +140,7 @@ pub fn replay<O: Send + Sync + 'static>(
         DecisionTree::replaying(&token.choices),
         &config,
         move |result| {
-            *sink_captured.borrow_mut() = Some((result.trace, result.stuck));
+            *sink_captured.borrow_mut() = Some((result.trace.to_owned(), result.stuck));
             Control::Stop
         },
     )?;
@@ -149,7 +149,7 @@ pub fn replay<O: Send + Sync + 'static>(
         problem: "the schedule does not fit this matrix".into(),
     })?;
     let ops = op_table(matrix, &subject.labels());
-    let history = trace.history(&ops);
+    let history = trace.as_ref().history(&ops);
     let violation = match token.phase {
         Phase::Serial => None,
         Phase::Concurrent { .. } => {

@@ -38,6 +38,7 @@ mod role;
 mod scheduler;
 mod subject;
 mod thread_id;
+mod trace_set;
 mod verdict;
 pub mod witness;
 

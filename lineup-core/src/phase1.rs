@@ -4,12 +4,10 @@ use std::cell::RefCell;
 use std::rc::Rc;
 use std::time::Duration;
 
-use rustc_hash::FxHashMap;
-
 use crate::decision_tree::DecisionTree;
 use crate::explore::explore;
-use crate::recording::Trace;
 use crate::scheduler::{Control, Mode};
+use crate::trace_set::TraceSet;
 use crate::{
     find_nondeterminism, op_table, CheckError, Config, Nondeterminism, ObservationSet, Phase, ReplayToken, Subject,
     TestMatrix,
@@ -40,8 +38,8 @@ pub fn synthesize_spec<O: Send + Sync + 'static>(
     let ops = op_table(matrix, &subject.labels());
     // Every distinct execution with its schedule (for the replay token of a nondeterminism
     // report); executions are deduplicated on their interned traces, before histories are built.
-    let found: Rc<RefCell<(ObservationSet, FxHashMap<Trace, Vec<u32>>)>> =
-        Rc::new(RefCell::new((ObservationSet::new(ops.clone()), FxHashMap::default())));
+    let found: Rc<RefCell<(ObservationSet, TraceSet<Vec<u32>>)>> =
+        Rc::new(RefCell::new((ObservationSet::new(ops.clone()), TraceSet::default())));
     let sink_found = Rc::clone(&found);
     let sink_ops = ops.clone();
     let explored = explore(
@@ -52,10 +50,9 @@ pub fn synthesize_spec<O: Send + Sync + 'static>(
         config,
         move |result| {
             let (spec, schedules) = &mut *sink_found.borrow_mut();
-            if !schedules.contains_key(&result.trace) {
+            if !schedules.contains(result.trace) {
                 spec.insert_new(result.trace.history(&sink_ops));
-                let schedule = result.schedule();
-                schedules.insert(result.trace, schedule);
+                schedules.insert(result.trace, result.schedule());
             }
             Control::Continue
         },
@@ -68,7 +65,7 @@ pub fn synthesize_spec<O: Send + Sync + 'static>(
         // Resolved in this exploration's interner, which stays until the next exploration.
         let choices = schedules
             .iter()
-            .find(|(trace, _)| trace.history(&ops) == n.second)
+            .find(|(trace, _)| trace.as_ref().history(&ops) == n.second)
             .map(|(_, schedule)| schedule.clone())
             .unwrap_or_default();
         (

@@ -6,13 +6,12 @@ use std::rc::Rc;
 use std::sync::Arc;
 use std::time::Duration;
 
-use rustc_hash::FxHashSet;
-
 use crate::decision_tree::DecisionTree;
 use crate::explore::explore;
 use crate::full_spec_index::FullSpecIndex;
-use crate::recording::{self, Trace};
+use crate::recording;
 use crate::scheduler::{Control, Mode, StuckKind};
+use crate::trace_set::TraceSet;
 use crate::{CheckError, Config, History, ObservationSet, Phase, ReplayToken, Subject, TestMatrix, ViolationKind};
 
 /// The result of phase 2.
@@ -68,13 +67,13 @@ pub(crate) fn check_concurrent<O: Send + Sync + 'static>(
     tree: DecisionTree,
 ) -> Result<Exploration2, CheckError> {
     struct Found {
-        seen: FxHashSet<Trace>,
+        seen: TraceSet<()>,
         full_index: Option<FullSpecIndex>,
         stuck: usize,
         violation: Option<(ViolationKind, ReplayToken)>,
     }
     let found = Rc::new(RefCell::new(Found {
-        seen: FxHashSet::default(),
+        seen: TraceSet::default(),
         full_index: None,
         stuck: 0,
         violation: None,
@@ -88,7 +87,7 @@ pub(crate) fn check_concurrent<O: Send + Sync + 'static>(
     };
     let explored = explore(subject, matrix, mode, tree, config, move |result| {
         let found = &mut *sink_found.borrow_mut();
-        if found.seen.contains(&result.trace) {
+        if found.seen.contains(result.trace) {
             return Control::Continue;
         }
         if result.stuck.is_none() {
@@ -97,8 +96,8 @@ pub(crate) fn check_concurrent<O: Send + Sync + 'static>(
             let index = found
                 .full_index
                 .get_or_insert_with(|| recording::with(|r| FullSpecIndex::new(&spec, &mut r.interner)));
-            if index.has_witness(&result.trace.events, &result.trace.responses) {
-                found.seen.insert(result.trace);
+            if index.has_witness(result.trace.events, result.trace.responses) {
+                found.seen.insert(result.trace, ());
                 return Control::Continue;
             }
         }
@@ -106,7 +105,7 @@ pub(crate) fn check_concurrent<O: Send + Sync + 'static>(
         let verdict = judge(&spec, &history, result.stuck, check_stuck);
         found.stuck += usize::from(history.is_stuck());
         let schedule = verdict.is_some().then(|| result.schedule());
-        found.seen.insert(result.trace);
+        found.seen.insert(result.trace, ());
         match verdict {
             None => Control::Continue,
             Some(kind) => {

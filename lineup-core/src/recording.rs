@@ -160,10 +160,9 @@ pub(crate) fn with<R>(f: impl FnOnce(&mut Recording) -> R) -> R {
 /// Starts a fresh record for an execution of a matrix with `ops` operations.
 pub(crate) fn reset(ops: usize) {
     with(|r| {
-        // `take` left them empty: allocate once at the right size.
-        r.events = Vec::with_capacity(2 * ops);
-        r.responses = vec![None; ops];
-        let _ = &r.interner;
+        r.events.clear();
+        r.responses.clear();
+        r.responses.resize(ops, None);
         r.pending.clear();
         r.pending.resize(ops, false);
         r.yields.clear();
@@ -179,9 +178,18 @@ pub(crate) fn reset_interner() {
     with(|r| r.interner = ResponseInterner::default());
 }
 
-/// Takes the events and (interned) responses recorded so far.
+/// Takes the events and (interned) responses recorded so far; hand the buffers back with
+/// [`give_back`] so that the next execution reuses them.
 pub(crate) fn take() -> (Vec<Event>, Vec<Option<u32>>) {
     with(|r| (std::mem::take(&mut r.events), std::mem::take(&mut r.responses)))
+}
+
+/// Returns the buffers [`take`] took.
+pub(crate) fn give_back(events: Vec<Event>, responses: Vec<Option<u32>>) {
+    with(|r| {
+        r.events = events;
+        r.responses = responses;
+    });
 }
 
 /// Sets the role of a task.
@@ -198,10 +206,44 @@ pub(crate) struct Trace {
     pub stuck: bool,
 }
 
+/// A [`Trace`] borrowed from the recording's buffers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct TraceRef<'a> {
+    pub events: &'a [Event],
+    pub responses: &'a [Option<u32>],
+    pub stuck: bool,
+}
+
 impl Trace {
+    /// This trace, borrowed.
+    pub fn as_ref(&self) -> TraceRef<'_> {
+        TraceRef {
+            events: &self.events,
+            responses: &self.responses,
+            stuck: self.stuck,
+        }
+    }
+}
+
+impl TraceRef<'_> {
+    /// An owned copy.
+    pub fn to_owned(self) -> Trace {
+        Trace {
+            events: self.events.to_vec(),
+            responses: self.responses.to_vec(),
+            stuck: self.stuck,
+        }
+    }
+
+    /// The hash a [`TraceSet`](crate::trace_set::TraceSet) files the trace under.
+    pub fn fx_hash(self) -> u64 {
+        use std::hash::BuildHasher;
+        rustc_hash::FxBuildHasher.hash_one((self.events, self.responses, self.stuck))
+    }
+
     /// The history of this trace (its responses resolved in this exploration's interner).
-    pub fn history(&self, ops: &OpTable) -> History {
-        let responses = with(|r| r.interner.resolve(&self.responses));
-        History::from_recording(ops.clone(), self.events.clone(), responses, self.stuck)
+    pub fn history(self, ops: &OpTable) -> History {
+        let responses = with(|r| r.interner.resolve(self.responses));
+        History::from_recording(ops.clone(), self.events.to_vec(), responses, self.stuck)
     }
 }

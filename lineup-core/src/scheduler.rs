@@ -25,7 +25,7 @@ use shuttle::scheduler::{Schedule, Scheduler, Task};
 
 use crate::decision_tree::{DecisionTree, Divergence};
 use crate::recording;
-use crate::recording::{Recording, Trace};
+use crate::recording::{Recording, TraceRef};
 use crate::role::Role;
 
 /// How the scheduler explores.
@@ -61,7 +61,7 @@ impl fmt::Display for StuckKind {
 /// What one execution produced.
 #[derive(Clone, Debug)]
 pub(crate) struct ExecutionResult<'a> {
-    pub trace: Trace,
+    pub trace: TraceRef<'a>,
     pub stuck: Option<StuckKind>,
     tree: &'a DecisionTree,
 }
@@ -163,9 +163,9 @@ impl Exploration {
             return Control::Stop;
         }
         let stuck = self.stuck.take();
-        let trace = Trace {
-            events,
-            responses,
+        let trace = TraceRef {
+            events: &events,
+            responses: &responses,
             stuck: stuck.is_some(),
         };
         let result = ExecutionResult {
@@ -173,7 +173,9 @@ impl Exploration {
             stuck,
             tree: &self.tree,
         };
-        (self.sink)(result)
+        let control = (self.sink)(result);
+        recording::give_back(events, responses);
+        control
     }
 
     fn new_execution(&mut self) -> Option<Schedule> {
