@@ -4,6 +4,7 @@
 
 use rustc_hash::FxHashMap;
 
+use crate::recording::Trace;
 use crate::{Event, History, Response};
 
 /// Two serial histories that prove nondeterminism: they agree up to and including the call of
@@ -78,6 +79,45 @@ pub fn find_nondeterminism<'a>(histories: impl IntoIterator<Item = &'a History>)
     None
 }
 
+/// The determinism check on the interned traces of one exploration: the indices of two traces
+/// whose longest common prefix ends in a call, and that operation.
+///
+/// Sorting the traces lexicographically (a return keyed with its response, a stuck history
+/// ending in a marker) puts every trace that shares a prefix with two conflicting ones between
+/// them, so some adjacent pair in that order first differs right after the same call.
+pub(crate) fn find_nondeterministic_traces(traces: &[&Trace]) -> Option<(usize, usize, usize)> {
+    const STUCK: (u32, u32) = (u32::MAX, 0);
+    let keys: Vec<Vec<(u32, u32)>> = traces
+        .iter()
+        .map(|t| {
+            let mut key: Vec<(u32, u32)> = t
+                .events
+                .iter()
+                .map(|e| match *e {
+                    Event::Call(op) => (2 * op as u32, 0),
+                    Event::Return(op) => (2 * op as u32 + 1, t.responses[op - 1].map_or(0, |r| r + 1)),
+                })
+                .collect();
+            if t.stuck {
+                key.push(STUCK);
+            }
+            key
+        })
+        .collect();
+    let mut order: Vec<usize> = (0..traces.len()).collect();
+    order.sort_unstable_by(|&a, &b| keys[a].cmp(&keys[b]));
+    order.windows(2).find_map(|pair| {
+        let (a, b) = (&keys[pair[0]], &keys[pair[1]]);
+        let common = a.iter().zip(b).take_while(|(x, y)| x == y).count();
+        match common.checked_sub(1).map(|last| a[last]) {
+            Some((code, _)) if code != u32::MAX && code % 2 == 0 && common < a.len().max(b.len()) => {
+                Some((pair[0], pair[1], (code / 2) as usize))
+            }
+            _ => None,
+        }
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -107,5 +147,50 @@ mod tests {
     fn returning_and_sticking_after_the_same_call_is_nondeterministic() {
         let (a, b) = (one_op(Some(1)), one_op(None));
         assert!(find_nondeterminism([&a, &b]).is_some());
+    }
+
+    fn trace(events: &[(bool, usize)], responses: &[Option<u32>], stuck: bool) -> Trace {
+        let events = events
+            .iter()
+            .map(|&(call, op)| if call { Event::Call(op) } else { Event::Return(op) })
+            .collect();
+        Trace {
+            events,
+            responses: responses.to_vec(),
+            stuck,
+        }
+    }
+
+    #[test]
+    fn traces_that_differ_right_after_a_call_are_nondeterministic() {
+        // 1[ ]1 2[ ]2 with op 2 returning 5 or 6; and a third history ordering 2 first.
+        let a = trace(
+            &[(true, 1), (false, 1), (true, 2), (false, 2)],
+            &[Some(0), Some(5)],
+            false,
+        );
+        let b = trace(
+            &[(true, 2), (false, 2), (true, 1), (false, 1)],
+            &[Some(0), Some(5)],
+            false,
+        );
+        let c = trace(
+            &[(true, 1), (false, 1), (true, 2), (false, 2)],
+            &[Some(0), Some(6)],
+            false,
+        );
+        assert_eq!(
+            find_nondeterministic_traces(&[&a, &b]),
+            None,
+            "a different order is a scheduling choice"
+        );
+        let found = find_nondeterministic_traces(&[&a, &b, &c]).expect("op 2 returns 5 or 6 after the same past");
+        assert_eq!(found.2, 2);
+        let stuck = trace(&[(true, 1), (false, 1), (true, 2)], &[Some(0), None], true);
+        assert_eq!(
+            find_nondeterministic_traces(&[&b, &stuck, &a]).map(|f| f.2),
+            Some(2),
+            "returns or blocks"
+        );
     }
 }

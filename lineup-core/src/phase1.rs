@@ -5,13 +5,12 @@ use std::rc::Rc;
 use std::time::Duration;
 
 use crate::decision_tree::DecisionTree;
+use crate::determinism::find_nondeterministic_traces;
 use crate::explore::explore;
+use crate::recording::Trace;
 use crate::scheduler::{Control, Mode};
 use crate::trace_set::TraceSet;
-use crate::{
-    find_nondeterminism, op_table, CheckError, Config, Nondeterminism, ObservationSet, Phase, ReplayToken, Subject,
-    TestMatrix,
-};
+use crate::{op_table, CheckError, Config, Nondeterminism, ObservationSet, Phase, ReplayToken, Subject, TestMatrix};
 
 /// The result of phase 1.
 #[derive(Clone, Debug)]
@@ -61,18 +60,21 @@ pub fn synthesize_spec<O: Send + Sync + 'static>(
         .map_err(|_| ())
         .expect("exploration finished")
         .into_inner();
-    let nondeterminism = find_nondeterminism(spec.histories()).map(|n| {
+    // The determinism check of §2.3, on the interned traces (every distinct serial execution).
+    let traces: Vec<&Trace> = schedules.iter().map(|(trace, _)| trace).collect();
+    let nondeterminism = find_nondeterministic_traces(&traces).map(|(first, second, op)| {
+        let entries: Vec<&(Trace, Vec<u32>)> = schedules.iter().collect();
         // Resolved in this exploration's interner, which stays until the next exploration.
-        let choices = schedules
-            .iter()
-            .find(|(trace, _)| trace.as_ref().history(&ops) == n.second)
-            .map(|(_, schedule)| schedule.clone())
-            .unwrap_or_default();
+        let nondeterminism = Nondeterminism {
+            op,
+            first: entries[first].0.as_ref().history(&ops),
+            second: entries[second].0.as_ref().history(&ops),
+        };
         (
-            n,
+            nondeterminism,
             ReplayToken {
                 phase: Phase::Serial,
-                choices,
+                choices: entries[second].1.clone(),
             },
         )
     });
