@@ -59,24 +59,10 @@ fn initial_operations_do_not_hide_a_lost_update() {
     assert!(violation.to_string().contains("initial:"), "{violation}");
 }
 
-/// ENGINE BUG: with initial operations, phase 1 (and phase 2) explore redundant executions.
-///
-/// The harness spawns its watchdog task before building the object, but the scheduler first sees
-/// the new task at the first scheduling point *inside the first initial operation*, so the
-/// watchdog inherits the role `InOp(1)` of the main thread (role.rs: "a task the harness did
-/// not spawn takes the role its parent had"; the watchdog is spawned by the harness, and the
-/// doc's "the scheduler sees every new task at the scheduling point right after its spawn"
-/// does not hold here). Until it first runs and sets its own role, it is an `Active` member, a
-/// branching option in serial mode at every scheduling point of the operation; after the
-/// operation returns it counts as a background thread of the object (`saw_background`).
-/// Every one of those branches gives the same history. Measured on an `AtomicU64` subject with
-/// an initial op of 3 loads and one worker op: 6 serial executions for 1 serial order; with
-/// `load3` initially and two workers: 16 serial executions for 2 orders, and 42 phase-2
-/// executions for 6 distinct histories. Without initial ops, or with final ops only, the
-/// counts are exact.
+/// Regression: the watchdog (spawned only for matrices with initial or final operations) once
+/// inherited the role of the first initial operation and made phase 1 branch redundantly
+/// (6 serial executions for 1 serial order). The harness now gives it its role at the spawn.
 #[test]
-#[ignore = "engine bug: the watchdog inherits the role of the first initial operation, so phase 1 branches \
-            redundantly"]
 fn phase_1_runs_one_execution_per_serial_order_with_initial_operations() {
     // initial: inc() | A: get(): exactly one serial order.
     let matrix = TestMatrix::new(vec![vec![1]]).with_initial(vec![0]);

@@ -67,21 +67,13 @@ fn a_detached_helper_on_the_same_thread_is_nondeterministic() {
     );
 }
 
-/// ENGINE BUG: a thread spawned by an operation takes the role its parent has at the *next
-/// scheduling point*, not when it was spawned: `shuttle::thread::spawn` is no scheduling point
-/// in shuttle 0.9.9 (shuttle-std 0.1.5 `spawn_named_unchecked` does not switch), so the
-/// scheduler first sees the helper later and `Recording::role` gives it the parent's role of
-/// that moment. Here `fire()` is A's last operation, so when the helper is first seen, A is
-/// back in harness code: the helper inherits `Role::Harness` and runs at once, without
-/// branching, in both phases. The schedule "A: fire() returns; B: get() -> false; helper sets
-/// the flag", which needs no preemption, is never explored, and the check PASSes an object
-/// that is not deterministically linearizable (the same object fails on the one-thread matrix
-/// above). Had `fire()` been followed by another operation of A, the helper would inherit
-/// `Role::Gate` instead (it is then scheduled like a worker waiting to start an operation).
-/// shuttle task labels, which children inherit at spawn time, would avoid the race.
+/// Regression: a thread spawned by an operation once took the role its parent had at the
+/// *next* scheduling point (`shuttle::thread::spawn` switches before it creates the thread,
+/// not after), here `Harness`, so it ran at once without branching and the schedule "A: fire()
+/// returns; B: get() -> false; helper sets the flag" was never explored: the check PASSed an
+/// object that is not deterministically linearizable. A new thread now takes the role its
+/// parent had when the scheduler last let it run, which is its role at the spawn.
 #[test]
-#[ignore = "engine bug: a thread spawned by an operation inherits its parent's role at the next scheduling point \
-            (here Harness), so its interleavings are not explored"]
 fn a_detached_helper_is_interleaved_with_the_other_threads() {
     // fire() | get()
     let verdict = check(

@@ -40,12 +40,13 @@ where
         // panic). While the workers run, the main thread waiting for them is that task; a matrix
         // with initial or final operations, which the main thread runs itself, needs a watchdog.
         let watchdog = (!initial.is_empty() || !finals.is_empty()).then(|| {
-            shuttle::thread::spawn(|| {
-                recording::set_role(me(), Role::Watchdog);
+            let handle = shuttle::thread::spawn(|| {
                 while !recording::with(|r| r.done) {
                     shuttle::thread::yield_now();
                 }
-            })
+            });
+            recording::set_role(task_of(&handle), Role::Watchdog);
+            handle
         });
         // Threads the constructor spawns belong to the object, not to any operation.
         recording::set_role(main, Role::Background);
@@ -73,7 +74,7 @@ where
                 // A new worker waits at the gate of its first operation: shuttle creates it
                 // without a scheduling point, so the scheduler first sees it after this.
                 let role = first.map_or(Role::Harness, Role::Gate);
-                recording::set_role(TaskId::from(usize::from(handle.thread().id())), role);
+                recording::set_role(task_of(&handle), role);
                 handle
             })
             .collect();
@@ -96,6 +97,11 @@ where
             let _ = watchdog.join();
         }
     }
+}
+
+/// The task of a thread the harness spawned.
+fn task_of<T>(handle: &shuttle::thread::JoinHandle<T>) -> TaskId {
+    TaskId::from(usize::from(handle.thread().id()))
 }
 
 /// Calls one operation, recording its call and its return (or its panic). A worker's

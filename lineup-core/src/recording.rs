@@ -23,6 +23,10 @@ pub(crate) struct Recording {
     pub yields: Vec<u32>,
     /// The role of each task, indexed by task id (`None`: not seen yet).
     pub roles: Vec<Option<Role>>,
+    /// The role each task had when the scheduler last let it run, indexed by task id. shuttle
+    /// creates a thread right after the scheduling point of its `spawn`, before its parent runs
+    /// any other code, so this is the parent's role at the spawn.
+    pub run_roles: Vec<Option<Role>>,
     /// Worker threads that have not finished their column yet.
     pub workers_unfinished: usize,
     /// The main thread has run the last operation: the execution is over.
@@ -97,23 +101,35 @@ impl Recording {
         pending: Vec::new(),
         yields: Vec::new(),
         roles: Vec::new(),
+        run_roles: Vec::new(),
         workers_unfinished: 0,
         done: false,
         interner: ResponseInterner::EMPTY,
         buffer: String::new(),
     };
 
-    /// The role of `task`; a task not seen before takes its parent's role.
+    /// The role of `task`; a task not seen before takes the role its parent had at the spawn.
     pub fn role(&mut self, task: TaskId, parent: Option<TaskId>) -> Role {
         let i = usize::from(task);
         if let Some(Some(role)) = self.roles.get(i) {
             return *role;
         }
-        let inherited = parent
-            .and_then(|p| self.roles.get(usize::from(p)).copied().flatten())
-            .unwrap_or(Role::Background);
+        let at_spawn = |p: TaskId| {
+            let p = usize::from(p);
+            self.run_roles.get(p).copied().flatten().or_else(|| self.roles.get(p).copied().flatten())
+        };
+        let inherited = parent.and_then(at_spawn).unwrap_or(Role::Background);
         self.set_role(task, inherited);
         inherited
+    }
+
+    /// Notes that the scheduler lets `task` run now, in its current role.
+    pub fn note_run(&mut self, task: TaskId) {
+        let i = usize::from(task);
+        if self.run_roles.len() <= i {
+            self.run_roles.resize(i + 1, None);
+        }
+        self.run_roles[i] = self.roles.get(i).copied().flatten();
     }
 
     /// Records the call of `op`.
@@ -168,6 +184,7 @@ pub(crate) fn reset(ops: usize) {
         r.yields.clear();
         r.yields.resize(ops, 0);
         r.roles.clear();
+        r.run_roles.clear();
         r.done = false;
         r.workers_unfinished = 0;
     });

@@ -209,6 +209,7 @@ impl Exploration {
             if let Decision::Run(task) = decision {
                 // A worker let through its gate begins its operation now.
                 r.pass_gate(task);
+                r.note_run(task);
             }
             decision
         });
