@@ -161,7 +161,7 @@ fn a_nondeterministic_spec_file_fails_the_determinism_check() {
     assert!(violation.to_string().contains("NONDETERMINISM"), "{violation}");
 }
 
-/// ENGINE BUG: for a nondeterministic specification given to `check_against_spec`, the
+/// Regression (fixed): for a nondeterministic specification given to `check_against_spec`, the
 /// violation carries the empty serial token `lineup:p1:` (check.rs builds it with
 /// `choices: Vec::new()`), and the report says `lineup_core::replay(.., &"lineup:p1:".parse()?,
 /// ..) re-runs the second serial execution`. It re-runs the first serial schedule instead
@@ -169,8 +169,6 @@ fn a_nondeterministic_spec_file_fails_the_determinism_check() {
 /// from a file has no schedules, so the report should not offer a token, or the token should
 /// come from a fresh phase 1.
 #[test]
-#[ignore = "engine bug: check_against_spec reports the empty token lineup:p1: for nondeterminism, which does \
-            not replay the second serial history"]
 fn the_replay_token_of_a_nondeterministic_spec_file_replays_the_second_history() {
     let violation = race_violation_from_file();
     let ViolationKind::Nondeterministic(n) = &violation.kind else {

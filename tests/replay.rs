@@ -184,7 +184,7 @@ fn the_serial_token_of_a_nondeterminism_violation_replays_the_second_serial_hist
     assert_eq!(replayed.violation, None, "a serial replay is not judged");
 }
 
-/// ENGINE BUG: a token whose choice index is out of range at a branch point (a typo, or a token
+/// Regression (fixed): a token whose choice index is out of range at a branch point (a typo, or a token
 /// of another matrix) is reported as `UncontrolledNondeterminism` ("the same schedule behaved
 /// differently on re-execution (branch point 0: 10 options before, 2 now). The object uses
 /// something shuttle does not control ..."), blaming the object and inventing an option count
@@ -192,7 +192,6 @@ fn the_serial_token_of_a_nondeterminism_violation_replays_the_second_serial_hist
 /// which `explore` maps to `UncontrolledNondeterminism`; `replay` only reports
 /// `BadReplayToken` ("the schedule does not fit this matrix") when no execution completed.
 #[test]
-#[ignore = "engine bug: an out-of-range replay choice is reported as UncontrolledNondeterminism"]
 fn a_token_with_an_out_of_range_choice_is_a_bad_token() {
     let token: ReplayToken = "lineup:p2-b2:9".parse().unwrap();
     let err = replay(&counter1(), &inc_get_2x2(), &token, &Config::default()).unwrap_err();
@@ -202,12 +201,11 @@ fn a_token_with_an_out_of_range_choice_is_a_bad_token() {
     );
 }
 
-/// ENGINE BUG: a token with more choices than the execution has branch points is accepted: the
+/// Regression (fixed): a token with more choices than the execution has branch points is accepted: the
 /// extra choices are silently ignored (`DecisionTree::choices` only returns the ones used), so
 /// a token of another matrix or a corrupted token can "replay" some other schedule without
 /// any error.
 #[test]
-#[ignore = "engine bug: replay silently ignores choices beyond the execution's branch points"]
 fn a_token_with_unused_choices_is_a_bad_token() {
     let config = Config::default();
     let violation = counter1_violation(&config);

@@ -57,22 +57,49 @@ pub fn check<O: Send + Sync + 'static>(
             stats,
         ));
     }
-    let tree = replay_tree_from_env()?;
-    let phase2 = check_concurrent(subject, matrix, Arc::new(synthesis.spec), config, tree)?;
+    let (tree, token) = replay_tree_from_env()?;
+    let phase2 = check_concurrent(subject, matrix, Arc::new(synthesis.spec), config, tree)
+        .map_err(|e| name_token(e, token.as_ref()))?;
     Ok(conclude(subject, matrix, phase2, &mut stats))
 }
 
 /// Runs phase 2 of `Check(X, m)` against a specification obtained earlier (typically read from
 /// an observation file with [`read_observation_file`](crate::observation_file::read_observation_file)),
 /// without a fresh phase 1. The specification must belong to `matrix`.
+///
+/// A failure is confirmed against a fresh phase 1 before it is reported, so that a stale
+/// specification (one the object no longer matches) is never reported as a bug of the object:
+/// it is [`CheckError::StaleSpec`] instead. Passing checks pay for no phase 1.
 pub fn check_against_spec<O: Send + Sync + 'static>(
     subject: &Subject<O>,
     matrix: &TestMatrix,
     spec: &ObservationSet,
     config: &Config,
 ) -> Result<Verdict, CheckError> {
+    check_against_named_spec(subject, matrix, spec, "the given specification", config)
+}
+
+/// [`check_against_spec`] with the specification read from an observation file; errors name
+/// the file.
+pub fn check_against_file<O: Send + Sync + 'static>(
+    subject: &Subject<O>,
+    matrix: &TestMatrix,
+    path: &std::path::Path,
+    config: &Config,
+) -> Result<Verdict, CheckError> {
+    let spec = observation_file::read_observation_file(path)?;
+    check_against_named_spec(subject, matrix, &spec, &path.display().to_string(), config)
+}
+
+fn check_against_named_spec<O: Send + Sync + 'static>(
+    subject: &Subject<O>,
+    matrix: &TestMatrix,
+    spec: &ObservationSet,
+    source: &str,
+    config: &Config,
+) -> Result<Verdict, CheckError> {
     subject.validate(matrix)?;
-    observation_file::check_matches(spec, &op_table(matrix, &subject.labels()), "the given specification")?;
+    observation_file::check_matches(spec, &op_table(matrix, &subject.labels()), source)?;
     let mut stats = CheckStats {
         serial_full: spec.full_count(),
         serial_stuck: spec.stuck_count(),
@@ -81,21 +108,56 @@ pub fn check_against_spec<O: Send + Sync + 'static>(
         ..CheckStats::default()
     };
     if let Some(nondeterminism) = crate::find_nondeterminism(spec.histories()) {
-        let replay = ReplayToken {
-            phase: Phase::Serial,
-            choices: Vec::new(),
+        // Confirmed (and given a replay token) by the object's own serial executions.
+        let synthesis = synthesize_spec(subject, matrix, config)?;
+        stats.serial_executions = synthesis.executions;
+        stats.phase1_time = synthesis.elapsed;
+        return match synthesis.nondeterminism {
+            Some((n, replay)) => Ok(fail(subject, matrix, ViolationKind::Nondeterministic(n), replay, stats)),
+            None => Err(CheckError::StaleSpec {
+                origin: source.to_string(),
+                problem: format!(
+                    "it is nondeterministic at operation {} (serial histories {} and {}), but the object's \
+                     serial executions are not",
+                    nondeterminism.op,
+                    nondeterminism.first.notation(),
+                    nondeterminism.second.notation()
+                ),
+            }),
         };
-        return Ok(fail(
-            subject,
-            matrix,
-            ViolationKind::Nondeterministic(nondeterminism),
-            replay,
-            stats,
-        ));
     }
-    let tree = replay_tree_from_env()?;
-    let phase2 = check_concurrent(subject, matrix, Arc::new(spec.clone()), config, tree)?;
-    Ok(conclude(subject, matrix, phase2, &mut stats))
+    let (tree, token) = replay_tree_from_env()?;
+    let phase2 = check_concurrent(subject, matrix, Arc::new(spec.clone()), config, tree)
+        .map_err(|e| name_token(e, token.as_ref()))?;
+    let Some((kind, replay)) = phase2.violation.clone() else {
+        return Ok(conclude(subject, matrix, phase2, &mut stats));
+    };
+    // Confirm the violation against the object's own serial executions.
+    let synthesis = synthesize_spec(subject, matrix, config)?;
+    stats.serial_executions = synthesis.executions;
+    stats.phase1_time = synthesis.elapsed;
+    if let Some((n, replay)) = synthesis.nondeterminism {
+        return Ok(fail(subject, matrix, ViolationKind::Nondeterministic(n), replay, stats));
+    }
+    let stuck = match &kind {
+        ViolationKind::StuckNotLinearizable { stuck, .. } => Some(*stuck),
+        other if other.history().is_stuck() => Some(StuckKind::Deadlock),
+        _ => None,
+    };
+    match judge(&synthesis.spec, kind.history(), stuck, config.check_stuck) {
+        Some(confirmed) => {
+            let mut phase2 = phase2;
+            phase2.violation = Some((confirmed, replay));
+            Ok(conclude(subject, matrix, phase2, &mut stats))
+        }
+        None => Err(CheckError::StaleSpec {
+            origin: source.to_string(),
+            problem: format!(
+                "the history {} has no serial witness in it, but the object's serial executions provide one",
+                kind.history().notation()
+            ),
+        }),
+    }
 }
 
 /// One execution re-run from a replay token.
@@ -143,7 +205,8 @@ pub fn replay<O: Send + Sync + 'static>(
             *sink_captured.borrow_mut() = Some((result.trace.to_owned(), result.stuck));
             Control::Stop
         },
-    )?;
+    )
+    .map_err(|e| name_token(e, Some(token)))?;
     let (trace, stuck) = captured.borrow_mut().take().ok_or_else(|| CheckError::BadReplayToken {
         token: token.to_string(),
         problem: "the schedule does not fit this matrix".into(),
@@ -164,26 +227,38 @@ pub fn replay<O: Send + Sync + 'static>(
     })
 }
 
-/// The decision tree for phase 2: exhaustive, or one schedule from [`REPLAY_ENV`].
-fn replay_tree_from_env() -> Result<DecisionTree, CheckError> {
+/// The decision tree for phase 2: exhaustive, or one schedule from [`REPLAY_ENV`] (returned
+/// too, to name it in errors).
+fn replay_tree_from_env() -> Result<(DecisionTree, Option<ReplayToken>), CheckError> {
     match std::env::var(REPLAY_ENV) {
         Ok(token) if !token.trim().is_empty() => {
             let token: ReplayToken = token.parse()?;
             match token.phase {
                 Phase::Concurrent { .. } => {
                     eprintln!("lineup: {REPLAY_ENV} is set: phase 2 replays the schedule {token} only");
-                    Ok(DecisionTree::replaying(&token.choices))
+                    Ok((DecisionTree::replaying(&token.choices), Some(token)))
                 }
                 Phase::Serial => Err(CheckError::BadReplayToken {
                     token: token.to_string(),
                     problem: format!(
                         "{REPLAY_ENV} replays phase-2 schedules; phase 1 always runs every serial execution \
-                         (use lineup_core::replay for a serial one)"
+                         (use lineup::replay for a serial one)"
                     ),
                 }),
             }
         }
-        _ => Ok(DecisionTree::new()),
+        _ => Ok((DecisionTree::new(), None)),
+    }
+}
+
+/// Names the replay token in a [`CheckError::BadReplayToken`] from an exploration.
+fn name_token(error: CheckError, token: Option<&ReplayToken>) -> CheckError {
+    match (error, token) {
+        (CheckError::BadReplayToken { problem, .. }, Some(token)) => CheckError::BadReplayToken {
+            token: token.to_string(),
+            problem,
+        },
+        (error, _) => error,
     }
 }
 

@@ -21,6 +21,9 @@ pub(crate) struct Divergence {
     pub depth: usize,
     pub expected_options: u32,
     pub found_options: u32,
+    /// The choices came from a replay token that does not fit the execution (a choice out of
+    /// range, or more choices than branch points), rather than from an earlier execution.
+    pub from_token: bool,
 }
 
 /// The tree of scheduling decisions explored so far (its current path).
@@ -58,6 +61,7 @@ impl DecisionTree {
                         depth: self.depth,
                         expected_options: branch.chosen + 1,
                         found_options: options,
+                        from_token: true,
                     });
                 }
                 branch.chosen
@@ -67,6 +71,7 @@ impl DecisionTree {
                     depth: self.depth,
                     expected_options: branch.options,
                     found_options: options,
+                    from_token: false,
                 });
             }
             Some(branch) => branch.chosen,
@@ -80,6 +85,17 @@ impl DecisionTree {
         };
         self.depth += 1;
         Ok(chosen as usize)
+    }
+
+    /// After a replayed execution: the replay token's choices that it did not use, if any (a
+    /// token of another schedule or matrix).
+    pub fn unused_replay_choices(&self) -> Option<Divergence> {
+        (self.replay && self.depth < self.path.len()).then(|| Divergence {
+            depth: self.depth,
+            expected_options: 0,
+            found_options: 0,
+            from_token: true,
+        })
     }
 
     /// Moves to the next unexplored path; `false` when every path has been explored.
@@ -142,7 +158,8 @@ mod tests {
             Err(Divergence {
                 depth: 0,
                 expected_options: 2,
-                found_options: 3
+                found_options: 3,
+                from_token: false
             })
         );
     }

@@ -47,6 +47,18 @@ pub enum CheckError {
         /// What is wrong.
         problem: String,
     },
+    /// A specification given to [`check_against_spec`](crate::check_against_spec) reports a
+    /// failure that the object's own serial executions do not confirm: it is out of date.
+    #[error(
+        "{origin}: the specification is out of date: {problem}. Write it again from a fresh phase 1 \
+         (lineup::synthesize_spec and observation_file::write_observation_file)"
+    )]
+    StaleSpec {
+        /// Where the specification came from.
+        origin: String,
+        /// What the object does differently.
+        problem: String,
+    },
     /// An observation file could not be read or written, or belongs to another test.
     #[error(transparent)]
     ObservationFile(#[from] crate::observation_file::ObservationFileError),

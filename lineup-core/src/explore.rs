@@ -68,6 +68,26 @@ pub(crate) fn explore<O: Send + Sync + 'static>(
     }
     let exploration = exploration.borrow();
     if let Some(d) = &exploration.divergence {
+        if d.from_token {
+            let problem = if d.found_options == 0 {
+                format!(
+                    "the execution has {} branch points, the token more choices than that",
+                    d.depth
+                )
+            } else {
+                format!(
+                    "choice {} at branch point {} is out of range: there are {} options",
+                    d.expected_options - 1,
+                    d.depth,
+                    d.found_options
+                )
+            };
+            // The caller knows the token and fills it in.
+            return Err(CheckError::BadReplayToken {
+                token: String::new(),
+                problem,
+            });
+        }
         return Err(CheckError::UncontrolledNondeterminism {
             phase,
             depth: d.depth,

@@ -42,7 +42,7 @@ mod trace_set;
 mod verdict;
 pub mod witness;
 
-pub use check::{check, check_against_spec, replay, Replayed};
+pub use check::{check, check_against_file, check_against_spec, replay, Replayed};
 pub use config::Config;
 pub use determinism::{find_nondeterminism, Nondeterminism};
 pub use error::CheckError;

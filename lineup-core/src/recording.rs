@@ -116,7 +116,11 @@ impl Recording {
         }
         let at_spawn = |p: TaskId| {
             let p = usize::from(p);
-            self.run_roles.get(p).copied().flatten().or_else(|| self.roles.get(p).copied().flatten())
+            self.run_roles
+                .get(p)
+                .copied()
+                .flatten()
+                .or_else(|| self.roles.get(p).copied().flatten())
         };
         let inherited = parent.and_then(at_spawn).unwrap_or(Role::Background);
         self.set_role(task, inherited);

@@ -88,13 +88,13 @@ impl fmt::Display for Violation {
         match self.replay.phase {
             Phase::Serial => writeln!(
                 f,
-                "replay: lineup_core::replay(&subject, &matrix, &\"{}\".parse()?, &config) re-runs the second serial \
+                "replay: lineup::replay(&subject, &matrix, &\"{}\".parse()?, &config) re-runs the second serial \
                  execution",
                 self.replay
             )?,
             Phase::Concurrent { .. } => writeln!(
                 f,
-                "replay: {REPLAY_ENV}={} re-runs exactly this schedule in phase 2 (or lineup_core::replay with this \
+                "replay: {REPLAY_ENV}={} re-runs exactly this schedule in phase 2 (or lineup::replay with this \
                  token)",
                 self.replay
             )?,

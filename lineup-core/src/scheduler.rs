@@ -159,7 +159,14 @@ impl Exploration {
         let (events, responses) = recording::take();
         self.executions += 1;
         self.steps += self.step;
+        if !self.diverged {
+            if let Some(unused) = self.tree.unused_replay_choices() {
+                self.divergence = Some(unused);
+                self.diverged = true;
+            }
+        }
         if self.diverged {
+            recording::give_back(events, responses);
             return Control::Stop;
         }
         let stuck = self.stuck.take();
