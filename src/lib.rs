@@ -4,4 +4,6 @@
 //! dependency. See the README for a walk-through.
 
 pub use lineup_core::*;
-pub use lineup_derive::*;
+/// The procedural macros (they arrive with `#[lineup_test]`; they only generate calls into
+/// the public traits of `lineup-core`).
+pub use lineup_derive;

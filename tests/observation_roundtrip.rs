@@ -182,3 +182,41 @@ fn the_replay_token_of_a_nondeterministic_spec_file_replays_the_second_history()
         violation.replay
     );
 }
+
+/// A LIFO stack under the queue's invocation labels: its serial behaviour differs from the
+/// queue's, so a queue specification is stale for it.
+#[derive(Default)]
+struct Stack(lineup::shuttle::sync::Mutex<Vec<u32>>);
+
+fn stack_under_queue_labels() -> lineup::Subject<Stack> {
+    use lineup::Invocation;
+    lineup::Subject::new("Stack", Stack::default)
+        .with(Invocation::new("add", |s: &Stack| s.0.lock().unwrap().push(200)).arg(200))
+        .with(Invocation::new("add", |s: &Stack| s.0.lock().unwrap().push(400)).arg(400))
+        .with(Invocation::new("try_take", |s: &Stack| s.0.lock().unwrap().pop()))
+}
+
+/// A failure against a specification the object no longer matches is not reported as a bug of
+/// the object: the check confirms it against a fresh phase 1 and reports a stale
+/// specification instead, naming the file.
+#[test]
+fn a_stale_specification_file_is_an_error_not_a_violation() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("queue_fig1.xml");
+    let matrix = fig1_matrix();
+    let queue_spec = synthesize_spec(&blocking_queue(), &matrix, &Config::default())
+        .unwrap()
+        .spec;
+    write_observation_file(&path, &queue_spec).unwrap();
+
+    let stack = stack_under_queue_labels();
+    assert!(
+        check(&stack, &matrix, &Config::default()).unwrap().is_pass(),
+        "a stack is linearizable"
+    );
+    let err = lineup::check_against_file(&stack, &matrix, &path, &Config::default()).unwrap_err();
+    assert!(matches!(err, CheckError::StaleSpec { .. }), "{err}");
+    let message = err.to_string();
+    assert!(message.contains("queue_fig1.xml"), "{message}");
+    assert!(message.contains("out of date"), "{message}");
+}

@@ -9,7 +9,6 @@
 //!   body without recording or checking, in the same process. Target: ratio >= 0.8.
 
 #[path = "../../examples/objects/mod.rs"]
-#[allow(dead_code)]
 mod objects;
 
 use std::time::{Duration, Instant};

@@ -193,7 +193,8 @@ pub fn replay<O: Send + Sync + 'static>(
             },
         ),
     };
-    let captured: Rc<RefCell<Option<(Trace, Option<StuckKind>)>>> = Rc::default();
+    type Captured = Option<(Trace, Option<StuckKind>)>;
+    let captured: Rc<RefCell<Captured>> = Rc::default();
     let sink_captured = Rc::clone(&captured);
     explore(
         subject,

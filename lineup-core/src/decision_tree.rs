@@ -90,7 +90,7 @@ impl DecisionTree {
     /// After a replayed execution: the replay token's choices that it did not use, if any (a
     /// token of another schedule or matrix).
     pub fn unused_replay_choices(&self) -> Option<Divergence> {
-        (self.replay && self.depth < self.path.len()).then(|| Divergence {
+        (self.replay && self.depth < self.path.len()).then_some(Divergence {
             depth: self.depth,
             expected_options: 0,
             found_options: 0,

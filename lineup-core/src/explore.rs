@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 use shuttle::{FailurePersistence, MaxSteps, Runner};
 
 use crate::decision_tree::DecisionTree;
-use crate::harness::{panic_message, test_body};
+use crate::harness::{panic_message, remember_panic_hook, test_body};
 use crate::recording;
 use crate::scheduler::{Control, ExecutionResult, Exploration, Limits, LineupScheduler, Mode};
 use crate::{CheckError, Config, Subject, TestMatrix};
@@ -54,6 +54,7 @@ pub(crate) fn explore<O: Send + Sync + 'static>(
     shuttle_config.max_steps = MaxSteps::None;
     shuttle_config.failure_persistence = FailurePersistence::None;
     shuttle_config.silence_warnings = true;
+    remember_panic_hook();
     recording::reset_interner();
     let runner = Runner::new(LineupScheduler(Rc::clone(&exploration)), shuttle_config);
     let body = test_body(subject.clone(), matrix);

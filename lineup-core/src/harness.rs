@@ -165,19 +165,37 @@ thread_local! {
     static CATCHING: std::cell::RefCell<Vec<shuttle::current::TaskId>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
-/// Wraps the process's panic hook (shuttle's, which prints the schedule of every panic) so
-/// that a panic inside an operation, which lineup records as the operation's response, prints
-/// nothing. Installed once, after shuttle has installed its own hook.
+type PanicHook = dyn Fn(&panic::PanicHookInfo<'_>) + Send + Sync;
+
+/// The panic hook the process had before shuttle installed its own (shuttle's hook prints a
+/// schedule for every panic, even one outside any execution, such as a failed assertion after a
+/// check).
+static HOOK_BEFORE_SHUTTLE: std::sync::OnceLock<Arc<PanicHook>> = std::sync::OnceLock::new();
+
+/// Remembers the process's panic hook before the first exploration lets shuttle install its own.
+pub(crate) fn remember_panic_hook() {
+    HOOK_BEFORE_SHUTTLE.get_or_init(|| {
+        let before: Arc<PanicHook> = Arc::from(panic::take_hook());
+        let forward = Arc::clone(&before);
+        panic::set_hook(Box::new(move |info| forward(info)));
+        before
+    });
+}
+
+/// Wraps the process's panic hook (shuttle's) so that a panic inside an operation, which lineup
+/// records as the operation's response, prints nothing, and one outside any execution prints as
+/// it would without shuttle. Installed once, after shuttle has installed its own hook.
 fn install_quiet_panic_hook() {
     static INSTALL: Once = Once::new();
     INSTALL.call_once(|| {
-        let previous = panic::take_hook();
-        panic::set_hook(Box::new(move |info| {
-            let catching =
-                shuttle::current::try_get_current_task().is_some_and(|me| CATCHING.with(|c| c.borrow().contains(&me)));
-            if !catching {
-                previous(info);
-            }
+        let shuttle_hook = panic::take_hook();
+        panic::set_hook(Box::new(move |info| match shuttle::current::try_get_current_task() {
+            Some(me) if CATCHING.with(|c| c.borrow().contains(&me)) => {}
+            Some(_) => shuttle_hook(info),
+            None => match HOOK_BEFORE_SHUTTLE.get() {
+                Some(before) => before(info),
+                None => shuttle_hook(info),
+            },
         }));
     });
 }
