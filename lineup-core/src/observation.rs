@@ -117,17 +117,28 @@ impl ObservationSet {
     /// Adds a history known not to be in the set yet.
     pub(crate) fn insert_new(&mut self, h: History) {
         self.count += 1;
-        if let Some(g) = self.group_index(&h) {
-            self.observations[g].histories.push(h);
-            return;
+        let (called, pending) = ObservationKey::parts(&h);
+        let hash = ObservationKey::hash_parts(h.responses(), pending, &called);
+        let groups = self.index.entry(hash).or_default();
+        match groups
+            .iter()
+            .copied()
+            .find(|&g| self.observations[g].key.matches(&h, &called, pending))
+        {
+            Some(g) => self.observations[g].histories.push(h),
+            None => {
+                groups.push(self.observations.len());
+                let key = ObservationKey {
+                    responses: h.responses().to_vec(),
+                    pending,
+                    called,
+                };
+                self.observations.push(Observation {
+                    key,
+                    histories: vec![h],
+                });
+            }
         }
-        let key = ObservationKey::of(&h);
-        let hash = ObservationKey::hash_parts(&key.responses, key.pending, &key.called);
-        self.observations.push(Observation {
-            key,
-            histories: vec![h],
-        });
-        self.index.entry(hash).or_default().push(self.observations.len() - 1);
     }
 
     /// How many histories the set holds.

@@ -49,9 +49,8 @@ pub fn synthesize_spec<O: Send + Sync + 'static>(
         config,
         move |result| {
             let (spec, schedules) = &mut *sink_found.borrow_mut();
-            if !schedules.contains(result.trace) {
+            if schedules.insert(result.trace, result.schedule()) {
                 spec.insert_new(result.trace.history(&sink_ops));
-                schedules.insert(result.trace, result.schedule());
             }
             Control::Continue
         },

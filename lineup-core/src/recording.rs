@@ -127,13 +127,20 @@ impl Recording {
         inherited
     }
 
-    /// Notes that the scheduler lets `task` run now, in its current role.
-    pub fn note_run(&mut self, task: TaskId) {
+    /// The scheduler lets `task` run now: a worker at its gate begins its operation (its call
+    /// is recorded), and the role it runs in is noted (see `run_roles`).
+    pub fn let_run(&mut self, task: TaskId) {
         let i = usize::from(task);
+        let mut role = self.roles.get(i).copied().flatten();
+        if let Some(Role::Gate(op)) = role {
+            self.call(op);
+            role = Some(Role::InOp(op));
+            self.roles[i] = role;
+        }
         if self.run_roles.len() <= i {
             self.run_roles.resize(i + 1, None);
         }
-        self.run_roles[i] = self.roles.get(i).copied().flatten();
+        self.run_roles[i] = role;
     }
 
     /// Records the call of `op`.
@@ -147,14 +154,6 @@ impl Recording {
         self.events.push(Event::Return(op));
         self.responses[op - 1] = Some(response);
         self.pending[op - 1] = false;
-    }
-
-    /// Lets a task at the gate of `op` begin it: records the call.
-    pub fn pass_gate(&mut self, task: TaskId) {
-        if let Some(Some(Role::Gate(op))) = self.roles.get(usize::from(task)).copied() {
-            self.call(op);
-            self.set_role(task, Role::InOp(op));
-        }
     }
 
     /// Sets the role of `task`.

@@ -215,8 +215,7 @@ impl Exploration {
             let decision = self.decide(r, runnable, current, is_yielding, &mut members);
             if let Decision::Run(task) = decision {
                 // A worker let through its gate begins its operation now.
-                r.pass_gate(task);
-                r.note_run(task);
+                r.let_run(task);
             }
             decision
         });
@@ -252,21 +251,14 @@ impl Exploration {
         is_yielding: bool,
         members: &mut Vec<(TaskId, Class)>,
     ) -> Decision {
-        let role_of = |r: &Recording, t: TaskId| r.roles.get(usize::from(t)).copied().flatten();
-        let current_runnable = current.is_some_and(|c| runnable.iter().any(|t| t.id() == c));
-        if let Some(c) = current {
-            if !current_runnable {
-                // A worker that blocked at the first scheduling point of its operation has begun it.
-                r.pass_gate(c);
-            }
-        }
         if r.done {
             // The last operation has returned. Let the watchdog end, unless the object has threads
             // of its own that may never end: then stop the execution.
             if self.saw_background {
                 return Decision::End;
             }
-            let finishing = |wanted: Role| runnable.iter().map(|t| t.id()).find(|&t| role_of(r, t) == Some(wanted));
+            let role_of = |t: TaskId| r.roles.get(usize::from(t)).copied().flatten();
+            let finishing = |wanted: Role| runnable.iter().map(|t| t.id()).find(|&t| role_of(t) == Some(wanted));
             return finishing(Role::Watchdog)
                 .or_else(|| finishing(Role::Harness))
                 .map_or(Decision::End, Decision::Run);
@@ -274,33 +266,52 @@ impl Exploration {
         if self.step > self.limits.max_steps {
             return Decision::Stuck(StuckKind::StepLimit);
         }
-        let current_op = match current.and_then(|c| role_of(r, c)) {
+        let current_role = current.and_then(|c| r.roles.get(usize::from(c)).copied().flatten());
+        let current_op = match current_role {
             Some(Role::InOp(op)) if r.pending[op - 1] => Some(op),
             _ => None,
         };
-        if is_yielding {
-            if let Some(op) = current_op {
-                r.yields[op - 1] += 1;
-            }
+        if let (true, Some(op)) = (is_yielding, current_op) {
+            r.yields[op - 1] += 1;
         }
         // Fast path: a thread inside an operation goes on when no switch is allowed (phase 2 with
         // the preemption budget spent).
         if let (Mode::Preemptive { bound }, Some(c), Some(_), false) = (self.mode, current, current_op, is_yielding) {
-            if self.preemptions >= bound && current_runnable {
+            if self.preemptions >= bound && runnable.iter().any(|t| t.id() == c) {
                 return Decision::Run(c);
             }
         }
-
-        let any_pending = self.mode == Mode::Serial && r.pending.iter().any(|&p| p);
+        // Fast path: in a serial execution, the one thread of the pending operation goes on while
+        // every other thread waits at a gate.
+        if let (Mode::Serial, Some(c), Some(_), false) = (self.mode, current, current_op, is_yielding) {
+            let role_of = |t: TaskId| r.roles.get(usize::from(t)).copied().flatten();
+            let mut alone = false;
+            for t in runnable {
+                if t.id() == c {
+                    alone = true;
+                } else if !matches!(role_of(t.id()), Some(Role::Gate(_) | Role::Waiting | Role::Watchdog)) {
+                    alone = false;
+                    break;
+                }
+            }
+            if alone {
+                return Decision::Run(c);
+            }
+        }
+        let serial_pending = self.mode == Mode::Serial && r.pending.iter().any(|&p| p);
+        let mut current_runnable = false;
+        let mut current_index = None;
         let mut harness = None;
         let mut waiting = None;
         for t in runnable {
             let id = t.id();
+            let is_current = Some(id) == current;
+            current_runnable |= is_current;
             let class = match r.role(id, t.parent_task_id()) {
                 // Harness code first, without branching: the current task if it is in harness
                 // code, else the first one.
                 Role::Harness => {
-                    if harness.is_none() || Some(id) == current {
+                    if harness.is_none() || is_current {
                         harness = Some(id);
                     }
                     continue;
@@ -321,13 +332,20 @@ impl Exploration {
             };
             let member = match self.mode {
                 // While an operation is pending, only its threads (and the object's) may run.
-                Mode::Serial if any_pending => class != Class::Gate,
+                Mode::Serial if serial_pending => class != Class::Gate,
                 Mode::Serial => !matches!(class, Class::Active(_)),
                 Mode::Preemptive { .. } => true,
             };
             if member {
+                if is_current {
+                    current_index = Some(members.len());
+                }
                 members.push((id, class));
             }
+        }
+        if let (Some(c), false) = (current, current_runnable) {
+            // A worker that blocked at the first scheduling point of its operation has begun it.
+            r.let_run(c);
         }
         if let Some(t) = harness {
             return Decision::Run(t);
@@ -349,9 +367,9 @@ impl Exploration {
             return Decision::Stuck(StuckKind::Livelock);
         }
 
-        let current_member = current.and_then(|c| members.iter().find(|(t, _)| *t == c).copied());
-        // The options are `first` (if any) followed by every other member in task order.
-        let (first, switch_cost) = match current_member {
+        // The options: the current member first (if it is one), then every other member in task
+        // order; switching away from a thread inside an operation may cost a preemption.
+        let switch_cost = match current_index.map(|i| members[i]) {
             Some((c, Class::Active(_) | Class::Background)) => {
                 if is_yielding {
                     // A yield is a free switch to the member that ran least recently.
@@ -363,23 +381,16 @@ impl Exploration {
                         .unwrap_or(c);
                     return Decision::Run(next);
                 }
-                let switch_cost = match self.mode {
+                match self.mode {
                     Mode::Serial => Some(0),
                     Mode::Preemptive { bound } => (self.preemptions < bound).then_some(1),
-                };
-                (Some(c), switch_cost)
+                }
             }
             // At a gate, or the current task blocked or finished: every switch is free.
-            Some((c, Class::Gate)) => (Some(c), Some(0)),
-            None => (None, Some(0)),
+            _ => Some(0),
         };
-        let others = members.iter().map(|&(t, _)| t).filter(|&t| Some(t) != first);
-        let count = usize::from(first.is_some())
-            + if switch_cost.is_some() {
-                others.clone().count()
-            } else {
-                0
-            };
+        let others = members.len() - usize::from(current_index.is_some());
+        let count = usize::from(current_index.is_some()) + if switch_cost.is_some() { others } else { 0 };
         let chosen = if count == 1 {
             0
         } else {
@@ -388,13 +399,15 @@ impl Exploration {
                 Err(divergence) => return Decision::Diverged(divergence),
             }
         };
-        match (first, chosen) {
-            (Some(c), 0) => Decision::Run(c),
-            (Some(_), i) => {
+        match current_index {
+            Some(i) if chosen == 0 => Decision::Run(members[i].0),
+            Some(i) => {
                 self.preemptions += switch_cost.unwrap_or(0);
-                Decision::Run(others.clone().nth(i - 1).expect("option in range"))
+                // The (chosen - 1)-th member other than the current one.
+                let k = chosen - 1;
+                Decision::Run(members[if k < i { k } else { k + 1 }].0)
             }
-            (None, i) => Decision::Run(others.clone().nth(i).expect("option in range")),
+            None => Decision::Run(members[chosen].0),
         }
     }
 }
