@@ -32,7 +32,6 @@ where
     let columns = Arc::new(columns);
     move || {
         install_quiet_panic_hook();
-        CATCHING.with(|c| c.borrow_mut().clear());
         let main = me();
         recording::set_role(main, Role::Harness);
         // A task that is always runnable but never scheduled while anything else can run turns
@@ -113,11 +112,10 @@ fn run_op<O>(me: TaskId, subject: &Subject<O>, object: &O, slot: &OpSlot) {
         Some(Role::Gate(op)) | Some(Role::InOp(op)) if op == slot.id => {}
         _ => {
             r.set_role(me, Role::InOp(slot.id));
-            r.call(slot.id);
+            r.call_by(slot.id, me);
         }
     });
     let invocation = &subject.invocations()[slot.invocation];
-    CATCHING.with(|c| c.borrow_mut().push(me));
     let mut returned = None;
     let result = panic::catch_unwind(AssertUnwindSafe(|| {
         invocation.call_with(object, &mut |value| {
@@ -132,7 +130,6 @@ fn run_op<O>(me: TaskId, subject: &Subject<O>, object: &O, slot: &OpSlot) {
             }));
         })
     }));
-    CATCHING.with(|c| c.borrow_mut().retain(|&t| t != me));
     let response = match (result, returned) {
         (Ok(()), Some(id)) => id,
         (Ok(()), None) => unreachable!("an invocation hands its result to the visitor"),
@@ -142,7 +139,7 @@ fn run_op<O>(me: TaskId, subject: &Subject<O>, object: &O, slot: &OpSlot) {
         if r.roles.get(usize::from(me)).copied().flatten() == Some(Role::Gate(slot.id)) {
             // The operation reached no scheduling point: it touched nothing shared, and its call
             // and return happen together.
-            r.call(slot.id);
+            r.call_by(slot.id, me);
         }
         r.ret(slot.id, response);
         r.set_role(me, Role::Harness);
@@ -160,10 +157,6 @@ pub(crate) fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
     }
 }
 
-thread_local! {
-    /// The tasks running an operation: their panics are responses, not failures to report.
-    static CATCHING: std::cell::RefCell<Vec<shuttle::current::TaskId>> = const { std::cell::RefCell::new(Vec::new()) };
-}
 
 type PanicHook = dyn Fn(&panic::PanicHookInfo<'_>) + Send + Sync;
 
@@ -190,7 +183,8 @@ fn install_quiet_panic_hook() {
     INSTALL.call_once(|| {
         let shuttle_hook = panic::take_hook();
         panic::set_hook(Box::new(move |info| match shuttle::current::try_get_current_task() {
-            Some(me) if CATCHING.with(|c| c.borrow().contains(&me)) => {}
+            // The task runs an operation under `run_op`'s `catch_unwind`: the panic is a response.
+            Some(me) if recording::with(|r| r.runs_operation(me)) => {}
             Some(_) => shuttle_hook(info),
             None => match HOOK_BEFORE_SHUTTLE.get() {
                 Some(before) => before(info),

@@ -29,6 +29,8 @@ pub(crate) struct Recording {
     pub run_roles: Vec<Option<Role>>,
     /// Worker threads that have not finished their column yet.
     pub workers_unfinished: usize,
+    /// The task that runs each operation, indexed by `op - 1` (set at the call).
+    pub owners: Vec<Option<TaskId>>,
     /// The main thread has run the last operation: the execution is over.
     pub done: bool,
     /// The responses seen in this exploration.
@@ -102,6 +104,7 @@ impl Recording {
         yields: Vec::new(),
         roles: Vec::new(),
         run_roles: Vec::new(),
+        owners: Vec::new(),
         workers_unfinished: 0,
         done: false,
         interner: ResponseInterner::EMPTY,
@@ -133,7 +136,7 @@ impl Recording {
         let i = usize::from(task);
         let mut role = self.roles.get(i).copied().flatten();
         if let Some(Role::Gate(op)) = role {
-            self.call(op);
+            self.call_by(op, task);
             role = Some(Role::InOp(op));
             self.roles[i] = role;
         }
@@ -141,6 +144,22 @@ impl Recording {
             self.run_roles.resize(i + 1, None);
         }
         self.run_roles[i] = role;
+    }
+
+    /// Whether `task` is running one of its own operations (as opposed to a thread that an
+    /// operation spawned): a panic there is caught and recorded as the operation's response.
+    pub fn runs_operation(&self, task: TaskId) -> bool {
+        match self.roles.get(usize::from(task)).copied().flatten() {
+            Some(Role::Gate(_)) => true,
+            Some(Role::InOp(op)) => self.owners.get(op - 1) == Some(&Some(task)),
+            _ => false,
+        }
+    }
+
+    /// Records the call of `op` by the task that runs it.
+    pub fn call_by(&mut self, op: usize, task: TaskId) {
+        self.call(op);
+        self.owners[op - 1] = Some(task);
     }
 
     /// Records the call of `op`.
@@ -188,6 +207,8 @@ pub(crate) fn reset(ops: usize) {
         r.yields.resize(ops, 0);
         r.roles.clear();
         r.run_roles.clear();
+        r.owners.clear();
+        r.owners.resize(ops, None);
         r.done = false;
         r.workers_unfinished = 0;
     });
