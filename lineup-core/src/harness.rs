@@ -157,7 +157,6 @@ pub(crate) fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
     }
 }
 
-
 type PanicHook = dyn Fn(&panic::PanicHookInfo<'_>) + Send + Sync;
 
 /// The panic hook the process had before shuttle installed its own (shuttle's hook prints a
