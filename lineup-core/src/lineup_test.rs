@@ -1,0 +1,579 @@
+//! The test runner behind `#[lineup_test]`: explicit regression matrices, RandomCheck over a
+//! seeded sample (paper §4.3), AutoCheck within a time budget (Fig. 6), on every core, with
+//! shrinking, saved failures and committed specifications. A person can call it directly.
+
+use std::fmt;
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use crate::regressions::{Regression, RegressionError, RegressionFile};
+use crate::spec_snapshot::{bless_requested, compare_or_bless, SnapshotError};
+use crate::sweep_env::{SweepEnvError, SweepOverrides};
+use crate::{
+    auto_matrices, check, check_matrices, sample_matrices, shard_indices, shrink, synthesize_spec, CheckError, Config,
+    InvocationLabel, Invocations, Progress, Subject, TestMatrix, Verdict, Violation,
+};
+
+/// Where a matrix came from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum MatrixOrigin {
+    /// Saved in the regression file by an earlier failing run.
+    Saved {
+        /// The file.
+        file: PathBuf,
+        /// The seed of the run that found it.
+        seed: Option<u64>,
+    },
+    /// Listed in the test.
+    Explicit {
+        /// Its position in the test's list.
+        index: usize,
+    },
+    /// Drawn in the random sample.
+    Sampled {
+        /// The sample's seed.
+        seed: u64,
+        /// Its position in the sample.
+        index: usize,
+        /// The sample's size.
+        of: usize,
+    },
+    /// AutoCheck's enumeration.
+    Auto {
+        /// Its position in the enumeration.
+        index: usize,
+    },
+}
+
+impl fmt::Display for MatrixOrigin {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            MatrixOrigin::Saved { file, seed: Some(seed) } => {
+                write!(f, "saved in {} (found with seed {seed})", file.display())
+            }
+            MatrixOrigin::Saved { file, seed: None } => write!(f, "saved in {}", file.display()),
+            MatrixOrigin::Explicit { index } => write!(f, "regression matrix #{index} of the test"),
+            MatrixOrigin::Sampled { seed, index, of } => write!(f, "sample #{index} of {of} drawn with seed {seed}"),
+            MatrixOrigin::Auto { index } => write!(f, "AutoCheck matrix #{index}"),
+        }
+    }
+}
+
+/// What a passing test run checked.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TestSummary {
+    /// The seed of the random sample.
+    pub seed: u64,
+    /// Matrices checked, saved, explicit, sampled and AutoCheck ones together.
+    pub matrices: usize,
+    /// Executions of both phases.
+    pub executions: u64,
+    /// Time taken.
+    pub elapsed: Duration,
+}
+
+/// Why a test run failed.
+#[derive(Debug)]
+pub enum TestFailure {
+    /// A matrix fails: the smallest failing matrix found by shrinking, with its violation, and
+    /// the matrix that failed first.
+    Violation {
+        /// The test.
+        test: String,
+        /// The smallest failing matrix's violation (its matrix is `violation.matrix`).
+        smallest: Box<Violation>,
+        /// The matrix that failed first and its violation.
+        original: Box<Violation>,
+        /// Where the original came from.
+        origin: MatrixOrigin,
+        /// Removals that shrinking made.
+        shrink_steps: usize,
+        /// Where it was saved for the next run, if it was.
+        saved_in: Option<PathBuf>,
+    },
+    /// A check could not reach a verdict.
+    Check {
+        /// The test.
+        test: String,
+        /// The matrix.
+        origin: MatrixOrigin,
+        /// The error.
+        error: CheckError,
+    },
+    /// The test is set up wrongly (an unknown invocation label, an empty invocation set, ...).
+    Setup {
+        /// The test.
+        test: String,
+        /// What is wrong.
+        problem: String,
+    },
+    /// An environment variable cannot be read.
+    Env(SweepEnvError),
+    /// The regression file cannot be read or written.
+    Regressions(RegressionError),
+    /// A committed specification differs from the object's serial behaviour.
+    Snapshot(SnapshotError),
+}
+
+impl fmt::Display for TestFailure {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            TestFailure::Violation {
+                test,
+                smallest,
+                original,
+                origin,
+                shrink_steps,
+                saved_in,
+            } => {
+                let (t, o) = smallest.matrix.dimensions();
+                let (ot, oo) = original.matrix.dimensions();
+                writeln!(f, "lineup_test `{test}` FAILED on {origin}.")?;
+                if *shrink_steps > 0 {
+                    writeln!(
+                        f,
+                        "Shrunk from {ot}x{oo} ({} operations) to {t}x{o} ({} operations) in {shrink_steps} steps; the smallest \
+                         failing matrix first:",
+                        original.matrix.op_count(),
+                        smallest.matrix.op_count()
+                    )?;
+                }
+                writeln!(f)?;
+                writeln!(f, "{smallest}")?;
+                if *shrink_steps > 0 {
+                    writeln!(f)?;
+                    writeln!(f, "The original failing matrix ({origin}):")?;
+                    write!(f, "{}", original.matrix.display(&original.labels))?;
+                    writeln!(f, "  its violating history: {}", original.kind.history().notation())?;
+                }
+                if let Some(file) = saved_in {
+                    writeln!(f)?;
+                    writeln!(
+                        f,
+                        "The failing matrix is saved in {} and is checked first from now on.",
+                        file.display()
+                    )?;
+                }
+                if let MatrixOrigin::Sampled { seed, .. } = origin {
+                    writeln!(f, "Reproduce the sample with LINEUP_SEED={seed}.")?;
+                }
+                Ok(())
+            }
+            TestFailure::Check { test, origin, error } => write!(f, "lineup_test `{test}`: {origin}: {error}"),
+            TestFailure::Setup { test, problem } => write!(f, "lineup_test `{test}`: {problem}"),
+            TestFailure::Env(e) => write!(f, "lineup_test: {e}"),
+            TestFailure::Regressions(e) => write!(f, "lineup_test: {e}"),
+            TestFailure::Snapshot(e) => write!(f, "lineup_test: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for TestFailure {}
+
+/// A test run: regression matrices and a random sample of matrices of one object type.
+///
+/// `#[lineup_test(threads = 2, ops = 2)]` expands to `LineupTest::new(..).threads(2).ops(2).run(build)`.
+/// Without options a run checks 100 random 3x3 matrices (the paper's setting) at preemption
+/// bound 2. Environment variables ([`crate::sweep_env`]) override the sample size, seed,
+/// preemption bound, time budget and shard, so that nightly sweeps need no code change.
+///
+/// ```
+/// use lineup_core::{Invocation, Invocations, LineupTest};
+/// use shuttle::sync::atomic::{AtomicU64, Ordering};
+///
+/// #[derive(Default)]
+/// struct Counter(AtomicU64);
+///
+/// impl Invocations for Counter {
+///     fn invocations() -> Vec<Invocation<Self>> {
+///         vec![
+///             Invocation::new("inc", |c: &Counter| { c.0.fetch_add(1, Ordering::SeqCst); }),
+///             Invocation::new("get", |c: &Counter| c.0.load(Ordering::SeqCst)),
+///         ]
+///     }
+/// }
+///
+/// let summary = LineupTest::new("counter").threads(2).ops(2).samples(10).seed(1).check(Counter::default).unwrap();
+/// assert_eq!(summary.matrices, 10);
+/// ```
+#[derive(Clone, Debug)]
+pub struct LineupTest {
+    name: String,
+    source_file: Option<String>,
+    threads: usize,
+    ops: usize,
+    samples: usize,
+    seed: Option<u64>,
+    workers: Option<usize>,
+    time_budget: Option<Duration>,
+    config: Config,
+    matrices: Vec<Vec<Vec<String>>>,
+    initial: Vec<String>,
+    finals: Vec<String>,
+    observations: Option<PathBuf>,
+}
+
+impl LineupTest {
+    /// A run named `name` (the test's path) with the paper's defaults: 100 samples of 3x3.
+    pub fn new(name: &str) -> Self {
+        Self {
+            name: name.to_string(),
+            source_file: None,
+            threads: 3,
+            ops: 3,
+            samples: 100,
+            seed: None,
+            workers: None,
+            time_budget: None,
+            config: Config::default(),
+            matrices: Vec::new(),
+            initial: Vec::new(),
+            finals: Vec::new(),
+            observations: None,
+        }
+    }
+
+    /// The test's source file (`file!()`): failing matrices are saved beside it.
+    pub fn source_file(mut self, file: &str) -> Self {
+        self.source_file = Some(file.to_string());
+        self
+    }
+
+    /// Threads of the sampled matrices.
+    pub fn threads(mut self, n: usize) -> Self {
+        self.threads = n;
+        self
+    }
+
+    /// Operations per thread of the sampled matrices.
+    pub fn ops(mut self, m: usize) -> Self {
+        self.ops = m;
+        self
+    }
+
+    /// How many matrices to sample (0: only the explicit ones).
+    pub fn samples(mut self, k: usize) -> Self {
+        self.samples = k;
+        self
+    }
+
+    /// Phase 2's preemption bound.
+    pub fn preemption_bound(mut self, bound: u32) -> Self {
+        self.config.preemption_bound = bound;
+        self
+    }
+
+    /// The sample's seed (otherwise a random one, printed).
+    pub fn seed(mut self, seed: u64) -> Self {
+        self.seed = Some(seed);
+        self
+    }
+
+    /// Worker threads (default: the number of cores).
+    pub fn workers(mut self, n: usize) -> Self {
+        self.workers = Some(n);
+        self
+    }
+
+    /// After the sample, AutoCheck (growing square matrices) until this much time has passed.
+    pub fn time_budget(mut self, budget: Duration) -> Self {
+        self.time_budget = Some(budget);
+        self
+    }
+
+    /// Whether to check stuck histories (Def. 2).
+    pub fn check_stuck(mut self, on: bool) -> Self {
+        self.config.check_stuck = on;
+        self
+    }
+
+    /// All check settings at once.
+    pub fn config(mut self, config: Config) -> Self {
+        self.config = config;
+        self
+    }
+
+    /// An explicit regression matrix: one column of invocation labels per thread, as the labels
+    /// print (`add(200)`, `try_take()`).
+    pub fn matrix(mut self, columns: &[&[&str]]) -> Self {
+        self.matrices.push(
+            columns
+                .iter()
+                .map(|c| c.iter().map(|s| s.to_string()).collect())
+                .collect(),
+        );
+        self
+    }
+
+    /// Operations the main thread runs before the threads start, in every matrix.
+    pub fn initial(mut self, ops: &[&str]) -> Self {
+        self.initial = ops.iter().map(|s| s.to_string()).collect();
+        self
+    }
+
+    /// Operations the main thread runs after the threads are joined, in every matrix.
+    pub fn finals(mut self, ops: &[&str]) -> Self {
+        self.finals = ops.iter().map(|s| s.to_string()).collect();
+        self
+    }
+
+    /// Keep the phase-1 specification of each explicit matrix as an observation file in `dir`
+    /// (`<dir>/<test>-<n>.xml`), compared on every run and re-blessed with `LINEUP_BLESS=1`.
+    pub fn observations(mut self, dir: &str) -> Self {
+        self.observations = Some(PathBuf::from(dir));
+        self
+    }
+
+    /// Runs the test and panics with the report if it fails (what `#[lineup_test]` calls).
+    pub fn run<O: Invocations>(self, build: fn() -> O) {
+        match self.check(build) {
+            Ok(summary) => eprintln!(
+                "lineup_test `{}`: PASS, {} matrices, {} executions in {:.2?} (seed {})",
+                self.name, summary.matrices, summary.executions, summary.elapsed, summary.seed
+            ),
+            Err(failure) => panic!("{failure}"),
+        }
+    }
+
+    /// Runs the test: saved failing matrices first, then the explicit matrices, then the random
+    /// sample (this shard of it), then AutoCheck within the time budget.
+    pub fn check<O: Invocations>(&self, build: fn() -> O) -> Result<TestSummary, TestFailure> {
+        let start = Instant::now();
+        let env = SweepOverrides::from_env().map_err(TestFailure::Env)?;
+        let mut config = self.config.clone();
+        if let Some(bound) = env.preemption_bound {
+            config.preemption_bound = bound;
+        }
+        let samples = env.samples.unwrap_or(self.samples);
+        let seed = env.seed.or(self.seed).unwrap_or_else(random_seed);
+        let workers = env.workers.or(self.workers).unwrap_or_else(cores).max(1);
+        let time_budget = env.time_budget.or(self.time_budget);
+        let subject = Subject::of(self.name.clone(), build);
+        let labels = subject.labels();
+        let setup = |problem: String| TestFailure::Setup {
+            test: self.name.clone(),
+            problem,
+        };
+        if labels.is_empty() {
+            return Err(setup("the object has no invocations".into()));
+        }
+        let resolve = |names: &[String]| -> Result<Vec<usize>, TestFailure> {
+            names
+                .iter()
+                .map(|name| {
+                    labels.iter().position(|l| l.to_string() == *name).ok_or_else(|| {
+                        let known: Vec<String> = labels.iter().map(ToString::to_string).collect();
+                        setup(format!(
+                            "`{name}` is not an invocation of the object; it has {}",
+                            known.join(", ")
+                        ))
+                    })
+                })
+                .collect()
+        };
+        let initial = resolve(&self.initial)?;
+        let finals = resolve(&self.finals)?;
+        let frame = |m: TestMatrix| m.with_initial(initial.clone()).with_final(finals.clone());
+        if samples > 0 || time_budget.is_some() {
+            eprintln!(
+                "lineup_test `{}`: seed {seed} (set LINEUP_SEED={seed} to draw the same sample)",
+                self.name
+            );
+        }
+        let mut summary = TestSummary {
+            seed,
+            matrices: 0,
+            executions: 0,
+            elapsed: Duration::ZERO,
+        };
+
+        // 1. Failing matrices saved by earlier runs.
+        let regressions = self.source_file.as_deref().map(RegressionFile::beside);
+        if let Some(file) = &regressions {
+            for (line, saved) in file.load_for(&self.name).map_err(TestFailure::Regressions)? {
+                let matrix = saved.matrix(&labels).map_err(|problem| {
+                    TestFailure::Regressions(RegressionError::Invalid {
+                        path: file.path().to_path_buf(),
+                        line: line + 2,
+                        problem,
+                    })
+                })?;
+                let origin = MatrixOrigin::Saved {
+                    file: file.path().to_path_buf(),
+                    seed: saved.seed,
+                };
+                self.check_one(&subject, &matrix, &config, origin, None, &mut summary)?;
+            }
+        }
+
+        // 2. Explicit regression matrices, with their committed specifications.
+        for (index, columns) in self.matrices.iter().enumerate() {
+            let threads = columns.iter().map(|c| resolve(c)).collect::<Result<Vec<_>, _>>()?;
+            let matrix = frame(TestMatrix::new(threads));
+            if let Some(dir) = &self.observations {
+                let fresh = synthesize_spec(&subject, &matrix, &config).map_err(|error| TestFailure::Check {
+                    test: self.name.clone(),
+                    origin: MatrixOrigin::Explicit { index },
+                    error,
+                })?;
+                let file = dir.join(format!("{}-{index}.xml", file_name_of(&self.name)));
+                compare_or_bless(&file, &fresh.spec, bless_requested()).map_err(TestFailure::Snapshot)?;
+            }
+            self.check_one(
+                &subject,
+                &matrix,
+                &config,
+                MatrixOrigin::Explicit { index },
+                None,
+                &mut summary,
+            )?;
+        }
+
+        // 3. The random sample (RandomCheck), this shard of it, on every core.
+        if samples > 0 && self.threads > 0 && self.ops > 0 {
+            let sample = sample_matrices(labels.len(), self.threads, self.ops, samples, seed);
+            let (shard, shards) = env.shard.unwrap_or((0, 1));
+            let indices: Vec<usize> = shard_indices(samples, shard, shards).collect();
+            let matrices: Vec<TestMatrix> = indices.iter().map(|&i| frame(sample[i].clone())).collect();
+            let progress = Progress::new(matrices.len(), &self.name);
+            let outcome = check_matrices(&subject, &matrices, &config, workers, &progress);
+            progress.finish();
+            summary.matrices += outcome.checked;
+            summary.executions += outcome.executions;
+            if let Some((position, result)) = outcome.first_failure {
+                let origin = MatrixOrigin::Sampled {
+                    seed,
+                    index: indices[position],
+                    of: samples,
+                };
+                return Err(self.failed(
+                    &subject,
+                    &matrices[position],
+                    result,
+                    &config,
+                    origin,
+                    regressions.as_ref(),
+                ));
+            }
+        }
+
+        // 4. AutoCheck within the time budget.
+        if let Some(budget) = time_budget {
+            let auto_start = Instant::now();
+            for (index, matrix) in auto_matrices(labels.len()).enumerate() {
+                if auto_start.elapsed() >= budget {
+                    break;
+                }
+                let matrix = frame(matrix);
+                let origin = MatrixOrigin::Auto { index };
+                self.check_one(&subject, &matrix, &config, origin, regressions.as_ref(), &mut summary)?;
+            }
+        }
+        summary.elapsed = start.elapsed();
+        Ok(summary)
+    }
+
+    /// Checks one matrix; a failure is shrunk (and saved when `save_in` is given).
+    fn check_one<O: Invocations>(
+        &self,
+        subject: &Subject<O>,
+        matrix: &TestMatrix,
+        config: &Config,
+        origin: MatrixOrigin,
+        save_in: Option<&RegressionFile>,
+        summary: &mut TestSummary,
+    ) -> Result<(), TestFailure> {
+        let result = check(subject, matrix, config);
+        summary.matrices += 1;
+        match result {
+            Ok(Verdict::Pass(stats)) => {
+                summary.executions += stats.serial_executions + stats.concurrent_executions;
+                Ok(())
+            }
+            Ok(Verdict::Fail(v)) => Err(self.failed(subject, matrix, Ok(v), config, origin, save_in)),
+            Err(e) => Err(self.failed(subject, matrix, Err(e), config, origin, save_in)),
+        }
+    }
+
+    /// The failure report of a failing matrix: shrunk, and saved for the next run.
+    fn failed<O: Invocations>(
+        &self,
+        subject: &Subject<O>,
+        matrix: &TestMatrix,
+        result: Result<Box<Violation>, CheckError>,
+        config: &Config,
+        origin: MatrixOrigin,
+        save_in: Option<&RegressionFile>,
+    ) -> TestFailure {
+        let original = match result {
+            Ok(v) => v,
+            Err(error) => {
+                return TestFailure::Check {
+                    test: self.name.clone(),
+                    origin,
+                    error,
+                }
+            }
+        };
+        let shrunk = match shrink(subject, matrix, original.clone(), config) {
+            Ok(shrunk) => shrunk,
+            Err(error) => {
+                return TestFailure::Check {
+                    test: self.name.clone(),
+                    origin,
+                    error,
+                }
+            }
+        };
+        let seed = match origin {
+            MatrixOrigin::Sampled { seed, .. } => Some(seed),
+            _ => None,
+        };
+        let saved_in = save_in.and_then(|file| {
+            let labels: Vec<InvocationLabel> = subject.labels();
+            let entry = Regression::new(&self.name, seed, &shrunk.matrix, &labels);
+            match file.add(&entry) {
+                Ok(()) => Some(file.path().to_path_buf()),
+                Err(e) => {
+                    eprintln!("lineup_test `{}`: could not save the failing matrix: {e}", self.name);
+                    None
+                }
+            }
+        });
+        TestFailure::Violation {
+            test: self.name.clone(),
+            smallest: shrunk.violation,
+            original,
+            origin,
+            shrink_steps: shrunk.steps,
+            saved_in,
+        }
+    }
+}
+
+/// A file name for a test path (`tests::queue` becomes `tests__queue`).
+fn file_name_of(test: &str) -> String {
+    test.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
+}
+
+/// A seed from the clock and the process, for runs that do not fix one (it is printed).
+fn random_seed() -> u64 {
+    use std::hash::{BuildHasher, RandomState};
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    RandomState::new().hash_one((nanos, std::process::id())) % 1_000_000_000
+}
+
+/// The number of cores.
+fn cores() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}

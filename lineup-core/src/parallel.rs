@@ -1,0 +1,78 @@
+//! Checking many matrices on every core: one shuttle runner per OS thread. The first failure
+//! reported (the failing matrix with the smallest index) is the same as with one worker.
+
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::Mutex;
+
+use crate::{check, CheckError, Config, Progress, Subject, TestMatrix, Verdict, Violation};
+
+/// How a batch of matrices went.
+#[derive(Debug)]
+pub struct BatchOutcome {
+    /// The first failing matrix (smallest index in the batch) and its violation, or the first
+    /// error.
+    pub first_failure: Option<(usize, Result<Box<Violation>, CheckError>)>,
+    /// Matrices checked.
+    pub checked: usize,
+    /// Executions of both phases over all checked matrices.
+    pub executions: u64,
+}
+
+/// Checks `matrices` with `workers` OS threads. Workers take matrices in index order and stop
+/// taking any beyond the first failure found so far, so every matrix before the reported one
+/// was checked: the outcome does not depend on the number of workers.
+pub fn check_matrices<O: Send + Sync + 'static>(
+    subject: &Subject<O>,
+    matrices: &[TestMatrix],
+    config: &Config,
+    workers: usize,
+    progress: &Progress,
+) -> BatchOutcome {
+    let next = AtomicUsize::new(0);
+    let checked = AtomicUsize::new(0);
+    let executions = AtomicU64::new(0);
+    let failure: Mutex<Option<(usize, Result<Box<Violation>, CheckError>)>> = Mutex::new(None);
+    let failing_index = || {
+        failure
+            .lock()
+            .expect("no worker panics")
+            .as_ref()
+            .map_or(usize::MAX, |(i, _)| *i)
+    };
+    std::thread::scope(|scope| {
+        for _ in 0..workers.max(1).min(matrices.len().max(1)) {
+            scope.spawn(|| loop {
+                let i = next.fetch_add(1, Ordering::SeqCst);
+                if i >= matrices.len() || i > failing_index() {
+                    break;
+                }
+                let result = check(subject, &matrices[i], config);
+                let outcome = match result {
+                    Ok(Verdict::Pass(stats)) => {
+                        executions.fetch_add(stats.serial_executions + stats.concurrent_executions, Ordering::Relaxed);
+                        None
+                    }
+                    Ok(Verdict::Fail(v)) => {
+                        let stats = &v.stats;
+                        executions.fetch_add(stats.serial_executions + stats.concurrent_executions, Ordering::Relaxed);
+                        Some(Ok(v))
+                    }
+                    Err(e) => Some(Err(e)),
+                };
+                let done = checked.fetch_add(1, Ordering::SeqCst) + 1;
+                let mut first = failure.lock().expect("no worker panics");
+                if let Some(outcome) = outcome {
+                    if first.as_ref().is_none_or(|(j, _)| i < *j) {
+                        *first = Some((i, outcome));
+                    }
+                }
+                progress.update(done, usize::from(first.is_some()), executions.load(Ordering::Relaxed));
+            });
+        }
+    });
+    BatchOutcome {
+        first_failure: failure.into_inner().expect("no worker panics"),
+        checked: checked.into_inner(),
+        executions: executions.into_inner(),
+    }
+}
