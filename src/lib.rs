@@ -7,3 +7,6 @@ pub use lineup_core::*;
 /// The procedural macros (they arrive with `#[lineup_test]`; they only generate calls into
 /// the public traits of `lineup-core`).
 pub use lineup_derive;
+/// `#[invocations]` on an `impl` block and `#[lineup_test]` on a function that builds the
+/// object (see `lineup-derive`).
+pub use lineup_derive::{invocations, lineup_test};

@@ -3,7 +3,7 @@
 use std::collections::VecDeque;
 
 use lineup::shuttle::sync::{Condvar, Mutex};
-use lineup::{Invocation, Subject};
+use lineup::{Invocation, Invocations, Subject};
 
 /// A correct FIFO queue: `add` appends, `try_take` removes the oldest element or returns `None`
 /// when the queue is empty, and `take` waits while the queue is empty.
@@ -67,4 +67,34 @@ pub fn give_up_queue() -> Subject<GiveUpQueue> {
         .with(Invocation::new("add", |q: &GiveUpQueue| q.add(200)).arg(200))
         .with(Invocation::new("add", |q: &GiveUpQueue| q.add(400)).arg(400))
         .with(Invocation::new("try_take", GiveUpQueue::try_take))
+}
+
+/// The invocation set of the blocking queue, written by hand (`#[lineup::invocations]` generates
+/// the same): `add(200)`, `add(400)`, `try_take()`, `take()`.
+impl Invocations for BlockingQueue {
+    fn invocations() -> Vec<Invocation<Self>> {
+        blocking_queue().invocations().to_vec()
+    }
+}
+
+/// A non-blocking queue: the blocking queue without `take` (so that random matrices never
+/// block): `add(200)`, `add(400)`, `try_take()`.
+#[derive(Default)]
+pub struct NonBlockingQueue(BlockingQueue);
+
+impl Invocations for NonBlockingQueue {
+    fn invocations() -> Vec<Invocation<Self>> {
+        vec![
+            Invocation::new("add", |q: &NonBlockingQueue| q.0.add(200)).arg(200),
+            Invocation::new("add", |q: &NonBlockingQueue| q.0.add(400)).arg(400),
+            Invocation::new("try_take", |q: &NonBlockingQueue| q.0.try_take()),
+        ]
+    }
+}
+
+/// `add(200)`, `add(400)`, `try_take()` of the Fig. 1 bug.
+impl Invocations for GiveUpQueue {
+    fn invocations() -> Vec<Invocation<Self>> {
+        give_up_queue().invocations().to_vec()
+    }
 }

@@ -8,10 +8,10 @@
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Config {
-    /// Phase 2 explores every schedule with at most this many preemptions (switches away from
-    /// a thread that is inside an operation and could still run). Switches at operation
-    /// boundaries, at yields, and away from blocked or finished threads are free. Default 2, as
-    /// in CHESS and the paper.
+    /// Phase 2 explores every schedule with at most this many preemptions: switches away from a
+    /// thread that could still run, inside an operation or between two of its operations, as in
+    /// CHESS. Switches at yields and away from blocked or finished threads are free. Default 2,
+    /// as in CHESS and the paper.
     pub preemption_bound: u32,
     /// Check stuck histories (Def. 2). Switching this off reduces the check to classic
     /// linearizability, which cannot see erroneous blocking (paper §2.2.2). Default on.

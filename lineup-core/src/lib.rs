@@ -61,7 +61,7 @@ pub use invocations::Invocations;
 pub use lineup_test::{LineupTest, MatrixOrigin, TestFailure, TestSummary};
 pub use matrix::{MatrixDisplay, OpSlot, TestMatrix};
 pub use observation::{Observation, ObservationKey, ObservationSet};
-pub use parallel::{check_matrices, BatchOutcome};
+pub use parallel::{check_matrices, BatchFailure, BatchOutcome};
 pub use phase1::{synthesize_spec, Synthesis};
 pub use progress::Progress;
 pub use replay::{Phase, ReplayToken, REPLAY_ENV};

@@ -98,7 +98,7 @@ pub enum TestFailure {
         /// The matrix.
         origin: MatrixOrigin,
         /// The error.
-        error: CheckError,
+        error: Box<CheckError>,
     },
     /// The test is set up wrongly (an unknown invocation label, an empty invocation set, ...).
     Setup {
@@ -414,7 +414,7 @@ impl LineupTest {
                 let fresh = synthesize_spec(&subject, &matrix, &config).map_err(|error| TestFailure::Check {
                     test: self.name.clone(),
                     origin: MatrixOrigin::Explicit { index },
-                    error,
+                    error: Box::new(error),
                 })?;
                 let file = dir.join(format!("{}-{index}.xml", file_name_of(&self.name)));
                 compare_or_bless(&file, &fresh.spec, bless_requested()).map_err(TestFailure::Snapshot)?;
@@ -511,7 +511,7 @@ impl LineupTest {
                 return TestFailure::Check {
                     test: self.name.clone(),
                     origin,
-                    error,
+                    error: Box::new(error),
                 }
             }
         };
@@ -521,7 +521,7 @@ impl LineupTest {
                 return TestFailure::Check {
                     test: self.name.clone(),
                     origin,
-                    error,
+                    error: Box::new(error),
                 }
             }
         };

@@ -6,12 +6,16 @@ use std::sync::Mutex;
 
 use crate::{check, CheckError, Config, Progress, Subject, TestMatrix, Verdict, Violation};
 
+/// The position of a failing matrix in a batch, with its violation or the error that stopped its
+/// check.
+pub type BatchFailure = (usize, Result<Box<Violation>, CheckError>);
+
 /// How a batch of matrices went.
 #[derive(Debug)]
 pub struct BatchOutcome {
     /// The first failing matrix (smallest index in the batch) and its violation, or the first
     /// error.
-    pub first_failure: Option<(usize, Result<Box<Violation>, CheckError>)>,
+    pub first_failure: Option<BatchFailure>,
     /// Matrices checked.
     pub checked: usize,
     /// Executions of both phases over all checked matrices.
@@ -31,7 +35,7 @@ pub fn check_matrices<O: Send + Sync + 'static>(
     let next = AtomicUsize::new(0);
     let checked = AtomicUsize::new(0);
     let executions = AtomicU64::new(0);
-    let failure: Mutex<Option<(usize, Result<Box<Violation>, CheckError>)>> = Mutex::new(None);
+    let failure: Mutex<Option<BatchFailure>> = Mutex::new(None);
     let failing_index = || {
         failure
             .lock()

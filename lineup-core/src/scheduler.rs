@@ -8,9 +8,10 @@
 //!   threads of the object) may run; between operations the scheduler branches over the workers
 //!   waiting at their gates. Never bounded. If the pending operation cannot run, the serial
 //!   history is stuck.
-//! * **Preemptive** (phase 2): a thread inside an operation keeps running for free; switching
-//!   away from it while it could still run is a preemption, allowed while fewer than the bound
-//!   have been spent. Switches at gates and away from blocked or finished threads are free.
+//! * **Preemptive** (phase 2): a thread keeps running for free; switching away from it while it
+//!   could still run (inside an operation, or at the gate of its next one) is a preemption, as in
+//!   CHESS, allowed while fewer than the bound have been spent. Switches away from blocked or
+//!   finished threads are free.
 //! * A yield (`yield_now`, spin hints) is a free switch to the thread that ran least recently,
 //!   so spin-waits are explored fairly. Yields are counted per operation: when every thread that
 //!   could run is inside an operation that has yielded `spin_bound` times, the history is stuck
@@ -274,9 +275,11 @@ impl Exploration {
         if let (true, Some(op)) = (is_yielding, current_op) {
             r.yields[op - 1] += 1;
         }
-        // Fast path: a thread inside an operation goes on when no switch is allowed (phase 2 with
-        // the preemption budget spent).
-        if let (Mode::Preemptive { bound }, Some(c), Some(_), false) = (self.mode, current, current_op, is_yielding) {
+        // Fast path: a thread inside an operation (or at its gate) goes on when no switch is
+        // allowed (phase 2 with the preemption budget spent).
+        let current_can_go_on = current_op.is_some() || matches!(current_role, Some(Role::Gate(_)));
+        if let (Mode::Preemptive { bound }, Some(c), true, false) = (self.mode, current, current_can_go_on, is_yielding)
+        {
             if self.preemptions >= bound && runnable.iter().any(|t| t.id() == c) {
                 return Decision::Run(c);
             }
@@ -370,7 +373,8 @@ impl Exploration {
         // The options: the current member first (if it is one), then every other member in task
         // order; switching away from a thread inside an operation may cost a preemption.
         let switch_cost = match current_index.map(|i| members[i]) {
-            Some((c, Class::Active(_) | Class::Background)) => {
+            // A thread that could go on (inside an operation, or at the gate of its next one).
+            Some((c, Class::Active(_) | Class::Background | Class::Gate)) => {
                 if is_yielding {
                     // A yield is a free switch to the member that ran least recently.
                     let next = members
@@ -386,7 +390,7 @@ impl Exploration {
                     Mode::Preemptive { bound } => (self.preemptions < bound).then_some(1),
                 }
             }
-            // At a gate, or the current task blocked or finished: every switch is free.
+            // The current task blocked or finished: every switch is free.
             _ => Some(0),
         };
         let others = members.len() - usize::from(current_index.is_some());

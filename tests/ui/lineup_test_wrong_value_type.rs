@@ -1,0 +1,10 @@
+use lineup::lineup_derive::lineup_test;
+
+struct Queue;
+
+#[lineup_test(threads = "2")]
+fn queue() -> Queue {
+    Queue
+}
+
+fn main() {}
