@@ -1,12 +1,16 @@
 //! Benchmarks of lineup. Each prints one JSON object per line.
 //!
-//! `cargo run --release -p lineup-bench -- phases`
+//! `cargo run --release -p lineup-bench -- phases` and `... -- random`
 //!
 //! * `phase1_3x3`: phase 1 (every serial execution) of a non-blocking 3x3 queue matrix, median
 //!   of several runs. Target: <= 20 ms.
 //! * `phase2_vs_shuttle_dfs`: executions per second of lineup's phase 2 (scheduling, recording
 //!   and checking every history) against shuttle's own `DfsScheduler` running the same test
 //!   body without recording or checking, in the same process. Target: ratio >= 0.8.
+//! * `randomcheck_100_3x3` (`random`): 100 random 3x3 matrices of the correct non-blocking queue
+//!   (`add(200)`, `add(400)`, `try_take()`) at bound 2, with one worker and with two, in the same
+//!   process. Target: speedup >= 1.8. `randomcheck_100_3x3_blocking` does the same with the
+//!   blocking queue (with `take()`), whose stuck executions cost shuttle a fresh stack each.
 
 #[path = "../../examples/objects/mod.rs"]
 mod objects;
@@ -14,7 +18,7 @@ mod objects;
 use std::time::{Duration, Instant};
 
 use lineup::{check_against_spec, synthesize_spec, Config, TestMatrix};
-use objects::queues::{blocking_queue, BlockingQueue};
+use objects::queues::{blocking_queue, BlockingQueue, NonBlockingQueue};
 use shuttle::scheduler::DfsScheduler;
 use shuttle::sync::Arc;
 
@@ -155,9 +159,43 @@ fn phase2_vs_shuttle_dfs() {
     );
 }
 
+/// RandomCheck of 100 random 3x3 matrices of a correct queue at bound 2, with one worker and
+/// with two, in the same process; the same seed, so the same matrices.
+fn randomcheck_100_3x3<O: lineup::Invocations>(name: &str, build: fn() -> O) {
+    let seed = 20261122;
+    let run = |workers: usize| {
+        let start = Instant::now();
+        let summary = lineup::LineupTest::new(name)
+            .threads(3)
+            .ops(3)
+            .samples(100)
+            .seed(seed)
+            .workers(workers)
+            .check(build)
+            .unwrap_or_else(|failure| panic!("{failure}"));
+        (start.elapsed(), summary)
+    };
+    let (one, summary) = run(1);
+    let (two, _) = run(2);
+    println!(
+        "{{\"bench\":\"{name}\", \"seed\":{seed}, \"matrices\":{}, \"executions\":{}, \
+         \"preemption_bound\":2, \"workers_1_s\":{:.3}, \"workers_2_s\":{:.3}, \"speedup\":{:.2}, \
+         \"target_speedup\":1.8}}",
+        summary.matrices,
+        summary.executions,
+        one.as_secs_f64(),
+        two.as_secs_f64(),
+        one.as_secs_f64() / two.as_secs_f64()
+    );
+}
+
 fn main() {
     let what = std::env::args().nth(1).unwrap_or_else(|| "phases".to_string());
     match what.as_str() {
+        "random" => {
+            randomcheck_100_3x3("randomcheck_100_3x3", NonBlockingQueue::default);
+            randomcheck_100_3x3("randomcheck_100_3x3_blocking", BlockingQueue::default);
+        }
         "phase1" => phase1_3x3(),
         "phase2" => phase2_vs_shuttle_dfs(),
         "phases" => {
@@ -165,7 +203,7 @@ fn main() {
             phase2_vs_shuttle_dfs();
         }
         other => {
-            eprintln!("unknown benchmark `{other}`; available: phases, phase1, phase2");
+            eprintln!("unknown benchmark `{other}`; available: phases, random, phase1, phase2");
             std::process::exit(2);
         }
     }
