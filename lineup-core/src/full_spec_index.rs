@@ -27,17 +27,22 @@ impl FullSpecIndex {
     pub fn new(spec: &ObservationSet, interner: &mut ResponseInterner) -> Self {
         let ops = spec.ops().len();
         let mut groups: FxHashMap<Vec<Option<u32>>, Vec<Box<[u32]>>> = FxHashMap::default();
-        for h in spec.histories() {
-            if h.is_stuck() || h.events().len() != 2 * ops {
+        let full = |h: &&crate::History| !h.is_stuck() && h.events().len() == 2 * ops;
+        for group in spec.observations() {
+            if !group.histories.iter().any(|h| full(&h)) {
                 continue;
             }
-            let ids = h
-                .responses()
+            // Every history of an observation group has the group's responses: intern them once.
+            let ids: Vec<Option<u32>> = group
+                .key
+                .responses
                 .iter()
                 .map(|r| r.as_ref().map(|r| interner.intern(r)))
                 .collect();
-            let order = h.serial_order().into_iter().map(|op| op as u32).collect();
-            groups.entry(ids).or_default().push(order);
+            let orders = groups.entry(ids).or_default();
+            for h in group.histories.iter().filter(full) {
+                orders.push(h.events().iter().step_by(2).map(|e| e.op() as u32).collect());
+            }
         }
         Self {
             groups,
