@@ -326,7 +326,32 @@ impl LineupTest {
 
     /// Runs the test and panics with the report if it fails (what `#[lineup_test]` calls).
     pub fn run<O: Invocations>(self, build: fn() -> O) {
-        match self.check(build) {
+        let subject = Subject::of(self.name.clone(), build);
+        self.run_subject(&subject);
+    }
+
+    /// Runs the test: saved failing matrices first, then the explicit matrices, then the random
+    /// sample (this shard of it), then AutoCheck within the time budget.
+    pub fn check<O: Invocations>(&self, build: fn() -> O) -> Result<TestSummary, TestFailure> {
+        self.check_subject(&Subject::of(self.name.clone(), build))
+    }
+
+    /// [`run`](Self::run) for a subject given as a list of named closures: the way to test a
+    /// type you do not own (the orphan rule keeps you from implementing [`Invocations`] for it),
+    /// with no wrapper type.
+    ///
+    /// ```
+    /// use lineup_core::{Invocation, LineupTest, Subject};
+    /// use shuttle::sync::Mutex;
+    ///
+    /// // A type from another crate, used as it is.
+    /// let subject = Subject::new("Mutex<Vec<u32>>", || Mutex::new(Vec::<u32>::new()))
+    ///     .with(Invocation::new("push", |v: &Mutex<Vec<u32>>| v.lock().unwrap().push(1)).arg(1))
+    ///     .with(Invocation::new("pop", |v: &Mutex<Vec<u32>>| v.lock().unwrap().pop()));
+    /// LineupTest::new("vec").threads(2).ops(2).samples(5).seed(9).run_subject(&subject);
+    /// ```
+    pub fn run_subject<O: Send + Sync + 'static>(self, subject: &Subject<O>) {
+        match self.check_subject(subject) {
             Ok(summary) => eprintln!(
                 "lineup_test `{}`: PASS, {} matrices, {} executions in {:.2?} (seed {})",
                 self.name, summary.matrices, summary.executions, summary.elapsed, summary.seed
@@ -335,9 +360,9 @@ impl LineupTest {
         }
     }
 
-    /// Runs the test: saved failing matrices first, then the explicit matrices, then the random
-    /// sample (this shard of it), then AutoCheck within the time budget.
-    pub fn check<O: Invocations>(&self, build: fn() -> O) -> Result<TestSummary, TestFailure> {
+    /// [`check`](Self::check) for a subject given as a list of named closures (see
+    /// [`run_subject`](Self::run_subject)).
+    pub fn check_subject<O: Send + Sync + 'static>(&self, subject: &Subject<O>) -> Result<TestSummary, TestFailure> {
         let start = Instant::now();
         let env = SweepOverrides::from_env().map_err(TestFailure::Env)?;
         let mut config = self.config.clone();
@@ -348,7 +373,6 @@ impl LineupTest {
         let seed = env.seed.or(self.seed).unwrap_or_else(random_seed);
         let workers = env.workers.or(self.workers).unwrap_or_else(cores).max(1);
         let time_budget = env.time_budget.or(self.time_budget);
-        let subject = Subject::of(self.name.clone(), build);
         let labels = subject.labels();
         let setup = |problem: String| TestFailure::Setup {
             test: self.name.clone(),
@@ -402,7 +426,7 @@ impl LineupTest {
                     file: file.path().to_path_buf(),
                     seed: saved.seed,
                 };
-                self.check_one(&subject, &matrix, &config, origin, None, &mut summary)?;
+                self.check_one(subject, &matrix, &config, origin, None, &mut summary)?;
             }
         }
 
@@ -411,7 +435,7 @@ impl LineupTest {
             let threads = columns.iter().map(|c| resolve(c)).collect::<Result<Vec<_>, _>>()?;
             let matrix = frame(TestMatrix::new(threads));
             if let Some(dir) = &self.observations {
-                let fresh = synthesize_spec(&subject, &matrix, &config).map_err(|error| TestFailure::Check {
+                let fresh = synthesize_spec(subject, &matrix, &config).map_err(|error| TestFailure::Check {
                     test: self.name.clone(),
                     origin: MatrixOrigin::Explicit { index },
                     error: Box::new(error),
@@ -420,7 +444,7 @@ impl LineupTest {
                 compare_or_bless(&file, &fresh.spec, bless_requested()).map_err(TestFailure::Snapshot)?;
             }
             self.check_one(
-                &subject,
+                subject,
                 &matrix,
                 &config,
                 MatrixOrigin::Explicit { index },
@@ -436,7 +460,7 @@ impl LineupTest {
             let indices: Vec<usize> = shard_indices(samples, shard, shards).collect();
             let matrices: Vec<TestMatrix> = indices.iter().map(|&i| frame(sample[i].clone())).collect();
             let progress = Progress::new(matrices.len(), &self.name);
-            let outcome = check_matrices(&subject, &matrices, &config, workers, &progress);
+            let outcome = check_matrices(subject, &matrices, &config, workers, &progress);
             progress.finish();
             summary.matrices += outcome.checked;
             summary.executions += outcome.executions;
@@ -447,7 +471,7 @@ impl LineupTest {
                     of: samples,
                 };
                 return Err(self.failed(
-                    &subject,
+                    subject,
                     &matrices[position],
                     result,
                     &config,
@@ -466,7 +490,7 @@ impl LineupTest {
                 }
                 let matrix = frame(matrix);
                 let origin = MatrixOrigin::Auto { index };
-                self.check_one(&subject, &matrix, &config, origin, regressions.as_ref(), &mut summary)?;
+                self.check_one(subject, &matrix, &config, origin, regressions.as_ref(), &mut summary)?;
             }
         }
         summary.elapsed = start.elapsed();
@@ -474,7 +498,7 @@ impl LineupTest {
     }
 
     /// Checks one matrix; a failure is shrunk (and saved when `save_in` is given).
-    fn check_one<O: Invocations>(
+    fn check_one<O: Send + Sync + 'static>(
         &self,
         subject: &Subject<O>,
         matrix: &TestMatrix,
@@ -496,7 +520,7 @@ impl LineupTest {
     }
 
     /// The failure report of a failing matrix: shrunk, and saved for the next run.
-    fn failed<O: Invocations>(
+    fn failed<O: Send + Sync + 'static>(
         &self,
         subject: &Subject<O>,
         matrix: &TestMatrix,

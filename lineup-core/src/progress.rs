@@ -1,11 +1,23 @@
 //! A progress bar for long runs: matrices done, failures so far, executions per second, ETA.
-//! Shown only when standard error is a terminal and `CI` is not set, so that captured test
-//! output and CI logs stay clean.
+//! Shown only when standard error is a terminal, `CI` is not set and the test harness does not
+//! capture output (`cargo test -- --nocapture`), so that captured test output and CI logs stay
+//! clean. `LINEUP_PROGRESS=1` forces it on, `LINEUP_PROGRESS=0` off.
 
 use std::io::IsTerminal;
 use std::time::Instant;
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+
+/// Forces the progress bar on (`1`) or off (`0`).
+pub const PROGRESS_ENV: &str = "LINEUP_PROGRESS";
+
+/// Whether the test harness lets output through: libtest captures it unless it was started
+/// with `--nocapture` / `--show-output` or `RUST_TEST_NOCAPTURE` is set. The bar writes to the
+/// terminal directly, around any capture, so it stays off while output is captured.
+fn output_not_captured() -> bool {
+    std::env::var_os("RUST_TEST_NOCAPTURE").is_some_and(|v| v != "0")
+        || std::env::args().any(|a| a == "--nocapture" || a == "--show-output")
+}
 
 /// Progress of a run over many matrices.
 #[derive(Debug)]
@@ -17,7 +29,11 @@ pub struct Progress {
 impl Progress {
     /// A bar for `total` matrices, visible only on an interactive terminal outside CI.
     pub fn new(total: usize, title: &str) -> Self {
-        let interactive = std::io::stderr().is_terminal() && std::env::var_os("CI").is_none();
+        let interactive = match std::env::var(PROGRESS_ENV).as_deref() {
+            Ok("1") => true,
+            Ok("0") => false,
+            _ => std::io::stderr().is_terminal() && std::env::var_os("CI").is_none() && output_not_captured(),
+        };
         let bar = interactive.then(|| {
             let bar = ProgressBar::with_draw_target(Some(total as u64), ProgressDrawTarget::stderr());
             let style = ProgressStyle::with_template("{prefix} [{bar:30}] {pos}/{len} matrices, {msg}, ETA {eta}")
