@@ -12,7 +12,7 @@ use lineup::{
     check, check_against_spec, replay, synthesize_spec, CheckError, Config, ObservationSet, TestMatrix, Verdict,
     Violation, ViolationKind,
 };
-use objects::queues::{blocking_queue, give_up_queue};
+use objects::queues::{blocking_queue, give_up_queue, stack_under_queue_labels};
 use objects::spin::race;
 
 /// `add(200), try_take() | take(), add(400)` on the blocking queue: a `take` on the empty queue
@@ -181,19 +181,6 @@ fn the_replay_token_of_a_nondeterministic_spec_file_replays_the_second_history()
         "the report says {} re-runs the second serial execution",
         violation.replay
     );
-}
-
-/// A LIFO stack under the queue's invocation labels: its serial behaviour differs from the
-/// queue's, so a queue specification is stale for it.
-#[derive(Default)]
-struct Stack(lineup::shuttle::sync::Mutex<Vec<u32>>);
-
-fn stack_under_queue_labels() -> lineup::Subject<Stack> {
-    use lineup::Invocation;
-    lineup::Subject::new("Stack", Stack::default)
-        .with(Invocation::new("add", |s: &Stack| s.0.lock().unwrap().push(200)).arg(200))
-        .with(Invocation::new("add", |s: &Stack| s.0.lock().unwrap().push(400)).arg(400))
-        .with(Invocation::new("try_take", |s: &Stack| s.0.lock().unwrap().pop()))
 }
 
 /// A failure against a specification the object no longer matches is not reported as a bug of

@@ -8,7 +8,7 @@ mod objects;
 
 use lineup::spec_snapshot::{compare_or_bless, SnapshotError, SnapshotOutcome};
 use lineup::{check, lineup_test, synthesize_spec, Config, LineupTest, MatrixOrigin, Subject, TestFailure, Verdict};
-use objects::queues::{BlockingQueue, GiveUpQueue, NonBlockingQueue};
+use objects::queues::{stack_under_queue_labels, BlockingQueue, GiveUpQueue, NonBlockingQueue};
 
 /// The failure of a run that must fail.
 fn failure<T: std::fmt::Debug>(result: Result<T, TestFailure>) -> TestFailure {
@@ -163,18 +163,6 @@ fn the_fig1_bug_fails_a_lineup_test() -> GiveUpQueue {
     GiveUpQueue::default()
 }
 
-/// A LIFO stack under the queue's labels: the same operations, other serial behaviour.
-#[derive(Default)]
-struct Stack(lineup::shuttle::sync::Mutex<Vec<u32>>);
-
-fn stack() -> Subject<Stack> {
-    use lineup::Invocation;
-    Subject::new("Stack", Stack::default)
-        .with(Invocation::new("add", |s: &Stack| s.0.lock().unwrap().push(200)).arg(200))
-        .with(Invocation::new("add", |s: &Stack| s.0.lock().unwrap().push(400)).arg(400))
-        .with(Invocation::new("try_take", |s: &Stack| s.0.lock().unwrap().pop()))
-}
-
 #[test]
 fn a_committed_specification_fails_with_a_diff_when_serial_behaviour_changes() {
     let dir = tempfile::tempdir().unwrap();
@@ -195,7 +183,7 @@ fn a_committed_specification_fails_with_a_diff_when_serial_behaviour_changes() {
         SnapshotOutcome::Unchanged(path.clone())
     );
 
-    let lifo = synthesize_spec(&stack(), &matrix, &Config::default()).unwrap();
+    let lifo = synthesize_spec(&stack_under_queue_labels(), &matrix, &Config::default()).unwrap();
     let err = compare_or_bless(&path, &lifo.spec, false).unwrap_err();
     let SnapshotError::Differs {
         appeared, disappeared, ..

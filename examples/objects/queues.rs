@@ -98,3 +98,17 @@ impl Invocations for GiveUpQueue {
         give_up_queue().invocations().to_vec()
     }
 }
+
+/// A correct LIFO stack under the queue's invocation labels: the same operations as the
+/// queue, another serial behaviour (for tests of stale or changed specifications).
+#[derive(Default)]
+pub struct StackUnderQueueLabels(Mutex<Vec<u32>>);
+
+/// Invocations 0: `add(200)`, 1: `add(400)`, 2: `try_take()`, pushing and popping.
+pub fn stack_under_queue_labels() -> Subject<StackUnderQueueLabels> {
+    type S = StackUnderQueueLabels;
+    Subject::new("StackUnderQueueLabels", S::default)
+        .with(Invocation::new("add", |s: &S| s.0.lock().unwrap().push(200)).arg(200))
+        .with(Invocation::new("add", |s: &S| s.0.lock().unwrap().push(400)).arg(400))
+        .with(Invocation::new("try_take", |s: &S| s.0.lock().unwrap().pop()))
+}
