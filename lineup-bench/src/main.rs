@@ -1,6 +1,6 @@
 //! Benchmarks of lineup. Each prints one JSON object per line.
 //!
-//! `cargo run --release -p lineup-bench -- phases` and `... -- random`
+//! `cargo run --release -p lineup-bench -- phases`, `... -- random` and `... -- table2 [--samples K]`
 //!
 //! * `phase1_3x3`: phase 1 (every serial execution) of a non-blocking 3x3 queue matrix, median
 //!   of several runs. Target: <= 20 ms.
@@ -189,12 +189,99 @@ fn randomcheck_100_3x3<O: lineup::Invocations>(name: &str, build: fn() -> O) {
     );
 }
 
+/// Table 2 of the paper, ours: RandomCheck of `samples` random 3x3 matrices per zoo class, with
+/// the paper's columns, as Markdown on stdout and JSON in `target/table2.json`.
+fn table2(samples: usize) {
+    use lineup_zoo::{entries, run_entry, TableSettings};
+    let settings = TableSettings {
+        samples,
+        threads: 3,
+        ops: 3,
+        seed: 20100605,
+        workers: std::thread::available_parallelism().map_or(1, |n| n.get()),
+    };
+    let start = Instant::now();
+    println!(
+        "| Class | Version | Bugs | Nondet. | Nonlin. | Smallest failing test | Phase 1 #histories avg | max | \
+         Phase 1 time avg [ms] | max [ms] | # pass | # fail | avg time pass [ms] | avg time fail [ms] | PB |"
+    );
+    println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
+    let mut json = Vec::new();
+    for entry in entries() {
+        let row = run_entry(&entry, &settings);
+        let ms = |d: std::time::Duration| d.as_secs_f64() * 1e3;
+        let smallest = row.smallest_failing.map_or_else(String::new, |(t, o, kind)| format!("{t}x{o} ({kind})"));
+        let opt = |d: Option<std::time::Duration>| d.map_or_else(String::new, |d| format!("{:.1}", ms(d)));
+        println!(
+            "| {} | {} | {} | {} | {} | {} | {:.0} | {} | {:.1} | {:.1} | {} | {}{} | {} | {} | {} |",
+            entry.class,
+            entry.version,
+            entry.bugs,
+            entry.nondeterminism,
+            entry.nonlinearizability,
+            smallest,
+            row.phase1_histories.0,
+            row.phase1_histories.1,
+            ms(row.phase1_time.0),
+            ms(row.phase1_time.1),
+            row.passed,
+            row.failed,
+            if row.errors > 0 { format!(" ({} errors)", row.errors) } else { String::new() },
+            opt(row.time_pass),
+            opt(row.time_fail),
+            entry.preemption_bound
+        );
+        json.push(serde_json::json!({
+            "class": entry.class,
+            "version": entry.version,
+            "bugs": entry.bugs,
+            "nondeterminism": entry.nondeterminism,
+            "nonlinearizability": entry.nonlinearizability,
+            "expected": format!("{:?}", entry.expected),
+            "smallest_failing": row.smallest_failing.map(|(t, o, kind)| serde_json::json!({"threads": t, "ops": o, "kind": kind})),
+            "phase1_histories_avg": row.phase1_histories.0,
+            "phase1_histories_max": row.phase1_histories.1,
+            "phase1_ms_avg": ms(row.phase1_time.0),
+            "phase1_ms_max": ms(row.phase1_time.1),
+            "passed": row.passed,
+            "failed": row.failed,
+            "errors": row.errors,
+            "avg_ms_pass": row.time_pass.map(ms),
+            "avg_ms_fail": row.time_fail.map(ms),
+            "preemption_bound": entry.preemption_bound,
+            "row_s": row.elapsed.as_secs_f64(),
+        }));
+    }
+    let doc = serde_json::json!({
+        "samples": samples, "threads": 3, "ops": 3, "seed": settings.seed, "workers": settings.workers,
+        "total_s": start.elapsed().as_secs_f64(), "rows": json,
+    });
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/table2.json");
+    let _ = std::fs::create_dir_all(path.parent().unwrap());
+    std::fs::write(&path, serde_json::to_string_pretty(&doc).unwrap()).expect("write table2.json");
+    eprintln!("table2: {samples} samples per class in {:.1?}; JSON in {}", start.elapsed(), path.display());
+}
+
 fn main() {
     let what = std::env::args().nth(1).unwrap_or_else(|| "phases".to_string());
     match what.as_str() {
         "random" => {
             randomcheck_100_3x3("randomcheck_100_3x3", NonBlockingQueue::default);
             randomcheck_100_3x3("randomcheck_100_3x3_blocking", BlockingQueue::default);
+        }
+        "table2" => {
+            let samples = match std::env::args().skip(2).collect::<Vec<_>>().as_slice() {
+                [] => 100,
+                [flag, k] if flag == "--samples" => k.parse().unwrap_or_else(|_| {
+                    eprintln!("--samples takes a whole number, not `{k}`");
+                    std::process::exit(2)
+                }),
+                other => {
+                    eprintln!("usage: lineup-bench table2 [--samples K], not {other:?}");
+                    std::process::exit(2)
+                }
+            };
+            table2(samples);
         }
         "phase1" => phase1_3x3(),
         "phase2" => phase2_vs_shuttle_dfs(),
@@ -203,7 +290,7 @@ fn main() {
             phase2_vs_shuttle_dfs();
         }
         other => {
-            eprintln!("unknown benchmark `{other}`; available: phases, random, phase1, phase2");
+            eprintln!("unknown benchmark `{other}`; available: phases, random, table2 [--samples K], phase1, phase2");
             std::process::exit(2);
         }
     }
