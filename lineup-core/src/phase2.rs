@@ -11,7 +11,7 @@ use crate::explore::explore;
 use crate::full_spec_index::FullSpecIndex;
 use crate::recording;
 use crate::scheduler::{Control, Mode, StuckKind};
-use crate::trace_set::TraceSet;
+use crate::trace_set::TraceFingerprints;
 use crate::{CheckError, Config, History, ObservationSet, Phase, ReplayToken, Subject, TestMatrix, ViolationKind};
 
 /// The result of phase 2.
@@ -67,13 +67,13 @@ pub(crate) fn check_concurrent<O: Send + Sync + 'static>(
     tree: DecisionTree,
 ) -> Result<Exploration2, CheckError> {
     struct Found {
-        seen: TraceSet<()>,
+        seen: TraceFingerprints,
         full_index: Option<FullSpecIndex>,
         stuck: usize,
         violation: Option<(ViolationKind, ReplayToken)>,
     }
     let found = Rc::new(RefCell::new(Found {
-        seen: TraceSet::default(),
+        seen: TraceFingerprints::default(),
         full_index: None,
         stuck: 0,
         violation: None,
@@ -97,7 +97,7 @@ pub(crate) fn check_concurrent<O: Send + Sync + 'static>(
                 .full_index
                 .get_or_insert_with(|| recording::with(|r| FullSpecIndex::new(&spec, &mut r.interner)));
             if index.has_witness(result.trace.events, result.trace.responses) {
-                found.seen.insert(result.trace, ());
+                found.seen.insert(result.trace);
                 return Control::Continue;
             }
         }
@@ -105,7 +105,7 @@ pub(crate) fn check_concurrent<O: Send + Sync + 'static>(
         let verdict = judge(&spec, &history, result.stuck, check_stuck);
         found.stuck += usize::from(history.is_stuck());
         let schedule = verdict.is_some().then(|| result.schedule());
-        found.seen.insert(result.trace, ());
+        found.seen.insert(result.trace);
         match verdict {
             None => Control::Continue,
             Some(kind) => {

@@ -30,11 +30,6 @@ impl<V> TraceSet<V> {
             .find(|&i| self.entries[i].0.as_ref() == trace)
     }
 
-    /// Whether the set holds `trace`.
-    pub fn contains(&self, trace: TraceRef<'_>) -> bool {
-        self.find(trace, trace.fx_hash()).is_some()
-    }
-
     /// Adds `trace` with `value` unless it is there already; returns whether it was added.
     pub fn insert(&mut self, trace: TraceRef<'_>, value: V) -> bool {
         let hash = trace.fx_hash();
@@ -46,13 +41,53 @@ impl<V> TraceSet<V> {
         true
     }
 
-    /// How many traces the set holds.
-    pub fn len(&self) -> usize {
-        self.entries.len()
-    }
-
     /// The traces and their values, in insertion order.
     pub fn iter(&self) -> impl Iterator<Item = &(Trace, V)> {
         self.entries.iter()
+    }
+}
+
+/// Traces remembered by a 128-bit fingerprint only, for phase 2, which needs to know whether it
+/// has judged a history before but never needs the history again: 16 bytes per distinct
+/// history instead of the whole trace. Two distinct traces with the same fingerprint (odds about
+/// n^2 / 2^129 for n traces) would make phase 2 skip judging the second one: it could miss a
+/// violation, never report a false one.
+#[derive(Debug, Default)]
+pub(crate) struct TraceFingerprints {
+    seen: rustc_hash::FxHashSet<u128>,
+}
+
+impl TraceFingerprints {
+    fn fingerprint(trace: TraceRef<'_>) -> u128 {
+        use std::hash::{BuildHasher, Hasher};
+        let low = trace.fx_hash();
+        // A second, independent hash: the same data behind a different prefix, mixed by another
+        // hasher state.
+        let mut hasher = rustc_hash::FxBuildHasher.build_hasher();
+        hasher.write_u64(0x9e37_79b9_7f4a_7c15);
+        hasher.write_usize(trace.events.len());
+        for e in trace.events.iter().rev() {
+            std::hash::Hash::hash(e, &mut hasher);
+        }
+        for r in trace.responses.iter().rev() {
+            std::hash::Hash::hash(r, &mut hasher);
+        }
+        hasher.write_u8(u8::from(trace.stuck));
+        (u128::from(hasher.finish()) << 64) | u128::from(low)
+    }
+
+    /// Whether a trace with this fingerprint was seen.
+    pub fn contains(&self, trace: TraceRef<'_>) -> bool {
+        self.seen.contains(&Self::fingerprint(trace))
+    }
+
+    /// Remembers the trace; returns whether it was new.
+    pub fn insert(&mut self, trace: TraceRef<'_>) -> bool {
+        self.seen.insert(Self::fingerprint(trace))
+    }
+
+    /// How many distinct traces were seen.
+    pub fn len(&self) -> usize {
+        self.seen.len()
     }
 }
