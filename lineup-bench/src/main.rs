@@ -210,7 +210,9 @@ fn table2(samples: usize) {
     for entry in entries() {
         let row = run_entry(&entry, &settings);
         let ms = |d: std::time::Duration| d.as_secs_f64() * 1e3;
-        let smallest = row.smallest_failing.map_or_else(String::new, |(t, o, kind)| format!("{t}x{o} ({kind})"));
+        let smallest = row
+            .smallest_failing
+            .map_or_else(String::new, |(t, o, kind)| format!("{t}x{o} ({kind})"));
         let opt = |d: Option<std::time::Duration>| d.map_or_else(String::new, |d| format!("{:.1}", ms(d)));
         println!(
             "| {} | {} | {} | {} | {} | {} | {:.0} | {} | {:.1} | {:.1} | {} | {}{} | {} | {} | {} |",
@@ -226,7 +228,11 @@ fn table2(samples: usize) {
             ms(row.phase1_time.1),
             row.passed,
             row.failed,
-            if row.errors > 0 { format!(" ({} errors)", row.errors) } else { String::new() },
+            if row.errors > 0 {
+                format!(" ({} errors)", row.errors)
+            } else {
+                String::new()
+            },
             opt(row.time_pass),
             opt(row.time_fail),
             entry.preemption_bound
@@ -259,7 +265,11 @@ fn table2(samples: usize) {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/table2.json");
     let _ = std::fs::create_dir_all(path.parent().unwrap());
     std::fs::write(&path, serde_json::to_string_pretty(&doc).unwrap()).expect("write table2.json");
-    eprintln!("table2: {samples} samples per class in {:.1?}; JSON in {}", start.elapsed(), path.display());
+    eprintln!(
+        "table2: {samples} samples per class in {:.1?}; JSON in {}",
+        start.elapsed(),
+        path.display()
+    );
 }
 
 fn main() {
