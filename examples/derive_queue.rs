@@ -8,33 +8,13 @@
 //! `lineup::check` finds the bug on `[add(200), try_take()] | [add(400), try_take()]` and prints
 //! the report. Exits 1 if the bug is not found.
 
-use std::collections::VecDeque;
 use std::process::ExitCode;
 
-use lineup::invocations;
-use lineup::shuttle::sync::Mutex;
+#[path = "objects/mod.rs"]
+mod objects;
+
 use lineup::{check, Config, Invocations, Subject, TestMatrix, Verdict};
-
-#[derive(Default)]
-struct GiveUpQueue {
-    items: Mutex<VecDeque<u32>>,
-}
-
-#[invocations]
-impl GiveUpQueue {
-    /// Invocations 0 and 1: `add(200)`, `add(400)`.
-    #[invoke(200, 400)]
-    fn add(&self, value: u32) {
-        self.items.lock().unwrap().push_back(value);
-    }
-
-    /// Invocation 2: `try_take()`.
-    #[invoke]
-    fn try_take(&self) -> Option<u32> {
-        // BUG: a busy lock is not an empty queue.
-        self.items.try_lock().ok()?.pop_front()
-    }
-}
+use objects::queues::GiveUpQueue;
 
 fn main() -> ExitCode {
     let labels: Vec<String> = GiveUpQueue::invocations()

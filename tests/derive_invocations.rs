@@ -4,12 +4,16 @@
 use std::collections::VecDeque;
 use std::fmt::Debug;
 
+#[path = "../examples/objects/mod.rs"]
+mod objects;
+
 use lineup::invocations;
 use lineup::observation_file::to_xml_string;
 use lineup::shuttle::sync::Mutex;
 use lineup::{
     check, synthesize_spec, Config, Invocation, Invocations, Response, Subject, TestMatrix, Verdict, ViolationKind,
 };
+use objects::queues::GiveUpQueue;
 
 /// A queue with operations of every shape `#[invoke]` supports.
 #[derive(Default)]
@@ -192,26 +196,6 @@ fn a_correct_queue_described_by_the_macro_passes() {
         panic!("expected PASS, got:\n{v}");
     }
     assert!(verdict.stats().concurrent_executions > verdict.stats().serial_executions);
-}
-
-/// The paper's Fig. 1 bug: `try_take` gives up when the lock is busy.
-#[derive(Default)]
-struct GiveUpQueue {
-    items: Mutex<VecDeque<u32>>,
-}
-
-#[invocations]
-impl GiveUpQueue {
-    #[invoke(200, 400)]
-    fn add(&self, value: u32) {
-        self.items.lock().unwrap().push_back(value);
-    }
-
-    #[invoke]
-    fn try_take(&self) -> Option<u32> {
-        // BUG: a busy lock is not an empty queue.
-        self.items.try_lock().ok()?.pop_front()
-    }
 }
 
 #[test]

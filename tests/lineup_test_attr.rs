@@ -3,8 +3,12 @@
 
 use std::collections::VecDeque;
 
+#[path = "../examples/objects/mod.rs"]
+mod objects;
+
 use lineup::shuttle::sync::{Condvar, Mutex};
 use lineup::{invocations, lineup_test};
+use objects::queues::GiveUpQueue;
 
 /// A correct FIFO queue; `take` waits while the queue is empty.
 #[derive(Default)]
@@ -35,26 +39,6 @@ impl BlockingQueue {
             }
             items = self.not_empty.wait(items).unwrap();
         }
-    }
-}
-
-/// The paper's Fig. 1 bug: `try_take` gives up when the lock is busy.
-#[derive(Default)]
-struct GiveUpQueue {
-    items: Mutex<VecDeque<u32>>,
-}
-
-#[invocations]
-impl GiveUpQueue {
-    #[invoke(200, 400)]
-    fn add(&self, value: u32) {
-        self.items.lock().unwrap().push_back(value);
-    }
-
-    #[invoke]
-    fn try_take(&self) -> Option<u32> {
-        // BUG: a busy lock is not an empty queue.
-        self.items.try_lock().ok()?.pop_front()
     }
 }
 
