@@ -8,39 +8,7 @@ mod objects;
 
 use lineup::shuttle::sync::{Condvar, Mutex};
 use lineup::{invocations, lineup_test};
-use objects::queues::GiveUpQueue;
-
-/// A correct FIFO queue; `take` waits while the queue is empty.
-#[derive(Default)]
-struct BlockingQueue {
-    items: Mutex<VecDeque<u32>>,
-    not_empty: Condvar,
-}
-
-#[invocations]
-impl BlockingQueue {
-    #[invoke(200, 400)]
-    fn add(&self, value: u32) {
-        self.items.lock().unwrap().push_back(value);
-        self.not_empty.notify_one();
-    }
-
-    #[invoke]
-    fn try_take(&self) -> Option<u32> {
-        self.items.lock().unwrap().pop_front()
-    }
-
-    #[invoke]
-    fn take(&self) -> u32 {
-        let mut items = self.items.lock().unwrap();
-        loop {
-            if let Some(value) = items.pop_front() {
-                return value;
-            }
-            items = self.not_empty.wait(items).unwrap();
-        }
-    }
-}
+use objects::queues::{BlockingQueue, GiveUpQueue};
 
 /// A lost wake-up: `add` signals only when the queue already held something, so a `take` that
 /// waits on the empty queue sleeps forever. Every value returned is right; only the stuck-history
