@@ -10,3 +10,7 @@ pub use lineup_derive;
 /// `#[invocations]` on an `impl` block and `#[lineup_test]` on a function that builds the
 /// object (see `lineup-derive`).
 pub use lineup_derive::{invocations, lineup_test};
+/// Checking long recorded histories (stress runs, Jepsen logs) for linearizability against a
+/// sequential model: the WGL search with P-compositional partitioning, and an online checker
+/// (see `lineup-histories`).
+pub use lineup_histories as histories;

@@ -1,0 +1,109 @@
+//! Jepsen's text log of operations, as in the etcd histories:
+//! `INFO  jepsen.util - <process>\t<type>\t<f>\t<value>`.
+//!
+//! * the prefix is a log level, the logger `jepsen.util` and ` - `;
+//! * then four fields separated by tabs: the process number (or `:nemesis`, skipped), the event
+//!   type (`:invoke`, `:ok`, `:fail`, `:info`), the function as a keyword (`:read`, `:write`,
+//!   `:cas`, ...) and the value as EDN (`nil`, `3`, `[1 2]`, `:timed-out`);
+//! * blank lines are allowed; any other line is an error naming its line, column and what was
+//!   expected.
+//!
+//! The events follow Jepsen's conventions (see [`super::jepsen`]).
+
+use std::path::Path;
+
+use super::edn::EdnReader;
+use super::error::excerpt;
+use super::jepsen::{add_event, EventType, JepsenEvent};
+use super::raw::HistoryBuilder;
+use super::{FormatError, RawHistory};
+
+/// The logger whose lines are operations.
+const LOGGER: &str = "jepsen.util";
+
+/// Reads a Jepsen log. `file` only names the source in errors.
+pub(crate) fn parse(text: &str, file: &Path) -> Result<RawHistory, FormatError> {
+    let mut builder = HistoryBuilder::new(file);
+    for (index, line) in text.lines().enumerate() {
+        let number = index + 1;
+        if line.trim().is_empty() {
+            continue;
+        }
+        if let Some(event) = parse_line(line, number, file)? {
+            add_event(file, &mut builder, event)?;
+        }
+    }
+    Ok(builder.finish())
+}
+
+/// Whether `line` looks like a Jepsen log line (for format detection).
+pub(crate) fn looks_like(line: &str) -> bool {
+    line.split_once(" - ")
+        .is_some_and(|(prefix, _)| prefix.split_whitespace().nth(1) == Some(LOGGER))
+}
+
+fn column_of(line: &str, part: &str) -> usize {
+    // `part` is a subslice of `line`.
+    let byte = part.as_ptr() as usize - line.as_ptr() as usize;
+    line[..byte].chars().count() + 1
+}
+
+fn parse_line(line: &str, number: usize, file: &Path) -> Result<Option<JepsenEvent>, FormatError> {
+    let err = |part: &str, expected: &str| {
+        Err(FormatError::syntax(file, number, Some(column_of(line, part)), expected, excerpt(part)))
+    };
+    let Some((prefix, rest)) = line.split_once(" - ") else {
+        return err(line, "a log line `INFO  jepsen.util - <process>\\t<type>\\t<f>\\t<value>`");
+    };
+    let mut words = prefix.split_whitespace();
+    match (words.next(), words.next(), words.next()) {
+        (Some(_level), Some(LOGGER), None) => {}
+        _ => return err(prefix, "a log level and the logger `jepsen.util` before ` - `"),
+    }
+    let fields: Vec<&str> = rest.splitn(4, '\t').collect();
+    if fields.len() < 4 {
+        return err(
+            rest,
+            "four tab-separated fields after ` - `: process, type, function and value",
+        );
+    }
+    let (process_text, type_text, function_text, value_text) = (fields[0], fields[1], fields[2], fields[3]);
+    if process_text == ":nemesis" {
+        return Ok(None);
+    }
+    let Ok(process) = process_text.parse::<u64>() else {
+        return err(process_text, "a process number (or `:nemesis`)");
+    };
+    let Some(kind) = type_text.strip_prefix(':').and_then(EventType::from_keyword) else {
+        return err(type_text, "an event type: `:invoke`, `:ok`, `:fail` or `:info`");
+    };
+    let function = match function_text.strip_prefix(':') {
+        Some(name) if !name.is_empty() && name.chars().all(|c| c.is_alphanumeric() || "-_?!*".contains(c)) => {
+            name.to_string()
+        }
+        _ => return err(function_text, "a function keyword such as `:read`, `:write` or `:cas`"),
+    };
+    let value_column = column_of(line, value_text);
+    let mut reader = EdnReader::new(value_text);
+    let value = reader
+        .read_value()
+        .and_then(|v| reader.expect_end().map(|()| v))
+        .map_err(|e| {
+            FormatError::syntax(
+                file,
+                number,
+                Some(value_column + e.column - 1),
+                format!("{} in the value field", e.expected),
+                e.found,
+            )
+        })?;
+    Ok(Some(JepsenEvent {
+        process,
+        kind,
+        function,
+        key: None,
+        value,
+        line: number,
+        value_column: Some(value_column),
+    }))
+}

@@ -1,0 +1,441 @@
+//! Stress mode: run an object's invocations on real OS threads, record every call and return
+//! with a monotonic clock, and check the recorded history with a model.
+//!
+//! Unlike lineup's model-checked tests, nothing here controls the schedule: the object runs on
+//! `std` threads at full speed, so it must be built from `std` primitives (`std::sync::Mutex`,
+//! atomics, ...), not shuttle's (those panic outside a shuttle test). Each of `threads` threads
+//! performs `ops_per_thread` invocations drawn at random (from a seed, printed when it is drawn)
+//! from the object's invocation set ([`lineup_core::Invocations`] or a
+//! [`lineup_core::Subject`]). Every call time is read just before the invocation and every
+//! return time just after it, from one shared [`std::time::Instant`]; an operation that returned
+//! before another was called (by the clock) must be linearized before it, and operations whose
+//! times overlap or tie may be linearized in either order, so the recorded history never claims
+//! more order than there was. A user-supplied mapping turns each (invocation, response) pair into
+//! a model operation, and the history is checked with [`crate::check`], or partitioned with
+//! [`crate::check_partitioned`] for a P-compositional model.
+//!
+//! Operations must not block forever: a thread stuck in an operation keeps the run from ending.
+//!
+//! ```
+//! use std::collections::HashSet;
+//! use std::sync::Mutex;
+//! use lineup_core::{Invocation, InvocationLabel, Response, Subject};
+//! use lineup_histories::models::{SetInput, SetModel};
+//! use lineup_histories::stress::{StressTest, StressVerdict};
+//! use lineup_histories::CheckOptions;
+//!
+//! let mut subject = Subject::new("Mutex<HashSet>", || Mutex::new(HashSet::<u8>::new()));
+//! for x in 0..4u8 {
+//!     subject = subject
+//!         .with(Invocation::new("insert", move |s: &Mutex<HashSet<u8>>| s.lock().unwrap().insert(x)).arg(x))
+//!         .with(Invocation::new("remove", move |s: &Mutex<HashSet<u8>>| s.lock().unwrap().remove(&x)).arg(x));
+//! }
+//! let map = |label: &InvocationLabel, response: &Response| -> Result<(SetInput<u8>, bool), String> {
+//!     let x: u8 = label.args[0].parse().map_err(|e| format!("{e}"))?;
+//!     let result = response.to_string() == "true";
+//!     Ok((if label.name == "insert" { SetInput::Insert(x) } else { SetInput::Remove(x) }, result))
+//! };
+//! let recording = StressTest::new(subject).threads(2).ops_per_thread(500).seed(7).run();
+//! let report = recording.check_partitioned(&SetModel::new(), map, &CheckOptions::default()).unwrap();
+//! assert_eq!(report.verdict(), StressVerdict::Pass, "{report}");
+//! assert_eq!(report.seed, 7);
+//! ```
+
+use std::fmt;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::{Arc, Barrier};
+use std::time::{Duration, Instant};
+
+use lineup_core::{InvocationLabel, Invocations, Response, Subject};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+use crate::{check, check_partitioned, CheckOptions, CheckOutcome, CheckReport, History, Model, OpId, Operation};
+use crate::{PartitionError, PartitionedModel};
+
+/// A stress test of an object: how many threads, how many operations each, which seed.
+///
+/// Build it with [`StressTest::new`] (from a [`Subject`]) or [`StressTest::of`] (from a type
+/// that implements [`Invocations`]), then [`run`](StressTest::run) it.
+pub struct StressTest<O> {
+    subject: Subject<O>,
+    threads: usize,
+    ops_per_thread: usize,
+    seed: Option<u64>,
+}
+
+impl<O: Invocations> StressTest<O> {
+    /// A stress test of a type that knows its invocations, built by `factory`.
+    pub fn of(name: impl Into<String>, factory: impl Fn() -> O + Send + Sync + 'static) -> Self {
+        Self::new(Subject::of(name, factory))
+    }
+}
+
+impl<O: Send + Sync + 'static> StressTest<O> {
+    /// A stress test of `subject`: by default 4 threads × 10,000 operations, seed drawn at
+    /// random and printed.
+    pub fn new(subject: Subject<O>) -> Self {
+        Self {
+            subject,
+            threads: 4,
+            ops_per_thread: 10_000,
+            seed: None,
+        }
+    }
+
+    /// The number of threads (at least 1).
+    pub fn threads(mut self, threads: usize) -> Self {
+        self.threads = threads.max(1);
+        self
+    }
+
+    /// The number of operations each thread performs.
+    pub fn ops_per_thread(mut self, ops: usize) -> Self {
+        self.ops_per_thread = ops;
+        self
+    }
+
+    /// The seed of the random choice of invocations. Without one, a seed is drawn and printed
+    /// to stderr (it is also in the recording and the report).
+    pub fn seed(mut self, seed: u64) -> Self {
+        self.seed = Some(seed);
+        self
+    }
+
+    /// The invocations each thread performs (indices into the subject's invocation list),
+    /// drawn uniformly from `seed`.
+    pub fn plan(&self, seed: u64) -> Vec<Vec<usize>> {
+        let count = self.subject.invocations().len();
+        assert!(count > 0, "the subject `{}` has no invocations", self.subject.name());
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        (0..self.threads)
+            .map(|_| (0..self.ops_per_thread).map(|_| rng.random_range(0..count)).collect())
+            .collect()
+    }
+
+    /// Builds a fresh object and runs the test on real threads: all threads start together (a
+    /// barrier), each performs its planned invocations, recording call and return times.
+    pub fn run(&self) -> StressRecording {
+        let seed = self.seed.unwrap_or_else(|| {
+            let seed = random_seed();
+            eprintln!("lineup stress: seed {seed} (StressTest::seed({seed}) repeats the choice of invocations)");
+            seed
+        });
+        let plan = self.plan(seed);
+        let object = Arc::new(self.subject.build());
+        let barrier = Arc::new(Barrier::new(plan.len()));
+        let invocations = Arc::new(self.subject.invocations().to_vec());
+        // The shared clock origin, taken before any thread starts.
+        let start = Instant::now();
+        let handles: Vec<_> = plan
+            .into_iter()
+            .enumerate()
+            .map(|(thread, column)| {
+                let object = Arc::clone(&object);
+                let barrier = Arc::clone(&barrier);
+                let invocations = Arc::clone(&invocations);
+                std::thread::Builder::new()
+                    .name(format!("lineup-stress-{thread}"))
+                    .spawn(move || {
+                        let mut records = Vec::with_capacity(column.len());
+                        barrier.wait();
+                        let mut last_return = None;
+                        for invocation in column {
+                            let call = clock_after(start, last_return);
+                            let response = catch_unwind(AssertUnwindSafe(|| invocations[invocation].call(&object)))
+                                .unwrap_or_else(|payload| Response::Panicked(panic_message(payload.as_ref())));
+                            let ret = nanos_since(start);
+                            last_return = Some(ret);
+                            records.push(RecordedCall {
+                                thread,
+                                invocation,
+                                response,
+                                call,
+                                ret,
+                            });
+                        }
+                        records
+                    })
+                    .expect("spawn a stress thread")
+            })
+            .collect();
+        let mut calls = Vec::new();
+        for handle in handles {
+            calls.extend(handle.join().expect("a stress thread panicked outside an operation"));
+        }
+        let elapsed = start.elapsed();
+        calls.sort_by_key(|c| (c.call, c.thread));
+        StressRecording {
+            subject: self.subject.name().to_string(),
+            labels: self.subject.labels(),
+            seed,
+            threads: self.threads,
+            calls,
+            elapsed,
+        }
+    }
+}
+
+/// A seed from the process's random hasher state and the time.
+fn random_seed() -> u64 {
+    use std::hash::{BuildHasher, Hasher};
+    let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
+    hasher.write_u128(std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos()));
+    hasher.finish()
+}
+
+fn nanos_since(start: Instant) -> u64 {
+    start.elapsed().as_nanos() as u64
+}
+
+/// The clock, read strictly after `last` (spinning for the nanosecond or so it can take), so
+/// that a thread's next call never ties with its previous return.
+fn clock_after(start: Instant, last: Option<u64>) -> u64 {
+    loop {
+        let now = nanos_since(start);
+        if last.is_none_or(|last| now > last) {
+            return now;
+        }
+        std::hint::spin_loop();
+    }
+}
+
+fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
+    payload
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "a panic with a non-string payload".to_string())
+}
+
+/// One recorded operation of a stress run.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RecordedCall {
+    /// The thread (0-based) that performed it.
+    pub thread: usize,
+    /// Its invocation (index into the subject's invocation list).
+    pub invocation: usize,
+    /// What it returned (or its panic).
+    pub response: Response,
+    /// Nanoseconds from the run's start to just before the call.
+    pub call: u64,
+    /// Nanoseconds from the run's start to just after the return.
+    pub ret: u64,
+}
+
+/// The record of a stress run: every call with its response and times, in call order.
+#[derive(Clone, Debug)]
+pub struct StressRecording {
+    /// The subject's name.
+    pub subject: String,
+    /// The subject's invocation labels (indexed by [`RecordedCall::invocation`]).
+    pub labels: Vec<InvocationLabel>,
+    /// The seed the invocations were drawn from.
+    pub seed: u64,
+    /// The number of threads.
+    pub threads: usize,
+    /// The operations, by call time.
+    pub calls: Vec<RecordedCall>,
+    /// The wall-clock time of the run.
+    pub elapsed: Duration,
+}
+
+/// A recorded response that the mapping to a model refused.
+#[derive(Debug, thiserror::Error)]
+#[error("stress run of `{subject}` (seed {seed}): thread {thread}'s `{label}` returned `{response}`, which maps to no model operation: {reason}")]
+pub struct MappingError {
+    /// The subject's name.
+    pub subject: String,
+    /// The run's seed.
+    pub seed: u64,
+    /// The thread.
+    pub thread: usize,
+    /// The invocation.
+    pub label: InvocationLabel,
+    /// Its response.
+    pub response: Response,
+    /// What the mapping said.
+    pub reason: String,
+}
+
+impl StressRecording {
+    /// The recorded history for a model: each (invocation, response) is mapped to a model input
+    /// and output by `map`. Operation `i` of the history ([`OpId`]`(i)`) is `self.calls[i]`.
+    ///
+    /// Times become ticks that keep exactly the order the clock saw: a call at `t` ns gets tick
+    /// `2t`, a return at `t` ns gets `2t + 1`, so an operation precedes another only if it
+    /// returned at an earlier nanosecond than the other's call; equal readings are concurrent.
+    pub fn history<I, Out, F>(&self, map: F) -> Result<History<I, Out>, MappingError>
+    where
+        F: Fn(&InvocationLabel, &Response) -> Result<(I, Out), String>,
+    {
+        let mut operations = Vec::with_capacity(self.calls.len());
+        for call in &self.calls {
+            let label = &self.labels[call.invocation];
+            let (input, output) = map(label, &call.response).map_err(|reason| MappingError {
+                subject: self.subject.clone(),
+                seed: self.seed,
+                thread: call.thread,
+                label: label.clone(),
+                response: call.response.clone(),
+                reason,
+            })?;
+            operations.push(Operation::returned(
+                call.thread as u64,
+                input,
+                output,
+                2 * call.call,
+                2 * call.ret + 1,
+            ));
+        }
+        Ok(History::from_operations(operations).expect("a stress recording is a well-formed history"))
+    }
+
+    /// Checks the recording with `model` as a whole.
+    pub fn check<M, F>(&self, model: &M, map: F, options: &CheckOptions) -> Result<StressReport, MappingError>
+    where
+        M: Model,
+        F: Fn(&InvocationLabel, &Response) -> Result<(M::Input, M::Output), String>,
+    {
+        let history = self.history(map)?;
+        Ok(self.report(check(model, &history, options)))
+    }
+
+    /// Checks the recording with a P-compositional `model`, partitioned by its key (unless
+    /// `options.partition` is off). A model that refuses to partition the history is reported
+    /// as [`StressCheckError::Partition`].
+    pub fn check_partitioned<M, F>(
+        &self,
+        model: &M,
+        map: F,
+        options: &CheckOptions,
+    ) -> Result<StressReport, StressCheckError>
+    where
+        M: PartitionedModel,
+        F: Fn(&InvocationLabel, &Response) -> Result<(M::Input, M::Output), String>,
+    {
+        let history = self.history(map)?;
+        let report = if options.partition {
+            check_partitioned(model, &history, options)?
+        } else {
+            check(model, &history, options)
+        };
+        Ok(self.report(report))
+    }
+
+    fn report(&self, check: CheckReport) -> StressReport {
+        let describe = |id: OpId| {
+            let call = &self.calls[id.0];
+            format!(
+                "{id}: thread {} {} -> {}",
+                call.thread, self.labels[call.invocation], call.response
+            )
+        };
+        let legend = match &check.outcome {
+            CheckOutcome::NotLinearizable(violation) => violation
+                .unplaced
+                .iter()
+                .chain(violation.blocking.iter())
+                .map(|&id| describe(id))
+                .collect(),
+            _ => Vec::new(),
+        };
+        StressReport {
+            subject: self.subject.clone(),
+            seed: self.seed,
+            threads: self.threads,
+            operations: self.calls.len(),
+            run_time: self.elapsed,
+            check,
+            legend,
+        }
+    }
+}
+
+/// Why a partitioned stress check gave no report.
+#[derive(Debug, thiserror::Error)]
+pub enum StressCheckError {
+    /// A response mapped to no model operation.
+    #[error(transparent)]
+    Mapping(#[from] MappingError),
+    /// The model refused to partition the history.
+    #[error(transparent)]
+    Partition(#[from] PartitionError),
+}
+
+/// The verdict of a stress check, in one word.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StressVerdict {
+    /// The recorded history is linearizable.
+    Pass,
+    /// It is not: the object is not linearizable with respect to the model.
+    Fail,
+    /// A limit was reached first.
+    Unknown,
+}
+
+/// The result of a stress check: the run's figures, the verdict and its explanation.
+///
+/// Its `Display` is a verdict line (with the seed) and, for a failure, the violation: the
+/// longest linearizable prefix, the operations that could not be placed (with their threads,
+/// invocations and responses) and a per-thread timeline.
+#[derive(Clone, Debug)]
+pub struct StressReport {
+    /// The subject's name.
+    pub subject: String,
+    /// The seed of the run.
+    pub seed: u64,
+    /// The number of threads.
+    pub threads: usize,
+    /// The number of operations recorded.
+    pub operations: usize,
+    /// The wall-clock time of the run (recording only).
+    pub run_time: Duration,
+    /// The check's verdict, explanation and figures.
+    pub check: CheckReport,
+    /// For a failure: the operations that could not be placed, with thread, invocation and
+    /// response.
+    pub legend: Vec<String>,
+}
+
+impl StressReport {
+    /// The verdict in one word.
+    pub fn verdict(&self) -> StressVerdict {
+        match self.check.outcome {
+            CheckOutcome::Linearizable { .. } => StressVerdict::Pass,
+            CheckOutcome::NotLinearizable(_) => StressVerdict::Fail,
+            CheckOutcome::Unknown { .. } => StressVerdict::Unknown,
+        }
+    }
+}
+
+impl fmt::Display for StressReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let word = match self.verdict() {
+            StressVerdict::Pass => "PASS",
+            StressVerdict::Fail => "FAIL",
+            StressVerdict::Unknown => "UNKNOWN",
+        };
+        writeln!(
+            f,
+            "lineup stress: {word}: `{}`, {} threads, {} operations, seed {} (run {:.3} s, check {:.3} s)",
+            self.subject,
+            self.threads,
+            self.operations,
+            self.seed,
+            self.run_time.as_secs_f64(),
+            self.check.stats.elapsed.as_secs_f64()
+        )?;
+        match &self.check.outcome {
+            CheckOutcome::Linearizable { .. } => Ok(()),
+            CheckOutcome::Unknown { reason } => writeln!(f, "no verdict: {reason}"),
+            CheckOutcome::NotLinearizable(violation) => {
+                writeln!(f, "the recorded history is not linearizable:")?;
+                for line in &self.legend {
+                    writeln!(f, "  {line}")?;
+                }
+                write!(f, "{violation}")
+            }
+        }
+    }
+}

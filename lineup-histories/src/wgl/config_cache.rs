@@ -1,0 +1,71 @@
+//! The memoization cache of (linearized set, model state) configurations (Lowe's extension of
+//! the Wing–Gong search). Lookups hash in O(1) (the set's Zobrist hash and the state's hash) and
+//! always compare full keys.
+
+use std::hash::{Hash, Hasher};
+
+use hashbrown::HashTable;
+use rustc_hash::FxHasher;
+
+use super::linearized_set::{mix64, LinearizedSet};
+
+struct CacheEntry<S> {
+    hash: u64,
+    frontier: u32,
+    definite_count: u32,
+    window: Box<[u64]>,
+    unknown: Box<[u64]>,
+    state: S,
+}
+
+/// The set of configurations seen.
+pub(crate) struct ConfigCache<S> {
+    table: HashTable<CacheEntry<S>>,
+}
+
+impl<S: Eq + Hash> ConfigCache<S> {
+    pub(crate) fn new() -> Self {
+        ConfigCache { table: HashTable::new() }
+    }
+
+    pub(crate) fn len(&self) -> usize {
+        self.table.len()
+    }
+
+    fn state_hash(state: &S) -> u64 {
+        let mut hasher = FxHasher::default();
+        state.hash(&mut hasher);
+        hasher.finish()
+    }
+
+    /// Adds `(set, state)`; returns whether it was new.
+    pub(crate) fn insert(&mut self, set: &LinearizedSet, state: &S) -> bool
+    where
+        S: Clone,
+    {
+        let hash = mix64(set.hash() ^ Self::state_hash(state).rotate_left(29));
+        let frontier = set.frontier() as u32;
+        let definite_count = set.definite_count() as u32;
+        let found = self.table.find(hash, |entry| {
+            entry.hash == hash
+                && entry.frontier == frontier
+                && entry.definite_count == definite_count
+                && entry.window.iter().enumerate().all(|(w, &word)| set.window_word(w) == word)
+                && *entry.unknown == *set.unknown_words()
+                && entry.state == *state
+        });
+        if found.is_some() {
+            return false;
+        }
+        let entry = CacheEntry {
+            hash,
+            frontier,
+            definite_count,
+            window: set.window().into_boxed_slice(),
+            unknown: set.unknown_words().into(),
+            state: state.clone(),
+        };
+        self.table.insert_unique(hash, entry, |entry| entry.hash);
+        true
+    }
+}

@@ -1,0 +1,220 @@
+//! The WGL search (Wing & Gong with Lowe's memoization; Horn & Kroening, Algorithm 1), extended
+//! to operations with an unknown outcome (Herlihy & Wing): such an operation has no return
+//! entry, may be linearized at any point after its call, and need not be linearized at all.
+
+mod config_cache;
+mod entry_list;
+mod linearized_set;
+
+use std::time::{Duration, Instant};
+
+use crate::history::{History, OpId};
+use crate::model::Model;
+use crate::outcome::UnknownReason;
+use config_cache::ConfigCache;
+use entry_list::{EntryList, HEAD, NIL};
+use linearized_set::LinearizedSet;
+
+/// Limits and cancellation of one search.
+pub(crate) struct Control<'a> {
+    /// The wall-clock deadline, with the limit it came from.
+    pub(crate) deadline: Option<(Instant, Duration)>,
+    /// The cache-entry limit.
+    pub(crate) max_cache_entries: Option<usize>,
+    /// Polled now and then: `true` stops the search ([`SearchVerdict::Cancelled`]).
+    pub(crate) cancelled: Option<&'a (dyn Fn() -> bool + Sync)>,
+}
+
+/// The end of a search.
+pub(crate) enum SearchVerdict<S> {
+    Linearizable(Vec<OpId>),
+    Violation { prefix: Vec<OpId>, unplaced: Vec<OpId>, blocking: Option<OpId>, state: S },
+    Unknown(UnknownReason),
+    Cancelled,
+}
+
+/// A search's verdict and figures.
+pub(crate) struct SearchResult<S> {
+    pub(crate) verdict: SearchVerdict<S>,
+    pub(crate) cache_entries: usize,
+    pub(crate) steps: u64,
+}
+
+/// One provisionally linearized operation.
+struct Frame<S> {
+    op: u32,
+    /// The state before it.
+    before: S,
+    /// Other next states not tried yet (nondeterministic model), already in the cache.
+    alternatives: Vec<S>,
+}
+
+/// The deepest point the search reached, for the explanation of a violation.
+struct Deepest<S> {
+    prefix: Vec<u32>,
+    /// The stack below this depth has not changed since `prefix` was copied.
+    low_water: usize,
+    unplaced: Vec<u32>,
+    blocking: Option<u32>,
+    state: Option<S>,
+}
+
+/// How many loop iterations between two polls of the clock and the cancel flag.
+const POLL_EVERY: u32 = 1 << 10;
+
+/// Decides whether `history` is linearizable with respect to `model`.
+pub(crate) fn search<M: Model>(
+    model: &M,
+    history: &History<M::Input, M::Output>,
+    control: &Control<'_>,
+) -> SearchResult<M::State> {
+    let ops = history.operations();
+    let mut list = EntryList::new(history);
+    // Slots: definite operations by call order, unknown ones apart.
+    let mut slot = vec![0u32; ops.len()];
+    let (mut definite, mut unknown) = (0u32, 0u32);
+    {
+        let mut e = list.next(HEAD);
+        while e != NIL {
+            if list.is_call(e) {
+                let op = list.op(e) as usize;
+                if ops[op].outcome.is_unknown() {
+                    slot[op] = unknown;
+                    unknown += 1;
+                } else {
+                    slot[op] = definite;
+                    definite += 1;
+                }
+            }
+            e = list.next(e);
+        }
+    }
+    let mut set = LinearizedSet::new(definite as usize, unknown as usize);
+    let mut cache: ConfigCache<M::State> = ConfigCache::new();
+    let mut remaining = definite as usize;
+    let mut state = model.init();
+    let mut stack: Vec<Frame<M::State>> = Vec::new();
+    let mut deepest = Deepest { prefix: Vec::new(), low_water: 0, unplaced: Vec::new(), blocking: None, state: None };
+    let mut steps = 0u64;
+    let mut poll = 0u32;
+    let mut entry = list.next(HEAD);
+    let finish = |verdict, cache: &ConfigCache<M::State>, steps| SearchResult {
+        verdict,
+        cache_entries: cache.len(),
+        steps,
+    };
+
+    loop {
+        if remaining == 0 {
+            let order = stack.iter().map(|frame| OpId(frame.op as usize)).collect();
+            return finish(SearchVerdict::Linearizable(order), &cache, steps);
+        }
+        poll += 1;
+        if poll == POLL_EVERY {
+            poll = 0;
+            if let Some((deadline, limit)) = control.deadline {
+                if Instant::now() >= deadline {
+                    return finish(SearchVerdict::Unknown(UnknownReason::TimeLimit { limit }), &cache, steps);
+                }
+            }
+            if control.cancelled.is_some_and(|cancelled| cancelled()) {
+                return finish(SearchVerdict::Cancelled, &cache, steps);
+            }
+        }
+        if entry != NIL && list.is_call(entry) {
+            let op = list.op(entry);
+            let operation = &ops[op as usize];
+            steps += 1;
+            let successors = match operation.output() {
+                Some(output) => model.step(&state, &operation.input, output),
+                None => model.step_unknown(&state, &operation.input),
+            };
+            let is_unknown = operation.outcome.is_unknown();
+            set.insert(slot[op as usize], is_unknown);
+            let mut first: Option<M::State> = None;
+            let mut alternatives = Vec::new();
+            for next in successors {
+                if cache.insert(&set, &next) {
+                    if first.is_none() {
+                        first = Some(next);
+                    } else {
+                        alternatives.push(next);
+                    }
+                }
+            }
+            if let Some(limit) = control.max_cache_entries {
+                if cache.len() > limit {
+                    return finish(SearchVerdict::Unknown(UnknownReason::CacheLimit { entries: limit }), &cache, steps);
+                }
+            }
+            match first {
+                Some(next) => {
+                    let before = std::mem::replace(&mut state, next);
+                    stack.push(Frame { op, before, alternatives });
+                    list.lift(op);
+                    if !is_unknown {
+                        remaining -= 1;
+                    }
+                    entry = list.next(HEAD);
+                }
+                None => {
+                    set.remove(slot[op as usize], is_unknown);
+                    entry = list.next(entry);
+                }
+            }
+            continue;
+        }
+        // A return entry (the earliest remaining one): its operation must have been linearized
+        // by now. Record the deepest point, then backtrack.
+        if stack.len() > deepest.prefix.len() || deepest.state.is_none() {
+            let low = deepest.low_water.min(deepest.prefix.len());
+            deepest.prefix.truncate(low);
+            deepest.prefix.extend(stack[low..].iter().map(|frame| frame.op));
+            deepest.low_water = stack.len();
+            deepest.unplaced.clear();
+            let mut e = list.next(HEAD);
+            while e != entry && e != NIL {
+                let candidate = list.op(e);
+                if !ops[candidate as usize].outcome.is_unknown() {
+                    deepest.unplaced.push(candidate);
+                }
+                e = list.next(e);
+            }
+            deepest.blocking = (entry != NIL).then(|| list.op(entry));
+            deepest.state = Some(state.clone());
+        }
+        loop {
+            let Some(top) = stack.last_mut() else {
+                let blocking = deepest.blocking;
+                let verdict = SearchVerdict::Violation {
+                    prefix: deepest.prefix.iter().map(|&op| OpId(op as usize)).collect(),
+                    unplaced: deepest
+                        .unplaced
+                        .iter()
+                        .filter(|&&op| Some(op) != blocking)
+                        .map(|&op| OpId(op as usize))
+                        .collect(),
+                    blocking: blocking.map(|op| OpId(op as usize)),
+                    state: deepest.state.take().unwrap_or_else(|| model.init()),
+                };
+                return finish(verdict, &cache, steps);
+            };
+            if let Some(next) = top.alternatives.pop() {
+                state = next;
+                entry = list.next(HEAD);
+                break;
+            }
+            let frame = stack.pop().expect("the stack is not empty");
+            deepest.low_water = deepest.low_water.min(stack.len());
+            state = frame.before;
+            let is_unknown = ops[frame.op as usize].outcome.is_unknown();
+            set.remove(slot[frame.op as usize], is_unknown);
+            list.unlift(frame.op);
+            if !is_unknown {
+                remaining += 1;
+            }
+            entry = list.next(list.call_entry(frame.op));
+            break;
+        }
+    }
+}
