@@ -58,6 +58,13 @@ pub fn check<O: Send + Sync + 'static>(
         ));
     }
     let (tree, token) = replay_tree_from_env()?;
+    #[cfg(loom)]
+    if let Some(token) = &token {
+        return Err(CheckError::BadReplayToken {
+            token: token.to_string(),
+            problem: "this is a shuttle schedule, and the check runs under loom (--cfg loom)".into(),
+        });
+    }
     let phase2 = check_concurrent(subject, matrix, Arc::new(synthesis.spec), config, tree)
         .map_err(|e| name_token(e, token.as_ref()))?;
     Ok(conclude(subject, matrix, phase2, &mut stats))
@@ -182,6 +189,7 @@ pub fn replay<O: Send + Sync + 'static>(
 ) -> Result<Replayed, CheckError> {
     subject.validate(matrix)?;
     let (mode, config) = match token.phase {
+        Phase::LoomSerial | Phase::LoomConcurrent { .. } => return Err(loom_token(token)),
         Phase::Serial => (Mode::Serial, config.clone()),
         Phase::Concurrent { preemption_bound } => (
             Mode::Preemptive {
@@ -215,7 +223,7 @@ pub fn replay<O: Send + Sync + 'static>(
     let ops = op_table(matrix, &subject.labels());
     let history = trace.as_ref().history(&ops);
     let violation = match token.phase {
-        Phase::Serial => None,
+        Phase::Serial | Phase::LoomSerial | Phase::LoomConcurrent { .. } => None,
         Phase::Concurrent { .. } => {
             let synthesis = synthesize_spec(subject, matrix, &config)?;
             judge(&synthesis.spec, &history, stuck, config.check_stuck)
@@ -226,6 +234,15 @@ pub fn replay<O: Send + Sync + 'static>(
         stuck,
         violation,
     })
+}
+
+fn loom_token(token: &ReplayToken) -> CheckError {
+    CheckError::BadReplayToken {
+        token: token.to_string(),
+        problem: "a loom execution is replayed by loom itself: run the test with LOOM_CHECKPOINT_FILE set to the \
+                  stored path the report names"
+            .into(),
+    }
 }
 
 /// The decision tree for phase 2: exhaustive, or one schedule from [`REPLAY_ENV`] (returned
@@ -239,6 +256,7 @@ fn replay_tree_from_env() -> Result<(DecisionTree, Option<ReplayToken>), CheckEr
                     eprintln!("lineup: {REPLAY_ENV} is set: phase 2 replays the schedule {token} only");
                     Ok((DecisionTree::replaying(&token.choices), Some(token)))
                 }
+                Phase::LoomSerial | Phase::LoomConcurrent { .. } => Err(loom_token(&token)),
                 Phase::Serial => Err(CheckError::BadReplayToken {
                     token: token.to_string(),
                     problem: format!(
@@ -270,7 +288,13 @@ fn conclude<O>(subject: &Subject<O>, matrix: &TestMatrix, phase2: Exploration2, 
     stats.phase2_time = phase2.elapsed;
     match phase2.violation {
         None => Verdict::Pass(stats.clone()),
-        Some((kind, replay)) => fail(subject, matrix, kind, replay, stats.clone()),
+        Some((kind, replay)) => {
+            let mut verdict = fail(subject, matrix, kind, replay, stats.clone());
+            if let Verdict::Fail(v) = &mut verdict {
+                v.loom = phase2.loom;
+            }
+            verdict
+        }
     }
 }
 
@@ -288,5 +312,6 @@ fn fail<O>(
         kind,
         replay,
         stats,
+        loom: None,
     }))
 }

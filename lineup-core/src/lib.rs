@@ -15,6 +15,7 @@
 /// object under test from `lineup::shuttle::sync` and `lineup::shuttle::thread`.
 pub use shuttle;
 
+mod backend_thread;
 mod check;
 mod config;
 mod decision_tree;
@@ -27,6 +28,8 @@ mod history;
 mod invocation;
 mod invocations;
 mod lineup_test;
+#[cfg(loom)]
+mod loom_backend;
 mod matrix;
 mod observation;
 pub mod observation_file;
@@ -45,12 +48,14 @@ mod scheduler;
 mod shrink;
 pub mod spec_snapshot;
 mod subject;
+pub mod sync;
 pub mod sweep_env;
 mod thread_id;
 mod trace_set;
 mod verdict;
 pub mod witness;
 
+pub use backend_thread::{future, hint, thread};
 pub use check::{check, check_against_file, check_against_spec, replay, Replayed};
 pub use config::Config;
 pub use determinism::{find_nondeterminism, Nondeterminism};
@@ -71,4 +76,4 @@ pub use scheduler::StuckKind;
 pub use shrink::{same_kind, shrink, Shrunk};
 pub use subject::Subject;
 pub use thread_id::{ThreadId, ThreadIdParseError};
-pub use verdict::{CheckStats, Verdict, Violation, ViolationKind};
+pub use verdict::{CheckStats, LoomEvidence, Verdict, Violation, ViolationKind};

@@ -43,9 +43,13 @@ pub fn check_matrices<O: Send + Sync + 'static>(
             .as_ref()
             .map_or(usize::MAX, |(i, _)| *i)
     };
+    // Workers carry the name of the calling thread (the test's name under libtest), which the loom
+    // backend needs to re-run the test in a child process.
+    let name = std::thread::current().name().unwrap_or("main").to_string();
     std::thread::scope(|scope| {
         for _ in 0..workers.max(1).min(matrices.len().max(1)) {
-            scope.spawn(|| loop {
+            let worker = std::thread::Builder::new().name(name.clone());
+            let spawned = worker.spawn_scoped(scope, || loop {
                 let i = next.fetch_add(1, Ordering::SeqCst);
                 if i >= matrices.len() || i > failing_index() {
                     break;
@@ -72,6 +76,7 @@ pub fn check_matrices<O: Send + Sync + 'static>(
                 }
                 progress.update(done, usize::from(first.is_some()), executions.load(Ordering::Relaxed));
             });
+            spawned.expect("a worker thread can be spawned");
         }
     });
     BatchOutcome {

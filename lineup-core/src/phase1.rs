@@ -33,6 +33,18 @@ pub fn synthesize_spec<O: Send + Sync + 'static>(
     matrix: &TestMatrix,
     config: &Config,
 ) -> Result<Synthesis, CheckError> {
+    #[cfg(loom)]
+    return crate::loom_backend::synthesize_spec(subject, matrix, config);
+    #[cfg(not(loom))]
+    synthesize_spec_on_shuttle(subject, matrix, config)
+}
+
+#[cfg_attr(loom, allow(dead_code))]
+fn synthesize_spec_on_shuttle<O: Send + Sync + 'static>(
+    subject: &Subject<O>,
+    matrix: &TestMatrix,
+    config: &Config,
+) -> Result<Synthesis, CheckError> {
     subject.validate(matrix)?;
     let ops = op_table(matrix, &subject.labels());
     // Every distinct execution with its schedule (for the replay token of a nondeterminism

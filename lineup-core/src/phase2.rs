@@ -22,6 +22,8 @@ pub(crate) struct Exploration2 {
     pub distinct: usize,
     pub stuck: usize,
     pub elapsed: Duration,
+    /// What the loom backend knows about the violating execution.
+    pub loom: Option<crate::LoomEvidence>,
 }
 
 /// Judges one history of the matrix against the specification: `None` if it is linearizable
@@ -60,6 +62,23 @@ pub(crate) fn judge(
 /// Explores the concurrent schedules chosen by `tree` and judges every distinct history, until
 /// the first violation.
 pub(crate) fn check_concurrent<O: Send + Sync + 'static>(
+    subject: &Subject<O>,
+    matrix: &TestMatrix,
+    spec: Arc<ObservationSet>,
+    config: &Config,
+    tree: DecisionTree,
+) -> Result<Exploration2, CheckError> {
+    #[cfg(loom)]
+    return {
+        let _ = tree;
+        crate::loom_backend::check_concurrent(subject, matrix, spec, config)
+    };
+    #[cfg(not(loom))]
+    check_concurrent_on_shuttle(subject, matrix, spec, config, tree)
+}
+
+#[cfg_attr(loom, allow(dead_code))]
+fn check_concurrent_on_shuttle<O: Send + Sync + 'static>(
     subject: &Subject<O>,
     matrix: &TestMatrix,
     spec: Arc<ObservationSet>,
@@ -130,5 +149,6 @@ pub(crate) fn check_concurrent<O: Send + Sync + 'static>(
         distinct: found.seen.len(),
         stuck: found.stuck,
         elapsed: explored.elapsed,
+        loom: None,
     })
 }

@@ -20,6 +20,14 @@ pub enum Phase {
         /// The preemption bound of the exploration.
         preemption_bound: u32,
     },
+    /// Phase 1 under loom: the choices are the serial order of the operations.
+    LoomSerial,
+    /// Phase 2 under loom: the execution is identified by loom's stored path (see
+    /// [`LoomEvidence`](crate::LoomEvidence)), not by choices.
+    LoomConcurrent {
+        /// The preemption bound of phase 2.
+        preemption_bound: u32,
+    },
 }
 
 /// The choices at every branch point of one execution of a matrix, printed as
@@ -46,6 +54,8 @@ impl fmt::Display for ReplayToken {
         let phase = match self.phase {
             Phase::Serial => "p1".to_string(),
             Phase::Concurrent { preemption_bound } => format!("p2-b{preemption_bound}"),
+            Phase::LoomSerial => "loom-p1".to_string(),
+            Phase::LoomConcurrent { preemption_bound } => format!("loom-p2-b{preemption_bound}"),
         };
         let choices: Vec<String> = self.choices.iter().map(u32::to_string).collect();
         write!(f, "lineup:{phase}:{}", choices.join("."))

@@ -92,12 +92,44 @@ impl fmt::Display for Violation {
                  execution",
                 self.replay
             )?,
+            Phase::LoomSerial => writeln!(
+                f,
+                "replay: the second serial history is the serial order {} under loom (--cfg loom)",
+                self.replay
+            )?,
+            Phase::LoomConcurrent { .. } => match self.loom.as_ref().and_then(|l| l.checkpoint.as_ref()) {
+                Some(path) => writeln!(
+                    f,
+                    "replay: LOOM_CHECKPOINT_FILE={} makes loom run exactly this execution first (--cfg loom)",
+                    path.display()
+                )?,
+                None => writeln!(f, "replay: loom's stored path of this execution could not be kept")?,
+            },
             Phase::Concurrent { .. } => writeln!(
                 f,
                 "replay: {REPLAY_ENV}={} re-runs exactly this schedule in phase 2 (or lineup::replay with this \
                  token)",
                 self.replay
             )?,
+        }
+        if let Some(loom) = &self.loom {
+            if loom.is_weak_memory() {
+                writeln!(
+                    f,
+                    "memory: WEAK-MEMORY behaviour. This violating execution relies on loads that returned an older \
+                     value than the latest store of the interleaving (allowed by the orderings used, explored by \
+                     loom, never by shuttle): look at the orderings and fences before the interleaving:"
+                )?;
+                for load in &loom.weak_loads {
+                    writeln!(f, "  - {load}")?;
+                }
+            } else {
+                writeln!(
+                    f,
+                    "memory: no atomic of lineup::sync::atomic was read weakly in this execution: an interleaving \
+                     bug, unless the object uses loom's atomics directly (those are not tracked)"
+                )?;
+            }
         }
         let s = &self.stats;
         write!(

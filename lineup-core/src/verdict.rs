@@ -96,6 +96,29 @@ pub struct Violation {
     pub replay: ReplayToken,
     /// What the check explored up to the failure.
     pub stats: CheckStats,
+    /// Under the loom backend: how the violating execution used memory, and where its stored
+    /// path is. `None` on shuttle, whose atomics are sequentially consistent.
+    pub loom: Option<LoomEvidence>,
+}
+
+/// What lineup knows about a violating execution found by loom.
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub struct LoomEvidence {
+    /// Loads (of the atomics of [`lineup::sync::atomic`](crate::sync::atomic), which lineup
+    /// tracks) that returned an older value than the latest store of the interleaving. Not empty:
+    /// the violation needs weak memory, it is not an interleaving bug. Empty: no tracked atomic
+    /// was read weakly; atomics the object takes from loom directly are not tracked.
+    pub weak_loads: Vec<String>,
+    /// loom's stored path of the violating execution: `LOOM_CHECKPOINT_FILE=<it>` makes loom run
+    /// that execution first.
+    pub checkpoint: Option<std::path::PathBuf>,
+}
+
+impl LoomEvidence {
+    /// Whether the violating execution needed a weak-memory load.
+    pub fn is_weak_memory(&self) -> bool {
+        !self.weak_loads.is_empty()
+    }
 }
 
 /// PASS or FAIL.

@@ -1,0 +1,401 @@
+//! The test body lineup runs under loom, in a child process: the object, the matrix's threads,
+//! the recording of call and return events, and the panic hook that turns a loom deadlock or
+//! branch-limit overflow into a stuck history before loom's engine unwinds (or aborts).
+
+use std::cell::RefCell;
+use std::collections::HashSet;
+use std::hash::{Hash, Hasher};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use super::child::report;
+use super::tracked_atomic;
+use super::wire::{Record, WireHistory};
+use crate::phase2::judge;
+use crate::{Event, ObservationSet, OpTable, Response, StuckKind, Subject, TestMatrix, ThreadId};
+
+/// The operations of a matrix by thread, as (operation number, invocation index).
+pub(crate) struct Plan<O> {
+    pub subject: Subject<O>,
+    pub initial: Vec<(usize, usize)>,
+    pub threads: Vec<Vec<(usize, usize)>>,
+    pub finals: Vec<(usize, usize)>,
+    pub op_count: usize,
+}
+
+impl<O> Plan<O> {
+    pub(crate) fn new(subject: &Subject<O>, matrix: &TestMatrix) -> Self {
+        let mut plan = Plan {
+            subject: subject.clone(),
+            initial: Vec::new(),
+            threads: vec![Vec::new(); matrix.threads.len()],
+            finals: Vec::new(),
+            op_count: matrix.op_count(),
+        };
+        let first_final = matrix.op_count() - matrix.finals.len();
+        for slot in matrix.slots() {
+            match slot.thread {
+                ThreadId::Main if slot.id <= matrix.initial.len() => plan.initial.push((slot.id, slot.invocation)),
+                ThreadId::Main => {
+                    debug_assert!(slot.id > first_final);
+                    plan.finals.push((slot.id, slot.invocation))
+                }
+                ThreadId::Worker(t) => plan.threads[t].push((slot.id, slot.invocation)),
+            }
+        }
+        plan
+    }
+
+    /// The worker operations of each thread (operation numbers).
+    pub(crate) fn worker_ops(&self) -> Vec<Vec<usize>> {
+        self.threads.iter().map(|t| t.iter().map(|&(op, _)| op).collect()).collect()
+    }
+
+    fn thread_of(&self, op: usize) -> Option<usize> {
+        self.threads.iter().position(|t| t.iter().any(|&(o, _)| o == op))
+    }
+}
+
+#[derive(Default)]
+struct Recording {
+    events: Vec<Event>,
+    responses: Vec<Option<Response>>,
+    in_op: usize,
+}
+
+/// What the panic hook needs to turn a loom failure into a record.
+pub(crate) struct HookContext {
+    pub results: PathBuf,
+    pub phase: HookPhase,
+    pub executions: u64,
+    pub distinct: HashSet<u64>,
+}
+
+pub(crate) enum HookPhase {
+    /// Phase 1, running this serial order.
+    Serial { order: Vec<usize> },
+    /// Phase 2, judging against this specification.
+    Concurrent {
+        spec: Arc<ObservationSet>,
+        ops: OpTable,
+        check_stuck: bool,
+        checkpoint: PathBuf,
+    },
+}
+
+thread_local! {
+    // loom runs every thread of a model as a coroutine on this one OS thread.
+    static RECORDING: RefCell<Recording> = RefCell::new(Recording::default());
+    pub(crate) static HOOK: RefCell<Option<HookContext>> = const { RefCell::new(None) };
+}
+
+fn reset(op_count: usize) {
+    RECORDING.with(|r| {
+        *r.borrow_mut() = Recording {
+            events: Vec::with_capacity(2 * op_count),
+            responses: vec![None; op_count],
+            in_op: 0,
+        }
+    });
+    tracked_atomic::reset();
+}
+
+pub(crate) fn current(stuck: bool) -> WireHistory {
+    RECORDING.with(|r| {
+        let r = r.borrow();
+        WireHistory::of(&r.events, &r.responses, stuck)
+    })
+}
+
+fn fingerprint(h: &WireHistory) -> u64 {
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    h.events.hash(&mut hasher);
+    h.responses.hash(&mut hasher);
+    h.stuck.hash(&mut hasher);
+    hasher.finish()
+}
+
+fn run_op<O>(subject: &Subject<O>, object: &O, op: usize, invocation: usize) {
+    RECORDING.with(|r| {
+        let mut r = r.borrow_mut();
+        r.events.push(Event::Call(op));
+        r.in_op += 1;
+    });
+    let outcome = catch_unwind(AssertUnwindSafe(|| subject.invocations()[invocation].call(object)));
+    let response = match outcome {
+        Ok(response) => response,
+        Err(payload) => Response::Panicked(panic_message(payload.as_ref())),
+    };
+    RECORDING.with(|r| {
+        let mut r = r.borrow_mut();
+        r.in_op -= 1;
+        r.responses[op - 1] = Some(response);
+        r.events.push(Event::Return(op));
+    });
+}
+
+fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
+    payload
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "(a panic without a message)".to_string())
+}
+
+/// One serial execution of `order` (worker operation numbers): the initial operations, then each
+/// operation on its own thread when its turn comes (a loom mutex and one condition variable per
+/// thread hand the turn on, so every operation happens after the previous one), then the final
+/// operations. Returns the history through [`current`].
+pub(crate) fn serial_body<O: Send + Sync + 'static>(plan: Arc<Plan<O>>, order: Arc<Vec<usize>>) -> impl Fn() + Send + Sync {
+    move || {
+        reset(plan.op_count);
+        let object = Arc::new(plan.subject.build());
+        for &(op, inv) in &plan.initial {
+            run_op(&plan.subject, &object, op, inv);
+        }
+        let turn = Arc::new(loom::sync::Mutex::new(0usize));
+        let wake: Arc<Vec<loom::sync::Condvar>> =
+            Arc::new((0..plan.threads.len()).map(|_| loom::sync::Condvar::new()).collect());
+        let handles: Vec<_> = (0..plan.threads.len())
+            .map(|t| {
+                let (plan, order, object, turn, wake) = (
+                    Arc::clone(&plan),
+                    Arc::clone(&order),
+                    Arc::clone(&object),
+                    Arc::clone(&turn),
+                    Arc::clone(&wake),
+                );
+                loom::thread::spawn(move || {
+                    for &(op, inv) in &plan.threads[t] {
+                        {
+                            let mut now = turn.lock().unwrap();
+                            while order[*now] != op {
+                                now = wake[t].wait(now).unwrap();
+                            }
+                        }
+                        run_op(&plan.subject, &object, op, inv);
+                        let mut now = turn.lock().unwrap();
+                        *now += 1;
+                        if let Some(next) = order.get(*now).and_then(|&op| plan.thread_of(op)) {
+                            if next != t {
+                                wake[next].notify_one();
+                            }
+                        }
+                    }
+                })
+            })
+            .collect();
+        for h in handles {
+            h.join().unwrap();
+        }
+        for &(op, inv) in &plan.finals {
+            run_op(&plan.subject, &object, op, inv);
+        }
+        drop(object);
+        let history = current(false);
+        HOOK.with(|c| {
+            if let Some(ctx) = c.borrow_mut().as_mut() {
+                ctx.executions += 1;
+                report(
+                    &ctx.results,
+                    &Record::Serial {
+                        order: order.to_vec(),
+                        history,
+                    },
+                );
+            }
+        });
+    }
+}
+
+/// One concurrent execution: the matrix's threads run freely under loom's scheduler; each
+/// distinct history is judged against the specification; a violation is reported and ends the
+/// child at once.
+pub(crate) fn concurrent_body<O: Send + Sync + 'static>(plan: Arc<Plan<O>>, max_executions: Option<u64>) -> impl Fn() + Send + Sync {
+    move || {
+        reset(plan.op_count);
+        if let Some(max) = max_executions {
+            let done = HOOK.with(|c| c.borrow().as_ref().map(|ctx| ctx.executions >= max).unwrap_or(false));
+            if done {
+                // The execution budget is spent: let the remaining executions run empty.
+                loom::skip_branch();
+                return;
+            }
+        }
+        let object = Arc::new(plan.subject.build());
+        for &(op, inv) in &plan.initial {
+            run_op(&plan.subject, &object, op, inv);
+        }
+        let handles: Vec<_> = (0..plan.threads.len())
+            .map(|t| {
+                let (plan, object) = (Arc::clone(&plan), Arc::clone(&object));
+                loom::thread::spawn(move || {
+                    for &(op, inv) in &plan.threads[t] {
+                        run_op(&plan.subject, &object, op, inv);
+                    }
+                })
+            })
+            .collect();
+        for h in handles {
+            h.join().unwrap();
+        }
+        for &(op, inv) in &plan.finals {
+            run_op(&plan.subject, &object, op, inv);
+        }
+        drop(object);
+        let history = current(false);
+        judge_execution(history, None);
+    }
+}
+
+/// Judges a finished or stuck execution of phase 2; reports and exits on a violation.
+fn judge_execution(history: WireHistory, stuck: Option<StuckKind>) {
+    HOOK.with(|c| {
+        let mut c = c.borrow_mut();
+        let Some(ctx) = c.as_mut() else { return };
+        let HookPhase::Concurrent {
+            spec,
+            ops,
+            check_stuck,
+            checkpoint,
+        } = &ctx.phase
+        else {
+            return;
+        };
+        ctx.executions += 1;
+        if !ctx.distinct.insert(fingerprint(&history)) {
+            return;
+        }
+        let h = match history.history(ops) {
+            Ok(h) => h,
+            Err(e) => {
+                report(&ctx.results, &Record::Failed { message: format!("a malformed history: {e}") });
+                std::process::exit(0);
+            }
+        };
+        if let Some(kind) = judge(spec, &h, stuck, *check_stuck) {
+            let weak_loads = tracked_atomic::weak_loads()
+                .into_iter()
+                .map(|w| {
+                    format!(
+                        "a {:?} load of {} #{} returned {} while the latest store in the interleaving wrote {}",
+                        w.ordering, w.atomic, w.number, w.returned, w.latest
+                    )
+                })
+                .collect();
+            let saved = std::fs::read_to_string(checkpoint).ok().map(|_| {
+                let keep = checkpoint.with_extension("violation.json");
+                let _ = std::fs::copy(checkpoint, &keep);
+                keep.display().to_string()
+            });
+            report(
+                &ctx.results,
+                &Record::Violation {
+                    executions: ctx.executions,
+                    distinct: ctx.distinct.iter().copied().collect(),
+                    history,
+                    stuck: stuck.map(|s| format!("{s:?}")),
+                    weak_loads,
+                    checkpoint: saved,
+                },
+            );
+            let _ = kind;
+            std::process::exit(0);
+        }
+    });
+}
+
+/// Installs the child's panic hook: a loom deadlock or branch-limit overflow becomes a stuck
+/// history (phase 1: a stuck serial history; phase 2: judged by Def. 2), reported before loom's
+/// engine unwinds; the child then exits. Panics inside operations are responses, reported
+/// silently; any other panic is reported as a failure of the execution.
+pub(crate) fn install_hook() {
+    let default = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        let message = info
+            .payload()
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| info.payload().downcast_ref::<String>().cloned())
+            .unwrap_or_default();
+        let stuck = if message.starts_with("deadlock;") {
+            Some(StuckKind::Deadlock)
+        } else if message.starts_with("Model exceeded maximum number of branches") {
+            Some(StuckKind::Livelock)
+        } else {
+            None
+        };
+        let in_op = RECORDING.with(|r| r.try_borrow().map(|r| r.in_op > 0).unwrap_or(false));
+        match stuck {
+            Some(kind) => on_stuck(kind),
+            None if in_op => {}
+            None => {
+                default(info);
+                HOOK.with(|c| {
+                    if let Some(ctx) = c.borrow().as_ref() {
+                        report(
+                            &ctx.results,
+                            &Record::Failed {
+                                message: format!("{message} ({})", info.location().map(|l| l.to_string()).unwrap_or_default()),
+                            },
+                        );
+                    }
+                });
+                std::process::exit(0);
+            }
+        }
+    }));
+}
+
+fn on_stuck(kind: StuckKind) {
+    let history = current(true);
+    let serial = HOOK.with(|c| {
+        c.borrow().as_ref().and_then(|ctx| match &ctx.phase {
+            HookPhase::Serial { order } => Some((ctx.results.clone(), order.clone())),
+            HookPhase::Concurrent { .. } => None,
+        })
+    });
+    match serial {
+        Some((results, order)) => {
+            // The stuck operation is the pending one; every order with the same prefix up to it
+            // gets this same stuck history.
+            let pending: Vec<i64> = history.events.iter().copied().filter(|&e| e > 0 && !history.events.contains(&-e)).collect();
+            let prefix = match pending.first() {
+                Some(&op) => match order.iter().position(|&o| o as i64 == op) {
+                    Some(i) => order[..=i].to_vec(),
+                    // An initial operation (every order shares it) or a final one (only this order).
+                    None if history.events.iter().any(|&e| e > 0 && order.contains(&(e as usize))) => order.clone(),
+                    None => Vec::new(),
+                },
+                None => order.clone(),
+            };
+            report(
+                &results,
+                &Record::SerialStuck {
+                    prefix,
+                    history,
+                    kind: format!("{kind:?}"),
+                },
+            );
+            std::process::exit(0);
+        }
+        None => {
+            judge_execution(history, Some(kind));
+            HOOK.with(|c| {
+                if let Some(ctx) = c.borrow().as_ref() {
+                    report(
+                        &ctx.results,
+                        &Record::StuckJustified {
+                            executions: ctx.executions,
+                            distinct: ctx.distinct.iter().copied().collect(),
+                            kind: format!("{kind:?}"),
+                        },
+                    );
+                }
+            });
+            std::process::exit(0);
+        }
+    }
+}
+

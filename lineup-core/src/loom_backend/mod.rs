@@ -1,0 +1,403 @@
+//! The loom backend (built with `RUSTFLAGS="--cfg loom"`): the same two-phase check, API and
+//! report as on shuttle, with loom's exploration (DPOR, preemption bound, weak memory).
+//!
+//! * Phase 1 enumerates every serial order of the matrix itself (never bounded) and runs each
+//!   under loom with the operations handed on by a loom mutex and condition variables, so each
+//!   operation happens after the previous one: loom's weak-memory loads cannot make two serial
+//!   executions of the same order differ. An operation that blocks ends in loom's deadlock
+//!   assertion: it becomes a stuck serial history, and every order that shares the prefix up to
+//!   it is skipped.
+//! * Phase 2 is loom's own exploration at the configured preemption bound. A stuck execution
+//!   (deadlock, or a spin loop that exceeds loom's branch limit) is judged by Def. 2; if it is
+//!   justified, the exploration resumes from loom's stored path after it.
+//! * Everything loom runs, runs in a child process (see [`child`]): loom's deadlock assertion
+//!   loses its exploration state and can abort the process.
+
+pub(crate) mod child;
+mod harness;
+mod path_step;
+mod serial_orders;
+pub mod tracked_atomic;
+mod wire;
+
+use std::collections::HashSet;
+use std::sync::Arc;
+use std::time::Instant;
+
+use child::{Job, JobKind};
+use harness::{HookContext, HookPhase, Plan};
+use serial_orders::SerialOrders;
+use wire::Record;
+
+use crate::phase2::Exploration2;
+use crate::phase1::Synthesis;
+use crate::{
+    find_nondeterminism, observation_file, op_table, CheckError, Config, ObservationSet, Phase, ReplayToken, StuckKind,
+    Subject, TestMatrix,
+};
+
+/// loom models at most this many threads besides the main thread.
+const MAX_WORKERS: usize = loom::MAX_THREADS - 1;
+
+/// The default branch limit of one loom execution (loom's own default, 1000, is too small for
+/// a 3x3 matrix of a queue); `LOOM_MAX_BRANCHES` overrides it.
+const DEFAULT_MAX_BRANCHES: usize = 20_000;
+
+fn key<O>(subject: &Subject<O>, matrix: &TestMatrix) -> String {
+    format!("{} :: {matrix:?}", subject.name())
+}
+
+fn max_branches() -> usize {
+    std::env::var("LOOM_MAX_BRANCHES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(DEFAULT_MAX_BRANCHES)
+}
+
+fn validate<O>(subject: &Subject<O>, matrix: &TestMatrix, phase: &'static str) -> Result<(), CheckError> {
+    subject.validate(matrix)?;
+    if matrix.threads.len() > MAX_WORKERS {
+        return Err(CheckError::ExecutionFailed {
+            phase,
+            message: format!(
+                "loom models at most {MAX_WORKERS} threads besides main, and the matrix has {}",
+                matrix.threads.len()
+            ),
+        });
+    }
+    Ok(())
+}
+
+/// Does the job of this child process, if it is a loom child started for this check: never
+/// returns then.
+fn serve_child_job<O: Send + Sync + 'static>(subject: &Subject<O>, matrix: &TestMatrix) {
+    let Some(job) = child::job_for(&key(subject, matrix)) else {
+        return;
+    };
+    harness::install_hook();
+    let plan = Arc::new(Plan::new(subject, matrix));
+    let mut builder = loom::model::Builder::new();
+    builder.max_branches = job.max_branches;
+    builder.checkpoint_file = None;
+    builder.log = false;
+    match job.kind {
+        JobKind::Serial { resume_after } => {
+            let orders = SerialOrders::new(plan.worker_ops());
+            let mut next = match resume_after {
+                None => orders.first(),
+                Some(prefix) => orders.next_after(&prefix),
+            };
+            // No preemption at all: the only choices left are the ones inside an operation.
+            builder.preemption_bound = Some(0);
+            while let Some(order) = next {
+                harness::HOOK.with(|c| {
+                    *c.borrow_mut() = Some(HookContext {
+                        results: job.results.clone(),
+                        phase: HookPhase::Serial { order: order.clone() },
+                        executions: 0,
+                        distinct: HashSet::new(),
+                    })
+                });
+                builder.check(harness::serial_body(Arc::clone(&plan), Arc::new(order.clone())));
+                next = orders.next_after(&order);
+            }
+            child::report(&job.results, &Record::SerialDone);
+        }
+        JobKind::Concurrent {
+            spec,
+            checkpoint,
+            preemption_bound,
+            max_executions,
+        } => {
+            let spec = match observation_file::read_observation_file(&spec) {
+                Ok(spec) => Arc::new(spec),
+                Err(e) => {
+                    child::report(&job.results, &Record::Failed { message: e.to_string() });
+                    std::process::exit(0);
+                }
+            };
+            let ops = spec.ops().clone();
+            harness::HOOK.with(|c| {
+                *c.borrow_mut() = Some(HookContext {
+                    results: job.results.clone(),
+                    phase: HookPhase::Concurrent {
+                        spec,
+                        ops,
+                        check_stuck: job.check_stuck,
+                        checkpoint: checkpoint.clone(),
+                    },
+                    executions: 0,
+                    distinct: HashSet::new(),
+                })
+            });
+            builder.preemption_bound = Some(preemption_bound as usize);
+            builder.checkpoint_file = Some(checkpoint);
+            builder.checkpoint_interval = 1;
+            builder.check(harness::concurrent_body(Arc::clone(&plan), max_executions));
+            let (executions, distinct) = harness::HOOK.with(|c| {
+                let c = c.borrow();
+                let ctx = c.as_ref().expect("the hook context is set");
+                (ctx.executions, ctx.distinct.iter().copied().collect())
+            });
+            child::report(&job.results, &Record::ConcurrentDone { executions, distinct });
+        }
+    }
+    std::process::exit(0);
+}
+
+fn child_failure(phase: &'static str, report: &child::ChildReport, what: &str) -> CheckError {
+    CheckError::ExecutionFailed {
+        phase,
+        message: format!(
+            "{what}; the loom child process exited with {}. Its last output:\n{}",
+            report.status, report.stderr_tail
+        ),
+    }
+}
+
+/// Phase 1 under loom (see the module).
+pub(crate) fn synthesize_spec<O: Send + Sync + 'static>(
+    subject: &Subject<O>,
+    matrix: &TestMatrix,
+    config: &Config,
+) -> Result<Synthesis, CheckError> {
+    const PHASE: &str = "phase 1 (loom)";
+    validate(subject, matrix, PHASE)?;
+    serve_child_job(subject, matrix);
+    let start = Instant::now();
+    let ops = op_table(matrix, &subject.labels());
+    let dir = child::scratch_dir().map_err(|e| CheckError::ExecutionFailed {
+        phase: PHASE,
+        message: format!("cannot create a scratch directory: {e}"),
+    })?;
+    let mut spec = ObservationSet::new(ops.clone());
+    let mut executions = 0u64;
+    let mut orders_of: Vec<(crate::History, Vec<usize>)> = Vec::new();
+    let mut resume_after = None;
+    'children: loop {
+        let job = Job {
+            key: key(subject, matrix),
+            kind: JobKind::Serial {
+                resume_after: resume_after.clone(),
+            },
+            results: dir.join("results.jsonl"),
+            check_stuck: config.check_stuck,
+            max_branches: max_branches(),
+        };
+        let report = child::run(&job, &dir, PHASE)?;
+        let mut progressed = false;
+        for record in &report.records {
+            match record {
+                Record::Serial { order, history } => {
+                    let h = history
+                        .history(&ops)
+                        .map_err(|e| child_failure(PHASE, &report, &format!("a malformed serial history: {e}")))?;
+                    executions += 1;
+                    progressed = true;
+                    orders_of.push((h.clone(), order.clone()));
+                    spec.insert(h);
+                }
+                Record::SerialStuck { prefix, history, .. } => {
+                    let h = history
+                        .history(&ops)
+                        .map_err(|e| child_failure(PHASE, &report, &format!("a malformed stuck history: {e}")))?;
+                    executions += 1;
+                    orders_of.push((h.clone(), prefix.clone()));
+                    spec.insert(h);
+                    if prefix.is_empty() {
+                        break 'children;
+                    }
+                    resume_after = Some(prefix.clone());
+                    continue 'children;
+                }
+                Record::SerialDone => break 'children,
+                Record::Failed { message } => {
+                    return Err(CheckError::ExecutionFailed {
+                        phase: PHASE,
+                        message: message.clone(),
+                    })
+                }
+                other => return Err(child_failure(PHASE, &report, &format!("an unexpected record {other:?}"))),
+            }
+        }
+        let _ = progressed;
+        return Err(child_failure(
+            PHASE,
+            &report,
+            "the child process ended before reaching the check, or without finishing phase 1",
+        ));
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    let nondeterminism = find_nondeterminism(spec.histories()).map(|n| {
+        let order = orders_of
+            .iter()
+            .find(|(h, _)| *h == n.second)
+            .map(|(_, o)| o.iter().map(|&op| op as u32).collect())
+            .unwrap_or_default();
+        (
+            n,
+            ReplayToken {
+                phase: Phase::LoomSerial,
+                choices: order,
+            },
+        )
+    });
+    Ok(Synthesis {
+        spec,
+        nondeterminism,
+        executions,
+        elapsed: start.elapsed(),
+    })
+}
+
+/// Phase 2 under loom (see the module).
+pub(crate) fn check_concurrent<O: Send + Sync + 'static>(
+    subject: &Subject<O>,
+    matrix: &TestMatrix,
+    spec: Arc<ObservationSet>,
+    config: &Config,
+) -> Result<Exploration2, CheckError> {
+    const PHASE: &str = "phase 2 (loom)";
+    validate(subject, matrix, PHASE)?;
+    serve_child_job(subject, matrix);
+    let start = Instant::now();
+    let ops = spec.ops().clone();
+    let scratch = |e: std::io::Error| CheckError::ExecutionFailed {
+        phase: PHASE,
+        message: format!("cannot write to the scratch directory: {e}"),
+    };
+    let dir = child::scratch_dir().map_err(scratch)?;
+    let spec_file = dir.join("spec.xml");
+    observation_file::write_observation_file(&spec_file, &spec)?;
+    let checkpoint = dir.join("loom-path.json");
+    let mut executions = 0u64;
+    let mut distinct: HashSet<u64> = HashSet::new();
+    let mut stuck = 0usize;
+    let preemption_bound = config.preemption_bound;
+    loop {
+        let job = Job {
+            key: key(subject, matrix),
+            kind: JobKind::Concurrent {
+                spec: spec_file.clone(),
+                checkpoint: checkpoint.clone(),
+                preemption_bound,
+                max_executions: config.max_executions.map(|m| m.saturating_sub(executions)),
+            },
+            results: dir.join("results.jsonl"),
+            check_stuck: config.check_stuck,
+            max_branches: max_branches(),
+        };
+        let report = child::run(&job, &dir, PHASE)?;
+        let Some(last) = report.records.last() else {
+            return Err(child_failure(PHASE, &report, "the child process reported nothing"));
+        };
+        match last {
+            Record::ConcurrentDone {
+                executions: e,
+                distinct: d,
+            } => {
+                executions += e;
+                distinct.extend(d);
+                break;
+            }
+            Record::StuckJustified {
+                executions: e,
+                distinct: d,
+                ..
+            } => {
+                executions += e;
+                distinct.extend(d);
+                stuck += 1;
+                let path = std::fs::read_to_string(&checkpoint).map_err(scratch)?;
+                match path_step::step_path(&path).map_err(|problem| CheckError::ExecutionFailed {
+                    phase: PHASE,
+                    message: format!("loom's stored path {} is not in loom 0.7.2's format: {problem}", checkpoint.display()),
+                })? {
+                    Some(next) => std::fs::write(&checkpoint, next).map_err(scratch)?,
+                    None => break,
+                }
+                if config.max_executions.is_some_and(|m| executions >= m) {
+                    break;
+                }
+            }
+            Record::Violation {
+                executions: e,
+                distinct: d,
+                history,
+                stuck: stuck_kind,
+                weak_loads,
+                checkpoint: saved,
+            } => {
+                executions += e;
+                distinct.extend(d);
+                let h = history
+                    .history(&ops)
+                    .map_err(|e| child_failure(PHASE, &report, &format!("a malformed history: {e}")))?;
+                let kind = stuck_kind.as_deref().map(|k| {
+                    if k == "Livelock" {
+                        StuckKind::Livelock
+                    } else {
+                        StuckKind::Deadlock
+                    }
+                });
+                let violation = crate::phase2::judge(&spec, &h, kind, config.check_stuck).ok_or_else(|| {
+                    child_failure(PHASE, &report, "the child reported a violation that the parent does not confirm")
+                })?;
+                // Keep the stored path of the violating execution next to the user's build.
+                let kept = saved.as_ref().and_then(|s| keep_checkpoint(std::path::Path::new(s)));
+                let _ = std::fs::remove_dir_all(&dir);
+                return Ok(Exploration2 {
+                    violation: Some((
+                        violation,
+                        ReplayToken {
+                            phase: Phase::LoomConcurrent { preemption_bound },
+                            choices: Vec::new(),
+                        },
+                    )),
+                    executions,
+                    distinct: distinct.len(),
+                    stuck: stuck + usize::from(h.is_stuck()),
+                    elapsed: start.elapsed(),
+                    loom: Some(crate::LoomEvidence {
+                        weak_loads: weak_loads.clone(),
+                        checkpoint: kept,
+                    }),
+                });
+            }
+            Record::Failed { message } => {
+                return Err(CheckError::ExecutionFailed {
+                    phase: PHASE,
+                    message: message.clone(),
+                })
+            }
+            other => return Err(child_failure(PHASE, &report, &format!("an unexpected record {other:?}"))),
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    Ok(Exploration2 {
+        violation: None,
+        executions,
+        distinct: distinct.len(),
+        stuck,
+        elapsed: start.elapsed(),
+        loom: None,
+    })
+}
+
+/// Copies a stored loom path out of the scratch directory, into `target/lineup-loom/` of the
+/// current directory (the package being tested), so that it outlives the check.
+fn keep_checkpoint(path: &std::path::Path) -> Option<std::path::PathBuf> {
+    let dir = std::env::current_dir().ok()?.join("target").join("lineup-loom");
+    std::fs::create_dir_all(&dir).ok()?;
+    let name = format!(
+        "violation-{}-{}.json",
+        std::process::id(),
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_nanos())
+            .unwrap_or(0)
+    );
+    let target = dir.join(name);
+    std::fs::copy(path, &target).ok()?;
+    Some(target)
+}

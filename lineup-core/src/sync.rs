@@ -1,0 +1,34 @@
+//! Synchronization primitives for the object under test, from the backend lineup runs on:
+//! shuttle's by default, loom's when the crate is built with `RUSTFLAGS="--cfg loom"`.
+//!
+//! Build an object from `lineup::sync` (and [`thread`](crate::thread), [`hint`](crate::hint),
+//! [`future`](crate::future)) and the same tests check it on either backend. Under loom, the
+//! atomics of [`sync::atomic`](self::atomic) are loom's, wrapped so that lineup can tell when a
+//! load returned an older value than the latest store of the interleaving (a weak-memory
+//! behaviour, which loom explores and shuttle does not): a violation that needs one is labelled
+//! as such in the report.
+//!
+//! ```
+//! use lineup_core::sync::atomic::{AtomicU64, Ordering};
+//! use lineup_core::sync::Mutex;
+//!
+//! struct Counter {
+//!     hits: AtomicU64,
+//!     log: Mutex<Vec<u64>>,
+//! }
+//! let _ = Counter { hits: AtomicU64::new(0), log: Mutex::new(Vec::new()) };
+//! let _ = Ordering::SeqCst;
+//! ```
+
+#[cfg(not(loom))]
+pub use shuttle::sync::*;
+
+#[cfg(loom)]
+pub use loom::sync::*;
+
+/// Atomic types. Under loom, the integer and boolean atomics are tracked for weak-memory loads.
+#[cfg(loom)]
+pub mod atomic {
+    pub use crate::loom_backend::tracked_atomic::*;
+    pub use loom::sync::atomic::{fence, AtomicPtr, Ordering};
+}
