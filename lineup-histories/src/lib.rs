@@ -44,6 +44,7 @@
 
 mod check;
 mod event;
+pub mod formats;
 mod history;
 mod history_builder;
 mod history_error;
@@ -53,6 +54,7 @@ mod online;
 mod options;
 mod outcome;
 mod partition;
+pub mod stress;
 mod timeline;
 mod verify;
 mod wgl;

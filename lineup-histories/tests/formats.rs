@@ -10,7 +10,9 @@ const LOG: &str = "INFO  jepsen.util - ";
 
 /// A Jepsen log from `(process, type, f, value)` rows.
 fn log(rows: &[(u64, &str, &str, &str)]) -> String {
-    rows.iter().map(|(p, t, f, v)| format!("{LOG}{p}\t:{t}\t:{f}\t{v}\n")).collect()
+    rows.iter()
+        .map(|(p, t, f, v)| format!("{LOG}{p}\t:{t}\t:{f}\t{v}\n"))
+        .collect()
 }
 
 fn error(text: &str, format: Format) -> String {
@@ -38,11 +40,20 @@ fn jepsen_log_errors_name_file_line_column_and_expectation() {
         "history.txt:3:23: expected an event type: `:invoke`, `:ok`, `:fail` or `:info`, found `:okay`"
     );
     let message = error(&format!("{LOG}zero\t:invoke\t:read\tnil\n"), Format::JepsenLog);
-    assert!(message.starts_with("history.txt:1:21: expected a process number"), "{message}");
+    assert!(
+        message.starts_with("history.txt:1:21: expected a process number"),
+        "{message}"
+    );
     let message = error(&format!("{LOG}0\t:invoke\t:cas\t[1 2.5]\n"), Format::JepsenLog);
-    assert!(message.starts_with("history.txt:1:39: expected an integer"), "{message}");
+    assert!(
+        message.starts_with("history.txt:1:39: expected an integer"),
+        "{message}"
+    );
     let message = error("INFO  jepsen.core - starting the test\n", Format::JepsenLog);
-    assert!(message.contains("expected a log level and the logger `jepsen.util`"), "{message}");
+    assert!(
+        message.contains("expected a log level and the logger `jepsen.util`"),
+        "{message}"
+    );
     let message = error(&format!("{LOG}0 :invoke :read nil\n"), Format::JepsenLog);
     assert!(message.contains("expected four tab-separated fields"), "{message}");
 }
@@ -53,60 +64,116 @@ fn jepsen_events_must_pair_up() {
     assert!(error(&ok_without_call, Format::JepsenLog).contains("client 0 has none"));
     let other_function = log(&[(0, "invoke", "write", "3"), (0, "ok", "read", "3")]);
     let message = error(&other_function, Format::JepsenLog);
-    assert!(message.starts_with("history.txt:2: expected the completion of `write` (called at line 1)"), "{message}");
+    assert!(
+        message.starts_with("history.txt:2: expected the completion of `write` (called at line 1)"),
+        "{message}"
+    );
     let two_calls = log(&[(0, "invoke", "write", "3"), (0, "invoke", "read", "nil")]);
     assert!(error(&two_calls, Format::JepsenLog).contains("has not returned yet"));
-    let reused = log(&[(0, "invoke", "write", "3"), (0, "info", "write", ":timed-out"), (0, "invoke", "read", "nil")]);
+    let reused = log(&[
+        (0, "invoke", "write", "3"),
+        (0, "info", "write", ":timed-out"),
+        (0, "invoke", "read", "nil"),
+    ]);
     let message = error(&reused, Format::JepsenLog);
-    assert!(message.starts_with("history.txt:3:") && message.contains("never reused"), "{message}");
+    assert!(
+        message.starts_with("history.txt:3:") && message.contains("never reused"),
+        "{message}"
+    );
     let changed = log(&[(0, "invoke", "write", "3"), (0, "ok", "write", "4")]);
     let message = error(&changed, Format::JepsenLog);
-    assert!(message.contains("expected the `:ok` value to repeat the `:invoke` value `3`, found `4`"), "{message}");
+    assert!(
+        message.contains("expected the `:ok` value to repeat the `:invoke` value `3`, found `4`"),
+        "{message}"
+    );
 }
 
 #[test]
 fn edn_errors_name_line_column_and_expectation() {
     let good = "{:process 0, :type :invoke, :f :get, :key \"1\", :value nil}\n";
-    let message = error(&format!("{good}{{:process 0, :type :ok, :f :get, :key \"1\", :value 1.5}}\n"), Format::Edn);
-    assert!(message.starts_with("history.txt:2:56: expected an integer"), "{message}");
+    let message = error(
+        &format!("{good}{{:process 0, :type :ok, :f :get, :key \"1\", :value 1.5}}\n"),
+        Format::Edn,
+    );
+    assert!(
+        message.starts_with("history.txt:2:51: expected an integer"),
+        "{message}"
+    );
     let message = error("{:process 0, :f :get, :key \"1\", :value nil}\n", Format::Edn);
-    assert_eq!(message, "history.txt:1: expected a `:type` entry (:invoke, :ok, :fail or :info), found a map without it");
+    assert_eq!(
+        message,
+        "history.txt:1: expected a `:type` entry (:invoke, :ok, :fail or :info), found a map without it"
+    );
     let message = error("{:process 0, :type :invoke, :f get}\n", Format::Edn);
-    assert!(message.starts_with("history.txt:1:32: expected an EDN value"), "{message}");
+    assert!(
+        message.starts_with("history.txt:1:32: expected an EDN value"),
+        "{message}"
+    );
     let message = error("{:process 0, :type :invoke, :f :get, :key \"1\"\n", Format::Edn);
-    assert!(message.starts_with("history.txt:1:") && message.contains("`}`"), "{message}");
+    assert!(
+        message.starts_with("history.txt:1:") && message.contains("`}`"),
+        "{message}"
+    );
     let message = error("{:process -1, :type :invoke, :f :get}\n", Format::Edn);
-    assert!(message.contains("a process number (or `:nemesis`) as `:process`, found `-1`"), "{message}");
+    assert!(
+        message.contains("a process number (or `:nemesis`) as `:process`, found `-1`"),
+        "{message}"
+    );
     let message = error(
         &format!("{good}{{:process 0, :type :ok, :f :get, :key \"2\", :value \"\"}}\n"),
         Format::Edn,
     );
-    assert!(message.starts_with("history.txt:2: expected the completion on key \"1\""), "{message}");
+    assert!(
+        message.starts_with("history.txt:2: expected the completion on key \"1\""),
+        "{message}"
+    );
 }
 
 #[test]
 fn jsonl_errors_name_line_column_and_expectation() {
-    let message = error("{\"client\":0,\"type\":\"call\",\"op\":\"read\",\"extra\":1}\n", Format::Jsonl);
-    assert!(message.starts_with("history.txt:1:") && message.contains("unknown field `extra`"), "{message}");
+    let message = error(
+        "{\"client\":0,\"type\":\"call\",\"op\":\"read\",\"extra\":1}\n",
+        Format::Jsonl,
+    );
+    assert!(
+        message.starts_with("history.txt:1:") && message.contains("unknown field `extra`"),
+        "{message}"
+    );
     let message = error("\n{\"client\":0,\"type\":\"cal\",\"op\":\"read\"}\n", Format::Jsonl);
-    assert!(message.starts_with("history.txt:2:24: expected a JSON object"), "{message}");
+    assert!(
+        message.starts_with("history.txt:2:24: expected a JSON object"),
+        "{message}"
+    );
     assert!(message.contains("unknown variant `cal`"), "{message}");
     let message = error("{\"client\":0,\"type\":\"call\"}\n", Format::Jsonl);
-    assert_eq!(message, "history.txt:1: expected an \"op\" field on a call, found a call without it");
-    let message = error("{\"client\":0,\"type\":\"call\",\"op\":\"add\",\"value\":1.5}\n", Format::Jsonl);
-    assert!(message.starts_with("history.txt:1:36: expected a value"), "{message}");
+    assert_eq!(
+        message,
+        "history.txt:1: expected an \"op\" field on a call, found a call without it"
+    );
+    let message = error(
+        "{\"client\":0,\"type\":\"call\",\"op\":\"add\",\"value\":1.5}\n",
+        Format::Jsonl,
+    );
+    assert!(message.starts_with("history.txt:1:38: expected a value"), "{message}");
     let message = error(
         "{\"client\":0,\"type\":\"call\",\"op\":\"read\"}\n{\"client\":0,\"type\":\"unknown\",\"value\":1}\n",
         Format::Jsonl,
     );
-    assert!(message.starts_with("history.txt:2:30: expected no \"value\" on an \"unknown\" line"), "{message}");
+    assert!(
+        message.starts_with("history.txt:2:30: expected no \"value\" on an \"unknown\" line"),
+        "{message}"
+    );
     let message = error("{\"client\":0,\"type\":\"return\"}\n", Format::Jsonl);
     assert!(message.starts_with("history.txt:1: expected a completion only for a client with a call pending"));
 }
 
 #[test]
 fn model_mismatches_name_the_line() {
-    let text = log(&[(0, "invoke", "write", "1"), (0, "ok", "write", "1"), (1, "invoke", "get", "nil")]);
+    let text = log(&[
+        (0, "invoke", "write", "1"),
+        (0, "ok", "write", "1"),
+        (1, "invoke", "get", "nil"),
+    ]);
     let raw = parse_str(&text, Format::JepsenLog, "h.log").unwrap();
     let message = ModelKind::Register
         .check(&raw, Path::new("h.log"), &CheckOptions::default())
@@ -122,7 +189,10 @@ fn model_mismatches_name_the_line() {
         .check(&raw, Path::new("h.jsonl"), &CheckOptions::default())
         .unwrap_err()
         .to_string();
-    assert_eq!(message, "h.jsonl:2: expected a string result from `get` (model `kv`), found `5`");
+    assert_eq!(
+        message,
+        "h.jsonl:2: expected a string result from `get` (model `kv`), found `5`"
+    );
     let raw = parse_str(&log(&[(0, "invoke", "read", "nil")]), Format::JepsenLog, "h.log").unwrap();
     let message = ModelKind::Kv
         .check(&raw, Path::new("h.log"), &CheckOptions::default())
@@ -135,7 +205,11 @@ fn model_mismatches_name_the_line() {
 fn files_name_themselves_in_errors_and_formats_are_detected() {
     let dir = tempfile::tempdir().unwrap();
     let bad = dir.path().join("bad.edn");
-    std::fs::write(&bad, "{:process 0, :type :invoke, :f :get, :key \"1\", :value nil}\n{:process 0 :type}\n").unwrap();
+    std::fs::write(
+        &bad,
+        "{:process 0, :type :invoke, :f :get, :key \"1\", :value nil}\n{:process 0 :type}\n",
+    )
+    .unwrap();
     let message = parse_file(&bad, None).unwrap_err().to_string();
     assert!(message.starts_with(&format!("{}:2:", bad.display())), "{message}");
     let unknown = dir.path().join("what.txt");
@@ -144,7 +218,10 @@ fn files_name_themselves_in_errors_and_formats_are_detected() {
     assert!(matches!(err, FormatError::UnknownFormat { .. }));
     assert!(err.to_string().contains("found `  hello world`"), "{err}");
     let missing = dir.path().join("missing.log");
-    assert!(matches!(parse_file(&missing, None).unwrap_err(), FormatError::Io { .. }));
+    assert!(matches!(
+        parse_file(&missing, None).unwrap_err(),
+        FormatError::Io { .. }
+    ));
 }
 
 #[test]
@@ -169,7 +246,15 @@ fn json_lines_round_trip() {
     let strip = |h: &lineup_histories::formats::RawHistory| {
         h.operations
             .iter()
-            .map(|op| (op.client, op.function.clone(), op.key.clone(), op.argument.clone(), op.outcome.clone()))
+            .map(|op| {
+                (
+                    op.client,
+                    op.function.clone(),
+                    op.key.clone(),
+                    op.argument.clone(),
+                    op.outcome.clone(),
+                )
+            })
             .collect::<Vec<_>>()
     };
     assert_eq!(strip(&again), strip(&raw));
@@ -237,7 +322,10 @@ fn an_info_write_may_have_happened_or_not() {
     let not_happened = happened.replace(":ok\t:read\t1", ":ok\t:read\tnil");
     assert!(verdict(&not_happened, Format::JepsenLog, ModelKind::Register).is_linearizable());
     // But it cannot be undone: once seen, the value stays.
-    let flicker = format!("{happened}{}", log(&[(1, "invoke", "read", "nil"), (1, "ok", "read", "nil")]));
+    let flicker = format!(
+        "{happened}{}",
+        log(&[(1, "invoke", "read", "nil"), (1, "ok", "read", "nil")])
+    );
     assert!(verdict(&flicker, Format::JepsenLog, ModelKind::Register).is_violation());
     // An info read constrains nothing.
     let info_read = log(&[(0, "invoke", "read", "nil"), (0, "info", "read", ":timed-out")]);
@@ -246,22 +334,67 @@ fn an_info_write_may_have_happened_or_not() {
 
 #[test]
 fn every_model_reads_json_lines() {
-    let call = |c: u64, op: &str, v: &str| format!("{{\"client\":{c},\"type\":\"call\",\"op\":\"{op}\",\"value\":{v}}}\n");
+    let call =
+        |c: u64, op: &str, v: &str| format!("{{\"client\":{c},\"type\":\"call\",\"op\":\"{op}\",\"value\":{v}}}\n");
     let ret = |c: u64, v: &str| format!("{{\"client\":{c},\"type\":\"return\",\"value\":{v}}}\n");
     let cases: Vec<(ModelKind, String, bool)> = vec![
-        (ModelKind::Set, call(0, "insert", "1") + &ret(0, "true") + &call(0, "contains", "1") + &ret(0, "true"), true),
-        (ModelKind::Set, call(0, "insert", "1") + &ret(0, "true") + &call(0, "insert", "1") + &ret(0, "true"), false),
-        (ModelKind::Queue, call(0, "enqueue", "1") + &ret(0, "null") + &call(0, "enqueue", "2") + &ret(0, "null")
-            + &call(0, "dequeue", "null") + &ret(0, "1"), true),
-        (ModelKind::Queue, call(0, "enqueue", "1") + &ret(0, "null") + &call(0, "enqueue", "2") + &ret(0, "null")
-            + &call(0, "dequeue", "null") + &ret(0, "2"), false),
-        (ModelKind::Stack, call(0, "push", "1") + &ret(0, "null") + &call(0, "push", "2") + &ret(0, "null")
-            + &call(0, "pop", "null") + &ret(0, "2"), true),
+        (
+            ModelKind::Set,
+            call(0, "insert", "1") + &ret(0, "true") + &call(0, "contains", "1") + &ret(0, "true"),
+            true,
+        ),
+        (
+            ModelKind::Set,
+            call(0, "insert", "1") + &ret(0, "true") + &call(0, "insert", "1") + &ret(0, "true"),
+            false,
+        ),
+        (
+            ModelKind::Queue,
+            call(0, "enqueue", "1")
+                + &ret(0, "null")
+                + &call(0, "enqueue", "2")
+                + &ret(0, "null")
+                + &call(0, "dequeue", "null")
+                + &ret(0, "1"),
+            true,
+        ),
+        (
+            ModelKind::Queue,
+            call(0, "enqueue", "1")
+                + &ret(0, "null")
+                + &call(0, "enqueue", "2")
+                + &ret(0, "null")
+                + &call(0, "dequeue", "null")
+                + &ret(0, "2"),
+            false,
+        ),
+        (
+            ModelKind::Stack,
+            call(0, "push", "1")
+                + &ret(0, "null")
+                + &call(0, "push", "2")
+                + &ret(0, "null")
+                + &call(0, "pop", "null")
+                + &ret(0, "2"),
+            true,
+        ),
         (ModelKind::Stack, call(0, "pop", "null") + &ret(0, "\"x\""), false),
-        (ModelKind::Counter, call(0, "increment", "null") + &ret(0, "null") + &call(0, "add", "5") + &ret(0, "null")
-            + &call(0, "get", "null") + &ret(0, "6"), true),
+        (
+            ModelKind::Counter,
+            call(0, "increment", "null")
+                + &ret(0, "null")
+                + &call(0, "add", "5")
+                + &ret(0, "null")
+                + &call(0, "get", "null")
+                + &ret(0, "6"),
+            true,
+        ),
         (ModelKind::Counter, call(0, "get", "null") + &ret(0, "1"), false),
-        (ModelKind::Register, call(0, "write", "\"a\"") + &ret(0, "null") + &call(1, "read", "null") + &ret(1, "\"a\""), true),
+        (
+            ModelKind::Register,
+            call(0, "write", "\"a\"") + &ret(0, "null") + &call(1, "read", "null") + &ret(1, "\"a\""),
+            true,
+        ),
     ];
     for (model, text, linearizable) in cases {
         let outcome = verdict(&text, Format::Jsonl, model);

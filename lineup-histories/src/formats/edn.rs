@@ -153,9 +153,7 @@ impl<'a> EdnReader<'a> {
         let valid = !name.is_empty()
             && !name.starts_with(':')
             && !name.starts_with(|c: char| c.is_ascii_digit())
-            && name
-                .chars()
-                .all(|c| c.is_alphanumeric() || "*+!-_?<>=/.".contains(c));
+            && name.chars().all(|c| c.is_alphanumeric() || "*+!-_?<>=/.".contains(c));
         if !valid {
             self.pos = start;
             return Err(self.error("a keyword such as `:invoke`"));
@@ -205,11 +203,7 @@ impl<'a> EdnReader<'a> {
                         Some('t') => '\t',
                         Some('r') => '\r',
                         Some('u') => {
-                            let hex: String = self.chars[self.pos + 1..]
-                                .iter()
-                                .take(4)
-                                .map(|&(_, c)| c)
-                                .collect();
+                            let hex: String = self.chars[self.pos + 1..].iter().take(4).map(|&(_, c)| c).collect();
                             match u32::from_str_radix(&hex, 16).ok().and_then(char::from_u32) {
                                 Some(c) if hex.len() == 4 => {
                                     self.pos += 4;
@@ -304,7 +298,10 @@ mod tests {
             ]
         );
         assert_eq!(read("nil").unwrap(), Form::Value(Value::Nil));
-        assert_eq!(read("(1 2N)").unwrap(), Form::Value(Value::List(vec![Value::Int(1), Value::Int(2)])));
+        assert_eq!(
+            read("(1 2N)").unwrap(),
+            Form::Value(Value::List(vec![Value::Int(1), Value::Int(2)]))
+        );
     }
 
     #[test]

@@ -36,7 +36,9 @@ pub(crate) fn parse(text: &str, file: &Path) -> Result<RawHistory, FormatError> 
 
 /// Whether `line` looks like an EDN history line (for format detection).
 pub(crate) fn looks_like(line: &str) -> bool {
-    line.trim_start().strip_prefix('{').is_some_and(|rest| rest.trim_start().starts_with(':'))
+    line.trim_start()
+        .strip_prefix('{')
+        .is_some_and(|rest| rest.trim_start().starts_with(':'))
 }
 
 fn parse_line(line: &str, number: usize, file: &Path) -> Result<Option<JepsenEvent>, FormatError> {

@@ -50,10 +50,19 @@ fn column_of(line: &str, part: &str) -> usize {
 
 fn parse_line(line: &str, number: usize, file: &Path) -> Result<Option<JepsenEvent>, FormatError> {
     let err = |part: &str, expected: &str| {
-        Err(FormatError::syntax(file, number, Some(column_of(line, part)), expected, excerpt(part)))
+        Err(FormatError::syntax(
+            file,
+            number,
+            Some(column_of(line, part)),
+            expected,
+            excerpt(part),
+        ))
     };
     let Some((prefix, rest)) = line.split_once(" - ") else {
-        return err(line, "a log line `INFO  jepsen.util - <process>\\t<type>\\t<f>\\t<value>`");
+        return err(
+            line,
+            "a log line `INFO  jepsen.util - <process>\\t<type>\\t<f>\\t<value>`",
+        );
     };
     let mut words = prefix.split_whitespace();
     match (words.next(), words.next(), words.next()) {

@@ -54,7 +54,8 @@ struct Line {
 }
 
 /// The shape of a line, for error messages.
-const SHAPE: &str = r#"a JSON object {"client": N, "type": "call"|"return"|"unknown", "op": "...", "key": "...", "value": ...}"#;
+const SHAPE: &str =
+    r#"a JSON object {"client": N, "type": "call"|"return"|"unknown", "op": "...", "key": "...", "value": ...}"#;
 
 /// Reads lineup JSON lines. `file` only names the source in errors.
 pub(crate) fn parse(text: &str, file: &Path) -> Result<RawHistory, FormatError> {
@@ -134,7 +135,9 @@ pub(crate) fn parse(text: &str, file: &Path) -> Result<RawHistory, FormatError> 
 
 /// Whether `line` looks like a lineup JSON line (for format detection).
 pub(crate) fn looks_like(line: &str) -> bool {
-    line.trim_start().strip_prefix('{').is_some_and(|rest| rest.trim_start().starts_with('"'))
+    line.trim_start()
+        .strip_prefix('{')
+        .is_some_and(|rest| rest.trim_start().starts_with('"'))
 }
 
 fn from_json(v: &serde_json::Value) -> Result<Value, String> {
@@ -176,7 +179,11 @@ fn to_json(v: &Value) -> serde_json::Value {
 pub fn to_jsonl(history: &RawHistory) -> String {
     let mut out = String::new();
     let mut write = |line: Line| {
-        let _ = writeln!(out, "{}", serde_json::to_string(&line).expect("a history line serializes"));
+        let _ = writeln!(
+            out,
+            "{}",
+            serde_json::to_string(&line).expect("a history line serializes")
+        );
     };
     for step in &history.steps {
         match *step {

@@ -9,7 +9,7 @@
 //!    applied), and the calls and returns in real-time order. Malformed input is a
 //!    [`FormatError`] naming the file, the line, the column where it helps, and what was
 //!    expected.
-//! 2. The model conversion (see `ModelKind`) gives each raw operation the meaning of one of the
+//! 2. [`ModelKind::check`] gives each raw operation the meaning of one of the
 //!    built-in models, and the result is checked by the library.
 //!
 //! The formats are documented on their readers and in `docs/history-formats.md`: Jepsen logs
@@ -22,6 +22,7 @@ mod error;
 mod jepsen;
 mod jepsen_log;
 mod jsonl;
+mod model_kind;
 mod raw;
 mod value;
 
@@ -30,6 +31,7 @@ use std::path::Path;
 
 pub use error::FormatError;
 pub use jsonl::to_jsonl;
+pub use model_kind::{CheckedHistory, ModelKind};
 pub use raw::{RawHistory, RawOperation, RawOutcome, RawStep};
 pub use value::Value;
 

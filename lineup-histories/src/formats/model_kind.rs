@@ -121,7 +121,10 @@ impl ModelKind {
         match self {
             ModelKind::Register => {
                 let (history, call_lines) = convert(raw, file, self, register_op)?;
-                Ok(finish(check(&RegisterModel::new(Value::Nil), &history, options), call_lines))
+                Ok(finish(
+                    check(&RegisterModel::new(Value::Nil), &history, options),
+                    call_lines,
+                ))
             }
             ModelKind::Kv => {
                 let (history, call_lines) = convert(raw, file, self, kv_op)?;
@@ -228,13 +231,7 @@ fn convert<I, O>(
             } else {
                 raw_op.call_line
             };
-            FormatError::syntax(
-                file,
-                line,
-                None,
-                format!("{} (model `{model}`)", m.expected),
-                m.found,
-            )
+            FormatError::syntax(file, line, None, format!("{} (model `{model}`)", m.expected), m.found)
         })?;
         let call = time as u64;
         operations.push(match (output, return_time[index]) {
@@ -307,13 +304,22 @@ fn register_op(op: &RawOperation, result: Option<&Value>) -> Converted<RegisterI
             no_argument(op)?;
             Ok((RegisterInput::Read, result.map(|v| RegisterOutput::Value(v.clone()))))
         }
-        "write" => Ok((RegisterInput::Write(op.argument.clone()), unit(op, result, RegisterOutput::Ok)?)),
+        "write" => Ok((
+            RegisterInput::Write(op.argument.clone()),
+            unit(op, result, RegisterOutput::Ok)?,
+        )),
         "cas" => {
             let Value::List(pair) = &op.argument else {
-                return Err(at_call("`[from to]` as the argument of `cas`", format!("`{}`", op.argument)));
+                return Err(at_call(
+                    "`[from to]` as the argument of `cas`",
+                    format!("`{}`", op.argument),
+                ));
             };
             let [from, to] = pair.as_slice() else {
-                return Err(at_call("`[from to]` as the argument of `cas`", format!("`{}`", op.argument)));
+                return Err(at_call(
+                    "`[from to]` as the argument of `cas`",
+                    format!("`{}`", op.argument),
+                ));
             };
             let input = RegisterInput::Cas {
                 from: from.clone(),

@@ -168,7 +168,10 @@ impl<'a> HistoryBuilder<'a> {
                     self.file,
                     line,
                     column,
-                    format!("no completion for client {client}, whose call of line {} already has an unknown outcome", self.history.operations[index].call_line),
+                    format!(
+                        "no completion for client {client}, whose call of line {} already has an unknown outcome",
+                        self.history.operations[index].call_line
+                    ),
                     "a completion",
                 ))
             }
@@ -193,7 +196,10 @@ impl<'a> HistoryBuilder<'a> {
             ));
         }
         if op.key != key {
-            let show = |k: &Option<String>| k.as_ref().map_or_else(|| "no key".to_string(), |k| format!("key {k:?}"));
+            let show = |k: &Option<String>| {
+                k.as_ref()
+                    .map_or_else(|| "no key".to_string(), |k| format!("key {k:?}"))
+            };
             return Err(FormatError::syntax(
                 self.file,
                 line,

@@ -1,0 +1,204 @@
+//! `lineup check-history`: the verdict on each history file.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+
+use clap::{Args, ValueEnum};
+use lineup_histories::formats::{parse_file, CheckedHistory, Format, ModelKind};
+use lineup_histories::{CheckOptions, CheckOutcome};
+
+/// The model to check against.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ModelArg {
+    /// Read, write, compare-and-set on one register (initially nil).
+    Register,
+    /// get, put, append on a map of strings (P-compositional by key).
+    Kv,
+    /// insert, remove, contains (P-compositional by element).
+    Set,
+    /// enqueue, dequeue (FIFO).
+    Queue,
+    /// push, pop (LIFO).
+    Stack,
+    /// increment, add, get.
+    Counter,
+}
+
+impl From<ModelArg> for ModelKind {
+    fn from(model: ModelArg) -> ModelKind {
+        match model {
+            ModelArg::Register => ModelKind::Register,
+            ModelArg::Kv => ModelKind::Kv,
+            ModelArg::Set => ModelKind::Set,
+            ModelArg::Queue => ModelKind::Queue,
+            ModelArg::Stack => ModelKind::Stack,
+            ModelArg::Counter => ModelKind::Counter,
+        }
+    }
+}
+
+/// The format of the files.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum FormatArg {
+    /// Tell each file's format from its first non-empty line.
+    Auto,
+    /// Jepsen log lines: `INFO  jepsen.util - <process>\t<type>\t<f>\t<value>`.
+    Etcd,
+    /// EDN maps, one per line: `{:process 0, :type :invoke, :f :get, :key "k", :value nil}`.
+    Edn,
+    /// lineup JSON lines: `{"client":0,"type":"call","op":"put","key":"k","value":"v"}`.
+    Jsonl,
+}
+
+impl FormatArg {
+    fn format(self) -> Option<Format> {
+        match self {
+            FormatArg::Auto => None,
+            FormatArg::Etcd => Some(Format::JepsenLog),
+            FormatArg::Edn => Some(Format::Edn),
+            FormatArg::Jsonl => Some(Format::Jsonl),
+        }
+    }
+}
+
+/// Arguments of `lineup check-history`.
+#[derive(Args, Debug)]
+pub struct CheckHistoryArgs {
+    /// The model the histories are checked against.
+    #[arg(long, value_enum)]
+    model: ModelArg,
+    /// The files' format.
+    #[arg(long, value_enum, default_value_t = FormatArg::Auto)]
+    format: FormatArg,
+    /// Check P-compositional models (kv, set) whole instead of per key.
+    #[arg(long)]
+    no_partition: bool,
+    /// Give up on a file after this many seconds (its verdict is then UNKNOWN).
+    #[arg(long, value_name = "SECS", value_parser = parse_seconds)]
+    time_limit: Option<Duration>,
+    /// Also print the linearization found for a linearizable file.
+    #[arg(long)]
+    explain: bool,
+    /// The history files.
+    #[arg(required = true, value_name = "FILE")]
+    files: Vec<PathBuf>,
+}
+
+fn parse_seconds(text: &str) -> Result<Duration, String> {
+    let seconds: f64 = text
+        .parse()
+        .map_err(|_| format!("expected a number of seconds, found `{text}`"))?;
+    Duration::try_from_secs_f64(seconds)
+        .map_err(|_| format!("expected a non-negative number of seconds, found `{text}`"))
+}
+
+/// What became of one file.
+enum FileResult {
+    Pass,
+    Fail,
+    Unknown,
+    Error,
+}
+
+/// Runs `lineup check-history`.
+pub fn run(args: &CheckHistoryArgs) -> ExitCode {
+    let model = ModelKind::from(args.model);
+    let mut options = CheckOptions::default().with_partitioning(!args.no_partition);
+    if let Some(limit) = args.time_limit {
+        options = options.with_time_limit(limit);
+    }
+    let mut results = Vec::new();
+    let stdout = std::io::stdout();
+    for file in &args.files {
+        let mut out = stdout.lock();
+        let result = check_file(file, model, args.format.format(), &options, args.explain, &mut out);
+        let _ = out.flush();
+        results.push(result);
+    }
+    if results.iter().any(|r| matches!(r, FileResult::Fail)) {
+        ExitCode::from(1)
+    } else if results
+        .iter()
+        .any(|r| matches!(r, FileResult::Unknown | FileResult::Error))
+    {
+        ExitCode::from(2)
+    } else {
+        ExitCode::SUCCESS
+    }
+}
+
+fn check_file(
+    file: &Path,
+    model: ModelKind,
+    format: Option<Format>,
+    options: &CheckOptions,
+    explain: bool,
+    out: &mut impl Write,
+) -> FileResult {
+    let start = Instant::now();
+    let checked = parse_file(file, format)
+        .and_then(|(raw, format)| model.check(&raw, file, options).map(|checked| (checked, format)));
+    let (checked, format) = match checked {
+        Ok(checked) => checked,
+        Err(error) => {
+            let _ = writeln!(out, "ERROR {}", file.display());
+            eprintln!("lineup: error: {error}");
+            return FileResult::Error;
+        }
+    };
+    let elapsed = start.elapsed();
+    let CheckedHistory {
+        report,
+        operations,
+        call_lines,
+    } = &checked;
+    let word = match report.outcome {
+        CheckOutcome::Linearizable { .. } => "PASS",
+        CheckOutcome::NotLinearizable(_) => "FAIL",
+        CheckOutcome::Unknown { .. } => "UNKNOWN",
+    };
+    let _ = writeln!(
+        out,
+        "{word} {} ({model}, {format}, {operations} ops, {} partitions, {:.3} s)",
+        file.display(),
+        report.stats.partitions,
+        elapsed.as_secs_f64()
+    );
+    match &report.outcome {
+        CheckOutcome::Linearizable { order } => {
+            if explain {
+                let _ = writeln!(
+                    out,
+                    "  linearization ({} operations; op#id@line of its call):",
+                    order.len()
+                );
+                for chunk in order.chunks(12) {
+                    let items: Vec<String> = chunk.iter().map(|id| format!("{id}@{}", call_lines[id.0])).collect();
+                    let _ = writeln!(out, "    {}", items.join(" "));
+                }
+            }
+            FileResult::Pass
+        }
+        CheckOutcome::Unknown { reason } => {
+            let _ = writeln!(out, "  no verdict: {reason}");
+            FileResult::Unknown
+        }
+        CheckOutcome::NotLinearizable(violation) => {
+            for line in violation.to_string().lines() {
+                let _ = writeln!(out, "  {line}");
+            }
+            let mut cited: Vec<_> = violation.timeline.ops.iter().map(|op| op.id).collect();
+            cited.sort_unstable();
+            let lines: Vec<String> = cited.iter().map(|id| format!("{id}@{}", call_lines[id.0])).collect();
+            let _ = writeln!(
+                out,
+                "  operations shown, with the line of their call in {}: {}",
+                file.display(),
+                lines.join(" ")
+            );
+            FileResult::Fail
+        }
+    }
+}
