@@ -4,9 +4,11 @@
 
 use std::fmt;
 
+use std::collections::BTreeSet;
+
 use rustc_hash::FxHashSet;
 
-use crate::history::{ClientId, History, OpId, Outcome};
+use crate::history::{ClientId, History, OpId};
 use crate::history_builder::HistoryBuilder;
 use crate::history_error::HistoryError;
 use crate::model::Model;
@@ -16,34 +18,24 @@ use crate::timeline::{Timeline, TimelineMark};
 /// The default bound on the number of possibilities ([`OnlineChecker::with_max_possibilities`]).
 pub const DEFAULT_MAX_POSSIBILITIES: usize = 1 << 20;
 
-/// An open operation (called, not returned) applied in a possibility.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-struct Applied<S> {
-    op: u32,
-    /// For an operation still pending: the states before and after it. Its output, once it
-    /// returns, must allow that transition. `None` for an operation whose outcome is unknown
-    /// for good (`info`): nothing left to check.
-    transition: Option<(S, S)>,
-}
-
-/// One way the history so far can be linearized: the state after every returned operation and
-/// some open ones (sorted by operation).
+/// One way the history so far can be linearized: the state after every *settled* operation
+/// and after the *live* operations listed in `applied` (sorted).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 struct Possibility<S> {
     state: S,
-    applied: Vec<Applied<S>>,
+    applied: Vec<u32>,
 }
 
 impl<S> Possibility<S> {
-    fn position(&self, op: u32) -> Result<usize, usize> {
-        self.applied.binary_search_by_key(&op, |a| a.op)
+    fn has(&self, op: u32) -> bool {
+        self.applied.binary_search(&op).is_ok()
     }
 }
 
 /// Where the online check stands.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum OnlineStatus {
-    /// The events so far are linearizable (calls still pending count as unknown outcomes).
+    /// No violation so far.
     Consistent,
     /// A violation was found ([`OnlineChecker::verdict`] explains it); later events are only
     /// recorded.
@@ -55,7 +47,7 @@ pub enum OnlineStatus {
 /// The verdict of an online check, with its explanation.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum OnlineVerdict {
-    /// The events so far are linearizable.
+    /// No violation so far.
     Consistent,
     /// Not linearizable.
     Violation(Box<OnlineViolation>),
@@ -63,17 +55,19 @@ pub enum OnlineVerdict {
     Unknown(UnknownReason),
 }
 
-/// A violation found online: the return of [`OnlineViolation::op`] left no possibility.
+/// A violation found online: after event [`OnlineViolation::event`], the operations in
+/// [`OnlineViolation::due`] had to be placed, and no possibility could place them.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct OnlineViolation {
-    /// The operation whose return (or whose output) no linearization of the events so far
-    /// allows.
-    pub op: OpId,
-    /// The index of that return event.
+    /// The index of the event after which no possibility was left (the return or `info` that
+    /// settled the operations in `due`, or the end of the history).
     pub event: usize,
-    /// The operations open at that moment (called, not returned), which could have been
-    /// placed before it.
-    pub open: Vec<OpId>,
+    /// The operations that had to be placed then: every operation called before they returned
+    /// had returned (or has an unknown outcome), so nothing still to come could go before them.
+    pub due: Vec<OpId>,
+    /// The other operations that could have been placed before them (returned but not yet
+    /// due, or with an unknown outcome).
+    pub others: Vec<OpId>,
     /// How many possibilities there were just before.
     pub possibilities_before: usize,
     /// The operations around it, per client.
@@ -82,16 +76,18 @@ pub struct OnlineViolation {
 
 impl fmt::Display for OnlineViolation {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        writeln!(
-            f,
-            "event {}: the return of {} leaves none of the {} possibilities",
-            self.event, self.op, self.possibilities_before
-        )?;
-        write!(f, "operations open then:")?;
-        for id in &self.open {
+        write!(f, "after event {}, none of the {} possibilities can place", self.event, self.possibilities_before)?;
+        for id in &self.due {
             write!(f, " {id}")?;
         }
         writeln!(f)?;
+        if !self.others.is_empty() {
+            write!(f, "other operations that could go before them:")?;
+            for id in &self.others {
+                write!(f, " {id}")?;
+            }
+            writeln!(f)?;
+        }
         write!(f, "{}", self.timeline)
     }
 }
@@ -103,14 +99,21 @@ const CONTEXT_PER_CLIENT: usize = 2;
 ///
 /// Feed events in the order they happen with [`OnlineChecker::call`], [`OnlineChecker::ret`]
 /// and [`OnlineChecker::info`]; each returns the [`OnlineStatus`] after the event (or a
-/// [`HistoryError`] for a malformed event, which is not recorded). The checker keeps the set
-/// of *possibilities*: the model states reachable by linearizing every returned operation and
-/// some of the open ones (with, for each open operation applied, the transition its output
-/// must later allow). An operation is placed at the latest at its return; the set is
-/// deduplicated by hashing, and bounded ([`OnlineChecker::with_max_possibilities`]): past the
-/// bound the checker gives up ([`OnlineStatus::GaveUp`]), it never guesses.
+/// [`HistoryError`] for a malformed event, which is not recorded). Call
+/// [`OnlineChecker::finish`] at the end.
 ///
-/// It agrees with [`crate::check`] on the history recorded so far.
+/// The checker keeps the set of *possibilities*: the model states reachable by linearizing the
+/// operations seen so far, each with the set of not-yet-settled operations it has applied
+/// (deduplicated by hashing, bounded by [`OnlineChecker::with_max_possibilities`]; past the
+/// bound it gives up, [`OnlineStatus::GaveUp`], it never guesses). As in the `linearize` crate,
+/// an operation is applied only once its output is known (or known to be unknown), and an
+/// operation becomes *due* once every operation called before it returned has itself returned
+/// (or ended with `info`): nothing still to come can then be placed before it. When
+/// operations become due, each possibility applies operations until all due ones are placed;
+/// a violation is reported as soon as no possibility is left. So a violation is reported at
+/// the return (or `info`) that makes the offending operation due, at the latest at
+/// [`OnlineChecker::finish`]; the final verdict agrees with [`crate::check`] on the same
+/// history.
 ///
 /// ```
 /// use lineup_histories::{OnlineChecker, OnlineStatus};
@@ -129,8 +132,10 @@ pub struct OnlineChecker<M: Model> {
     model: M,
     builder: HistoryBuilder<M::Input, M::Output>,
     possibilities: FxHashSet<Possibility<M::State>>,
-    /// Operations called and not returned (pending, or unknown for good), sorted.
-    open: Vec<u32>,
+    /// Operations called and not returned yet (their output is still to come).
+    pending: BTreeSet<u32>,
+    /// Operations returned (not yet due) or with an unknown outcome, not yet settled, sorted.
+    live: Vec<u32>,
     max_possibilities: usize,
     verdict: OnlineVerdict,
 }
@@ -144,13 +149,14 @@ impl<M: Model> OnlineChecker<M> {
             model,
             builder: HistoryBuilder::new(),
             possibilities,
-            open: Vec::new(),
+            pending: BTreeSet::new(),
+            live: Vec::new(),
             max_possibilities: DEFAULT_MAX_POSSIBILITIES,
             verdict: OnlineVerdict::Consistent,
         }
     }
 
-    /// Sets the bound on the number of possibilities (and on those explored at one return).
+    /// Sets the bound on the number of possibilities (and on those explored at one step).
     pub fn with_max_possibilities(mut self, max: usize) -> Self {
         self.max_possibilities = max.max(1);
         self
@@ -173,7 +179,7 @@ impl<M: Model> OnlineChecker<M> {
     /// The verdict as text (the violation with its timeline, if any).
     pub fn verdict_text(&self) -> String {
         match &self.verdict {
-            OnlineVerdict::Consistent => "consistent so far".to_string(),
+            OnlineVerdict::Consistent => "no violation so far".to_string(),
             OnlineVerdict::Violation(v) => format!("NOT linearizable: {v}"),
             OnlineVerdict::Unknown(reason) => format!("unknown: {reason}"),
         }
@@ -189,15 +195,25 @@ impl<M: Model> OnlineChecker<M> {
         self.builder.clone().build()
     }
 
-    /// The history recorded (pending calls get an unknown outcome), and the verdict.
-    pub fn finish(self) -> (History<M::Input, M::Output>, OnlineVerdict) {
+    /// Ends the recording: calls still pending get an unknown outcome (they may have taken
+    /// effect, or not), and every remaining operation becomes due. Returns the history and
+    /// the final verdict, which agrees with [`crate::check`] on that history.
+    pub fn finish(mut self) -> (History<M::Input, M::Output>, OnlineVerdict) {
+        let event = self.builder.event_count();
+        let pending: Vec<u32> = std::mem::take(&mut self.pending).into_iter().collect();
+        for op in pending {
+            self.make_live(op);
+        }
+        if self.status() == OnlineStatus::Consistent {
+            self.settle(event);
+        }
         (self.builder.build(), self.verdict)
     }
 
     /// `client` calls an operation.
     pub fn call(&mut self, client: ClientId, input: M::Input) -> Result<OnlineStatus, HistoryError> {
         let id = self.builder.call(client, input)?;
-        self.open.push(id.0 as u32); // ids grow: `open` stays sorted
+        self.pending.insert(id.0 as u32);
         Ok(self.status())
     }
 
@@ -205,120 +221,142 @@ impl<M: Model> OnlineChecker<M> {
     pub fn ret(&mut self, client: ClientId, output: M::Output) -> Result<OnlineStatus, HistoryError> {
         let event = self.builder.event_count();
         let id = self.builder.ret(client, output)?;
-        let op = id.0 as u32;
-        if let Ok(at) = self.open.binary_search(&op) {
-            self.open.remove(at);
+        self.pending.remove(&(id.0 as u32));
+        self.make_live(id.0 as u32);
+        if self.status() == OnlineStatus::Consistent {
+            self.settle(event);
         }
-        if self.status() != OnlineStatus::Consistent {
-            return Ok(self.status());
+        Ok(self.status())
+    }
+
+    /// The pending operation of `client` ends with an unknown outcome (Jepsen `:info`): it may
+    /// take effect at any later point, or never.
+    pub fn info(&mut self, client: ClientId) -> Result<OnlineStatus, HistoryError> {
+        let event = self.builder.event_count();
+        let id = self.builder.info(client)?;
+        self.pending.remove(&(id.0 as u32));
+        self.make_live(id.0 as u32);
+        if self.status() == OnlineStatus::Consistent {
+            self.settle(event);
+        }
+        Ok(self.status())
+    }
+
+    fn make_live(&mut self, op: u32) {
+        if let Err(at) = self.live.binary_search(&op) {
+            self.live.insert(at, op);
+        }
+    }
+
+    /// Places the operations that are due, in every possibility, then forgets what every
+    /// possibility agrees on.
+    fn settle(&mut self, event: usize) {
+        let ops = self.builder.operations();
+        // The earliest call still waiting for its output: an operation that returned before it
+        // is due (nothing to come can be placed before it).
+        let horizon = self.pending.first().map(|&op| ops[op as usize].call).unwrap_or(u64::MAX);
+        let due: Vec<u32> =
+            self.live.iter().copied().filter(|&op| !ops[op as usize].outcome.is_unknown() && ops[op as usize].ret < horizon).collect();
+        if due.is_empty() {
+            return;
         }
         let before = self.possibilities.len();
-        match self.place(op) {
-            Ok(next) if next.is_empty() => {
-                self.possibilities = next;
-                self.verdict = OnlineVerdict::Violation(Box::new(self.violation(id, event, before)));
-            }
-            Ok(next) => self.possibilities = next,
+        match self.place(&due) {
             Err(reason) => {
                 self.possibilities.clear();
                 self.verdict = OnlineVerdict::Unknown(reason);
+                return;
             }
+            Ok(next) if next.is_empty() => {
+                self.possibilities = next;
+                self.verdict = OnlineVerdict::Violation(Box::new(self.violation(event, &due, before)));
+                return;
+            }
+            Ok(next) => self.possibilities = next,
         }
-        Ok(self.status())
-    }
-
-    /// The pending operation of `client` ends with an unknown outcome (Jepsen `:info`).
-    pub fn info(&mut self, client: ClientId) -> Result<OnlineStatus, HistoryError> {
-        let id = self.builder.info(client)?;
-        if self.status() != OnlineStatus::Consistent {
-            return Ok(self.status());
-        }
-        let op = id.0 as u32;
-        // Nothing is left to check about it: forget the transitions recorded for it.
+        // Settled: the due operations, and the live ones every possibility has applied.
+        let settled: Vec<u32> = self
+            .live
+            .iter()
+            .copied()
+            .filter(|op| due.binary_search(op).is_ok() || self.possibilities.iter().all(|p| p.has(*op)))
+            .collect();
+        self.live.retain(|op| settled.binary_search(op).is_err());
         let possibilities = std::mem::take(&mut self.possibilities);
-        let mut everywhere = true;
-        for mut p in possibilities {
-            match p.position(op) {
-                Ok(at) => p.applied[at].transition = None,
-                Err(_) => everywhere = false,
-            }
-            self.possibilities.insert(p);
-        }
-        // Applied in every possibility: it is done for good.
-        if everywhere {
-            let possibilities = std::mem::take(&mut self.possibilities);
-            for mut p in possibilities {
-                if let Ok(at) = p.position(op) {
-                    p.applied.remove(at);
-                }
-                self.possibilities.insert(p);
-            }
-            if let Ok(at) = self.open.binary_search(&op) {
-                self.open.remove(at);
-            }
-        }
-        Ok(self.status())
+        self.possibilities = possibilities
+            .into_iter()
+            .map(|mut p| {
+                p.applied.retain(|op| settled.binary_search(op).is_err());
+                p
+            })
+            .collect();
     }
 
-    /// The possibilities after the return of `op` (already removed from `open`).
-    fn place(&self, op: u32) -> Result<FxHashSet<Possibility<M::State>>, UnknownReason> {
+    /// Every way to extend each possibility until all of `due` (sorted) is applied, stopping
+    /// as soon as it is.
+    fn place(&self, due: &[u32]) -> Result<FxHashSet<Possibility<M::State>>, UnknownReason> {
         let ops = self.builder.operations();
-        let operation = &ops[op as usize];
-        let output = match &operation.outcome {
-            Outcome::Returned(output) => output,
-            Outcome::Unknown => unreachable!("a returned operation has an output"),
-        };
         let too_many = UnknownReason::PossibilityLimit { possibilities: self.max_possibilities };
+        let covers = |p: &Possibility<M::State>| due.iter().all(|op| p.has(*op));
         let mut next: FxHashSet<Possibility<M::State>> = FxHashSet::default();
+        let mut seen: FxHashSet<Possibility<M::State>> = FxHashSet::default();
+        let mut stack: Vec<Possibility<M::State>> = Vec::new();
         for p in &self.possibilities {
-            if let Ok(at) = p.position(op) {
-                // Applied earlier: its output must allow the transition taken then.
-                let (pre, post) = p.applied[at].transition.as_ref().expect("a pending operation has a transition");
-                if self.model.step(pre, &operation.input, output).into_iter().any(|s| s == *post) {
-                    let mut kept = p.clone();
-                    kept.applied.remove(at);
-                    next.insert(kept);
-                }
-                continue;
+            if covers(p) {
+                next.insert(p.clone());
+            } else if seen.insert(p.clone()) {
+                stack.push(p.clone());
             }
-            // Not applied yet: apply some open operations, then it.
-            let mut seen: FxHashSet<Possibility<M::State>> = FxHashSet::default();
-            let mut queue = vec![p.clone()];
-            while let Some(q) = queue.pop() {
-                for s in self.model.step(&q.state, &operation.input, output) {
-                    next.insert(Possibility { state: s, applied: q.applied.clone() });
+        }
+        while let Some(p) = stack.pop() {
+            for &candidate in &self.live {
+                if p.has(candidate) {
+                    continue;
                 }
-                for &other in &self.open {
-                    let Err(at) = q.position(other) else { continue };
-                    let other_op = &ops[other as usize];
-                    let pending = self.builder.pending(other_op.client) == Some(OpId(other as usize));
-                    for s in self.model.step_unknown(&q.state, &other_op.input) {
-                        let transition = pending.then(|| (q.state.clone(), s.clone()));
-                        let mut applied = q.applied.clone();
-                        applied.insert(at, Applied { op: other, transition });
-                        let r = Possibility { state: s, applied };
-                        if !seen.contains(&r) {
-                            seen.insert(r.clone());
-                            queue.push(r);
-                        }
+                let operation = &ops[candidate as usize];
+                // Real time: every live operation that returned before this call must go first.
+                let blocked = self
+                    .live
+                    .iter()
+                    .any(|&other| other != candidate && !p.has(other) && ops[other as usize].ret < operation.call);
+                if blocked {
+                    continue;
+                }
+                let successors = match operation.output() {
+                    Some(output) => self.model.step(&p.state, &operation.input, output),
+                    None => self.model.step_unknown(&p.state, &operation.input),
+                };
+                for state in successors {
+                    let mut applied = p.applied.clone();
+                    let at = applied.binary_search(&candidate).unwrap_err();
+                    applied.insert(at, candidate);
+                    let q = Possibility { state, applied };
+                    if covers(&q) {
+                        next.insert(q);
+                    } else if !seen.contains(&q) {
+                        seen.insert(q.clone());
+                        stack.push(q);
                     }
                 }
-                if seen.len() > self.max_possibilities || next.len() > self.max_possibilities {
-                    return Err(too_many);
-                }
+            }
+            if seen.len() > self.max_possibilities || next.len() > self.max_possibilities {
+                return Err(too_many);
             }
         }
         Ok(next)
     }
 
-    fn violation(&self, id: OpId, event: usize, possibilities_before: usize) -> OnlineViolation {
+    fn violation(&self, event: usize, due: &[u32], possibilities_before: usize) -> OnlineViolation {
         let ops = self.builder.operations();
-        let open: Vec<OpId> = self.open.iter().map(|&op| OpId(op as usize)).collect();
+        let due_ids: Vec<OpId> = due.iter().map(|&op| OpId(op as usize)).collect();
+        let others: Vec<OpId> =
+            self.live.iter().filter(|op| due.binary_search(op).is_err()).map(|&op| OpId(op as usize)).collect();
         // Context: the last completed operations of each client.
         let mut context: Vec<(OpId, TimelineMark)> = Vec::new();
         let mut per_client: rustc_hash::FxHashMap<ClientId, usize> = Default::default();
-        for (i, op) in ops.iter().enumerate().rev() {
-            if i == id.0 || op.outcome.is_unknown() {
+        let first_due = due.first().copied().unwrap_or(0) as usize;
+        for (i, op) in ops.iter().enumerate().take(first_due).rev() {
+            if op.outcome.is_unknown() {
                 continue;
             }
             let shown = per_client.entry(op.client).or_default();
@@ -330,7 +368,12 @@ impl<M: Model> OnlineChecker<M> {
                 break;
             }
         }
-        let timeline = Timeline::of_marked(ops, Some(id), &open, context);
-        OnlineViolation { op: id, event, open, possibilities_before, timeline }
+        context.extend(others.iter().map(|&id| (id, TimelineMark::Context)));
+        let (blocking, unplaced) = match due_ids.split_last() {
+            Some((last, rest)) if rest.is_empty() => (Some(*last), Vec::new()),
+            _ => (None, due_ids.clone()),
+        };
+        let timeline = Timeline::of_marked(ops, blocking, &unplaced, context);
+        OnlineViolation { event, due: due_ids, others, possibilities_before, timeline }
     }
 }

@@ -2,7 +2,10 @@
 //! ../shared/papers/tla-linearizability.md): H1 and H3 are linearizable, H2 and H4 are not.
 
 use lineup_histories::models::{QueueInput as I, QueueModel, QueueOutput as O};
-use lineup_histories::{check, verify_linearization, CheckOptions, Event, History, OnlineChecker, OnlineStatus};
+mod common;
+
+use common::run_online;
+use lineup_histories::{check, verify_linearization, CheckOptions, Event, History, OnlineStatus};
 
 const A: u64 = 0;
 const B: u64 = 1;
@@ -65,16 +68,7 @@ fn verdict(events: Vec<E>) -> bool {
         verify_linearization(&model, &history, order).unwrap();
     }
     // The online checker agrees.
-    let mut online = OnlineChecker::new(QueueModel::new());
-    let mut status = OnlineStatus::Consistent;
-    for event in events {
-        status = match event {
-            Event::Call { client, input } => online.call(client, input),
-            Event::Return { client, output } => online.ret(client, output),
-            Event::Info { client } => online.info(client),
-        }
-        .unwrap();
-    }
+    let status = run_online(QueueModel::new(), &events);
     assert_eq!(status == OnlineStatus::Consistent, report.outcome.is_linearizable(), "online disagrees");
     report.outcome.is_linearizable()
 }
