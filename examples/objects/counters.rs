@@ -1,7 +1,7 @@
 //! Counters from the Line-Up paper (§2.2) and a correct one.
 
-use lineup::shuttle::sync::atomic::{AtomicU64, Ordering};
-use lineup::shuttle::sync::Mutex;
+use lineup::sync::atomic::{AtomicU64, Ordering};
+use lineup::sync::Mutex;
 use lineup::{Invocation, Subject};
 
 /// A correct counter: one atomic read-modify-write per increment.

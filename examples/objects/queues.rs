@@ -2,7 +2,7 @@
 
 use std::collections::VecDeque;
 
-use lineup::shuttle::sync::{Condvar, Mutex};
+use lineup::sync::{Condvar, Mutex};
 use lineup::{invocations, Invocation, Invocations, Subject};
 
 /// A correct FIFO queue: `add` appends, `try_take` removes the oldest element or returns `None`

@@ -1,8 +1,8 @@
 //! Objects that spin or race: a spin-wait flag, and an operation whose result depends on the
 //! schedule.
 
-use lineup::shuttle::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use lineup::shuttle::sync::Arc;
+use lineup::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use lineup::sync::Arc;
 use lineup::{Invocation, Subject};
 
 /// `wait` spins (yielding) until another thread calls `set`.
@@ -16,7 +16,7 @@ impl SpinFlag {
 
     pub fn wait(&self) {
         while !self.0.load(Ordering::SeqCst) {
-            lineup::shuttle::hint::spin_loop();
+            lineup::hint::spin_loop();
         }
     }
 
@@ -48,7 +48,7 @@ impl Race {
             .into_iter()
             .map(|id| {
                 let winner = Arc::clone(&winner);
-                lineup::shuttle::thread::spawn(move || {
+                lineup::thread::spawn(move || {
                     let _ = winner.compare_exchange(0, id, Ordering::SeqCst, Ordering::SeqCst);
                 })
             })

@@ -115,6 +115,12 @@ pub(crate) fn run(job: &Job, dir: &Path, phase: &'static str) -> Result<ChildRep
         }
     }
     let stderr = String::from_utf8_lossy(&output.stderr);
+    if std::env::var_os("LINEUP_LOOM_DEBUG").is_some() {
+        eprintln!(
+            "lineup: loom child ({}) records:\n{text}stderr:\n{stderr}",
+            output.status
+        );
+    }
     let tail: Vec<&str> = stderr.lines().rev().take(20).collect();
     Ok(ChildReport {
         records,

@@ -49,7 +49,10 @@ impl<O> Plan<O> {
 
     /// The worker operations of each thread (operation numbers).
     pub(crate) fn worker_ops(&self) -> Vec<Vec<usize>> {
-        self.threads.iter().map(|t| t.iter().map(|&(op, _)| op).collect()).collect()
+        self.threads
+            .iter()
+            .map(|t| t.iter().map(|&(op, _)| op).collect())
+            .collect()
     }
 
     fn thread_of(&self, op: usize) -> Option<usize> {
@@ -70,6 +73,9 @@ pub(crate) struct HookContext {
     pub phase: HookPhase,
     pub executions: u64,
     pub distinct: HashSet<u64>,
+    /// Phase 2: a violation that needed a weak-memory load was reported; the exploration goes
+    /// on, looking for one that needs none.
+    pub weak_violation_reported: bool,
 }
 
 pub(crate) enum HookPhase {
@@ -147,7 +153,10 @@ fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
 /// operation on its own thread when its turn comes (a loom mutex and one condition variable per
 /// thread hand the turn on, so every operation happens after the previous one), then the final
 /// operations. Returns the history through [`current`].
-pub(crate) fn serial_body<O: Send + Sync + 'static>(plan: Arc<Plan<O>>, order: Arc<Vec<usize>>) -> impl Fn() + Send + Sync {
+pub(crate) fn serial_body<O: Send + Sync + 'static>(
+    plan: Arc<Plan<O>>,
+    order: Arc<Vec<usize>>,
+) -> impl Fn() + Send + Sync {
     move || {
         reset(plan.op_count);
         let object = Arc::new(plan.subject.build());
@@ -212,7 +221,10 @@ pub(crate) fn serial_body<O: Send + Sync + 'static>(plan: Arc<Plan<O>>, order: A
 /// One concurrent execution: the matrix's threads run freely under loom's scheduler; each
 /// distinct history is judged against the specification; a violation is reported and ends the
 /// child at once.
-pub(crate) fn concurrent_body<O: Send + Sync + 'static>(plan: Arc<Plan<O>>, max_executions: Option<u64>) -> impl Fn() + Send + Sync {
+pub(crate) fn concurrent_body<O: Send + Sync + 'static>(
+    plan: Arc<Plan<O>>,
+    max_executions: Option<u64>,
+) -> impl Fn() + Send + Sync {
     move || {
         reset(plan.op_count);
         if let Some(max) = max_executions {
@@ -270,16 +282,21 @@ fn judge_execution(history: WireHistory, stuck: Option<StuckKind>) {
         let h = match history.history(ops) {
             Ok(h) => h,
             Err(e) => {
-                report(&ctx.results, &Record::Failed { message: format!("a malformed history: {e}") });
+                report(
+                    &ctx.results,
+                    &Record::Failed {
+                        message: format!("a malformed history: {e}"),
+                    },
+                );
                 std::process::exit(0);
             }
         };
-        if let Some(kind) = judge(spec, &h, stuck, *check_stuck) {
+        if judge(spec, &h, stuck, *check_stuck).is_some() {
             let weak_loads = tracked_atomic::weak_loads()
                 .into_iter()
                 .map(|w| {
                     format!(
-                        "a {:?} load of {} #{} returned {} while the latest store in the interleaving wrote {}",
+                        "a {} load of {} #{} returned {} while the latest store in the interleaving wrote {}",
                         w.ordering, w.atomic, w.number, w.returned, w.latest
                     )
                 })
@@ -289,6 +306,10 @@ fn judge_execution(history: WireHistory, stuck: Option<StuckKind>) {
                 let _ = std::fs::copy(checkpoint, &keep);
                 keep.display().to_string()
             });
+            let weak = !Vec::is_empty(&weak_loads);
+            if weak && ctx.weak_violation_reported {
+                return;
+            }
             report(
                 &ctx.results,
                 &Record::Violation {
@@ -300,7 +321,12 @@ fn judge_execution(history: WireHistory, stuck: Option<StuckKind>) {
                     checkpoint: saved,
                 },
             );
-            let _ = kind;
+            if weak && stuck.is_none() {
+                // Keep exploring: an interleaving-only violation, if there is one, is the better
+                // evidence. The parent keeps this one in case there is none.
+                ctx.weak_violation_reported = true;
+                return;
+            }
             std::process::exit(0);
         }
     });
@@ -337,7 +363,10 @@ pub(crate) fn install_hook() {
                         report(
                             &ctx.results,
                             &Record::Failed {
-                                message: format!("{message} ({})", info.location().map(|l| l.to_string()).unwrap_or_default()),
+                                message: format!(
+                                    "{message} ({})",
+                                    info.location().map(|l| l.to_string()).unwrap_or_default()
+                                ),
                             },
                         );
                     }
@@ -360,7 +389,12 @@ fn on_stuck(kind: StuckKind) {
         Some((results, order)) => {
             // The stuck operation is the pending one; every order with the same prefix up to it
             // gets this same stuck history.
-            let pending: Vec<i64> = history.events.iter().copied().filter(|&e| e > 0 && !history.events.contains(&-e)).collect();
+            let pending: Vec<i64> = history
+                .events
+                .iter()
+                .copied()
+                .filter(|&e| e > 0 && !history.events.contains(&-e))
+                .collect();
             let prefix = match pending.first() {
                 Some(&op) => match order.iter().position(|&o| o as i64 == op) {
                     Some(i) => order[..=i].to_vec(),
@@ -398,4 +432,3 @@ fn on_stuck(kind: StuckKind) {
         }
     }
 }
-

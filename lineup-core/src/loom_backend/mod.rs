@@ -29,8 +29,8 @@ use harness::{HookContext, HookPhase, Plan};
 use serial_orders::SerialOrders;
 use wire::Record;
 
-use crate::phase2::Exploration2;
 use crate::phase1::Synthesis;
+use crate::phase2::Exploration2;
 use crate::{
     find_nondeterminism, observation_file, op_table, CheckError, Config, ObservationSet, Phase, ReplayToken, StuckKind,
     Subject, TestMatrix,
@@ -96,6 +96,7 @@ fn serve_child_job<O: Send + Sync + 'static>(subject: &Subject<O>, matrix: &Test
                         phase: HookPhase::Serial { order: order.clone() },
                         executions: 0,
                         distinct: HashSet::new(),
+                        weak_violation_reported: false,
                     })
                 });
                 builder.check(harness::serial_body(Arc::clone(&plan), Arc::new(order.clone())));
@@ -128,6 +129,7 @@ fn serve_child_job<O: Send + Sync + 'static>(subject: &Subject<O>, matrix: &Test
                     },
                     executions: 0,
                     distinct: HashSet::new(),
+                    weak_violation_reported: false,
                 })
             });
             builder.preemption_bound = Some(preemption_bound as usize);
@@ -217,7 +219,13 @@ pub(crate) fn synthesize_spec<O: Send + Sync + 'static>(
                         message: message.clone(),
                     })
                 }
-                other => return Err(child_failure(PHASE, &report, &format!("an unexpected record {other:?}"))),
+                other => {
+                    return Err(child_failure(
+                        PHASE,
+                        &report,
+                        &format!("an unexpected record {other:?}"),
+                    ))
+                }
             }
         }
         let _ = progressed;
@@ -273,6 +281,7 @@ pub(crate) fn check_concurrent<O: Send + Sync + 'static>(
     let mut executions = 0u64;
     let mut distinct: HashSet<u64> = HashSet::new();
     let mut stuck = 0usize;
+    let mut weak_candidate: Option<Record> = None;
     let preemption_bound = config.preemption_bound;
     loop {
         let job = Job {
@@ -288,18 +297,50 @@ pub(crate) fn check_concurrent<O: Send + Sync + 'static>(
             max_branches: max_branches(),
         };
         let report = child::run(&job, &dir, PHASE)?;
-        let Some(last) = report.records.last() else {
+        // A violation that needs a weak-memory load is kept while the exploration looks for one
+        // that needs none; it is reported only if none turns up.
+        for record in &report.records {
+            if let Record::Violation { weak_loads, .. } = record {
+                if !weak_loads.is_empty() && weak_candidate.is_none() {
+                    weak_candidate = Some(record.clone());
+                }
+            }
+        }
+        let Some(mut last) = report.records.last().cloned() else {
             return Err(child_failure(PHASE, &report, "the child process reported nothing"));
         };
-        match last {
-            Record::ConcurrentDone {
-                executions: e,
-                distinct: d,
-            } => {
-                executions += e;
-                distinct.extend(d);
-                break;
+        if let Record::ConcurrentDone {
+            executions: e,
+            distinct: d,
+        } = &last
+        {
+            match weak_candidate.take() {
+                None => {
+                    executions += e;
+                    distinct.extend(d);
+                    break;
+                }
+                Some(Record::Violation {
+                    history,
+                    stuck,
+                    weak_loads,
+                    checkpoint,
+                    ..
+                }) => {
+                    last = Record::Violation {
+                        executions: *e,
+                        distinct: d.clone(),
+                        history,
+                        stuck,
+                        weak_loads,
+                        checkpoint,
+                    }
+                }
+                Some(_) => unreachable!("only violations are kept"),
             }
+        }
+        match &last {
+            Record::ConcurrentDone { .. } => unreachable!("handled above"),
             Record::StuckJustified {
                 executions: e,
                 distinct: d,
@@ -311,7 +352,10 @@ pub(crate) fn check_concurrent<O: Send + Sync + 'static>(
                 let path = std::fs::read_to_string(&checkpoint).map_err(scratch)?;
                 match path_step::step_path(&path).map_err(|problem| CheckError::ExecutionFailed {
                     phase: PHASE,
-                    message: format!("loom's stored path {} is not in loom 0.7.2's format: {problem}", checkpoint.display()),
+                    message: format!(
+                        "loom's stored path {} is not in loom 0.7.2's format: {problem}",
+                        checkpoint.display()
+                    ),
                 })? {
                     Some(next) => std::fs::write(&checkpoint, next).map_err(scratch)?,
                     None => break,
@@ -341,7 +385,11 @@ pub(crate) fn check_concurrent<O: Send + Sync + 'static>(
                     }
                 });
                 let violation = crate::phase2::judge(&spec, &h, kind, config.check_stuck).ok_or_else(|| {
-                    child_failure(PHASE, &report, "the child reported a violation that the parent does not confirm")
+                    child_failure(
+                        PHASE,
+                        &report,
+                        "the child reported a violation that the parent does not confirm",
+                    )
                 })?;
                 // Keep the stored path of the violating execution next to the user's build.
                 let kept = saved.as_ref().and_then(|s| keep_checkpoint(std::path::Path::new(s)));
@@ -370,10 +418,24 @@ pub(crate) fn check_concurrent<O: Send + Sync + 'static>(
                     message: message.clone(),
                 })
             }
-            other => return Err(child_failure(PHASE, &report, &format!("an unexpected record {other:?}"))),
+            other => {
+                return Err(child_failure(
+                    PHASE,
+                    &report,
+                    &format!("an unexpected record {other:?}"),
+                ))
+            }
         }
     }
     let _ = std::fs::remove_dir_all(&dir);
+    if stuck > 0 {
+        eprintln!(
+            "lineup (loom): {stuck} execution(s) of {} got stuck. loom cannot go on exploring past a deadlock, so \
+             phase 2 resumed from loom's stored path after each: schedules that only those executions would have \
+             led to were not explored (shuttle explores them)",
+            subject.name()
+        );
+    }
     Ok(Exploration2 {
         violation: None,
         executions,

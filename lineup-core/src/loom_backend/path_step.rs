@@ -62,7 +62,10 @@ pub(crate) fn step_path(json: &str) -> Result<Option<String>, String> {
                         pos < len
                     }
                     "Spurious" => {
-                        let spur = body.get("spur").and_then(Value::as_bool).ok_or("a spurious entry without spur")?;
+                        let spur = body
+                            .get("spur")
+                            .and_then(Value::as_bool)
+                            .ok_or("a spurious entry without spur")?;
                         if spur {
                             false
                         } else {

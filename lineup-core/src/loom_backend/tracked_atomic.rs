@@ -264,7 +264,13 @@ impl AtomicBool {
 
     /// Stores `new` if the value is `current`.
     #[track_caller]
-    pub fn compare_exchange(&self, current: bool, new: bool, success: Ordering, failure: Ordering) -> Result<bool, bool> {
+    pub fn compare_exchange(
+        &self,
+        current: bool,
+        new: bool,
+        success: Ordering,
+        failure: Ordering,
+    ) -> Result<bool, bool> {
         let r = self.inner.compare_exchange(current, new, success, failure);
         match r {
             Ok(old) => {
