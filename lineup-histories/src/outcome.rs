@@ -136,13 +136,15 @@ impl fmt::Display for Violation {
         }
         writeln!(f)?;
         writeln!(f, "state after it: {}", self.state)?;
-        write!(f, "could not place:")?;
-        for id in &self.unplaced {
-            write!(f, " {id}")?;
-        }
-        writeln!(f)?;
         if let Some(id) = self.blocking {
             writeln!(f, "{id} returned before it could be placed")?;
+        }
+        if !self.unplaced.is_empty() {
+            write!(f, "other candidates that could not be placed either:")?;
+            for id in &self.unplaced {
+                write!(f, " {id}")?;
+            }
+            writeln!(f)?;
         }
         write!(f, "{}", self.timeline)
     }
