@@ -63,7 +63,9 @@ fn queue_op(label: &InvocationLabel, response: &Response) -> Result<(QueueInput<
             "None" => Ok((QueueInput::Dequeue, QueueOutput::Empty)),
             some => {
                 let inner = some.strip_prefix("Some(").and_then(|s| s.strip_suffix(')'));
-                let value = inner.and_then(|v| v.parse().ok()).ok_or_else(|| format!("dequeue returned {some}"))?;
+                let value = inner
+                    .and_then(|v| v.parse().ok())
+                    .ok_or_else(|| format!("dequeue returned {some}"))?;
                 Ok((QueueInput::Dequeue, QueueOutput::Dequeued(value)))
             }
         },
@@ -80,14 +82,20 @@ fn a_mutex_queue_passes() {
         .run();
     assert_eq!(recording.calls.len(), 4_500);
     assert_eq!(recording.seed, 20261122);
-    let report = recording.check(&QueueModel::new(), queue_op, &CheckOptions::default()).unwrap();
+    let report = recording
+        .check(&QueueModel::new(), queue_op, &CheckOptions::default())
+        .unwrap();
     assert_eq!(report.verdict(), StressVerdict::Pass, "{report}");
-    assert!(report.to_string().starts_with("lineup stress: PASS: `MutexQueue`, 3 threads, 4500 operations, seed 20261122"));
+    assert!(report
+        .to_string()
+        .starts_with("lineup stress: PASS: `MutexQueue`, 3 threads, 4500 operations, seed 20261122"));
 }
 
 #[test]
 fn the_same_seed_draws_the_same_invocations() {
-    let test = StressTest::of("MutexQueue", MutexQueue::default).threads(2).ops_per_thread(50);
+    let test = StressTest::of("MutexQueue", MutexQueue::default)
+        .threads(2)
+        .ops_per_thread(50);
     assert_eq!(test.plan(7), test.plan(7));
     assert_ne!(test.plan(7), test.plan(8));
 }
@@ -118,12 +126,19 @@ fn register_op(
 ) -> Result<(RegisterInput<i64>, RegisterOutput<i64>), String> {
     let text = returned(response)?;
     match label.name.as_str() {
-        "read" => Ok((RegisterInput::Read, RegisterOutput::Value(text.parse().map_err(|_| text.to_string())?))),
+        "read" => Ok((
+            RegisterInput::Read,
+            RegisterOutput::Value(text.parse().map_err(|_| text.to_string())?),
+        )),
         "write" => Ok((RegisterInput::Write(arg(label)?), RegisterOutput::Ok)),
         "cas" => {
             let from = arg(label)?;
             let to = label.args[1].parse().map_err(|_| label.to_string())?;
-            let output = if text == "true" { RegisterOutput::Ok } else { RegisterOutput::Fail };
+            let output = if text == "true" {
+                RegisterOutput::Ok
+            } else {
+                RegisterOutput::Fail
+            };
             Ok((RegisterInput::Cas { from, to }, output))
         }
         other => Err(format!("no register operation `{other}`")),
@@ -132,8 +147,14 @@ fn register_op(
 
 #[test]
 fn an_atomic_register_passes() {
-    let recording = StressTest::new(atomic_register()).threads(4).ops_per_thread(1_000).seed(5).run();
-    let report = recording.check(&RegisterModel::new(0), register_op, &CheckOptions::default()).unwrap();
+    let recording = StressTest::new(atomic_register())
+        .threads(4)
+        .ops_per_thread(1_000)
+        .seed(5)
+        .run();
+    let report = recording
+        .check(&RegisterModel::new(0), register_op, &CheckOptions::default())
+        .unwrap();
     assert_eq!(report.verdict(), StressVerdict::Pass, "{report}");
 }
 
@@ -193,7 +214,11 @@ fn a_mutex_set_passes_partitioned_and_whole() {
     assert_eq!(report.verdict(), StressVerdict::Pass, "{report}");
     assert_eq!(report.check.stats.partitions, 4);
     let whole = recording
-        .check_partitioned(&SetModel::new(), set_op, &CheckOptions::default().with_partitioning(false))
+        .check_partitioned(
+            &SetModel::new(),
+            set_op,
+            &CheckOptions::default().with_partitioning(false),
+        )
         .unwrap();
     assert_eq!(whole.verdict(), StressVerdict::Pass, "{whole}");
     assert_eq!(whole.check.stats.partitions, 1);
@@ -223,7 +248,10 @@ fn a_set_with_a_racy_insert_fails() {
             .check_partitioned(&SetModel::new(), set_op, &CheckOptions::default())
             .unwrap()
     });
-    assert!(report.starts_with("lineup stress: FAIL: `RacySet`, 4 threads, 8000 operations, seed "), "{report}");
+    assert!(
+        report.starts_with("lineup stress: FAIL: `RacySet`, 4 threads, 8000 operations, seed "),
+        "{report}"
+    );
     assert!(report.contains("in partition"), "{report}");
     assert!(report.contains("insert("), "the legend names the invocations: {report}");
     assert!(report.contains("timeline"), "{report}");
@@ -265,7 +293,10 @@ fn counter_op(label: &InvocationLabel, response: &Response) -> Result<(CounterIn
     let text = returned(response)?;
     match label.name.as_str() {
         "increment" => Ok((CounterInput::Increment, CounterOutput::Ok)),
-        "get" => Ok((CounterInput::Get, CounterOutput::Value(text.parse().map_err(|_| text.to_string())?))),
+        "get" => Ok((
+            CounterInput::Get,
+            CounterOutput::Value(text.parse().map_err(|_| text.to_string())?),
+        )),
         other => Err(format!("no counter operation `{other}`")),
     }
 }
@@ -277,7 +308,9 @@ fn an_atomic_counter_passes() {
         .ops_per_thread(1_000)
         .seed(3)
         .run();
-    let report = recording.check(&CounterModel::default(), counter_op, &CheckOptions::default()).unwrap();
+    let report = recording
+        .check(&CounterModel::default(), counter_op, &CheckOptions::default())
+        .unwrap();
     assert_eq!(report.verdict(), StressVerdict::Pass, "{report}");
 }
 
@@ -293,7 +326,10 @@ fn a_counter_with_lost_updates_fails() {
             .unwrap()
     });
     assert!(report.contains("FAIL: `RacyCounter`"), "{report}");
-    assert!(report.contains("get() -> "), "the legend names the invocations: {report}");
+    assert!(
+        report.contains("get() -> "),
+        "the legend names the invocations: {report}"
+    );
 }
 
 #[test]
@@ -304,9 +340,16 @@ fn a_response_the_mapping_refuses_is_an_error() {
         .seed(1)
         .run();
     let err = recording
-        .check(&CounterModel::default(), |_, _| Err::<(CounterInput, CounterOutput), _>("nope".to_string()), &CheckOptions::default())
+        .check(
+            &CounterModel::default(),
+            |_, _| Err::<(CounterInput, CounterOutput), _>("nope".to_string()),
+            &CheckOptions::default(),
+        )
         .unwrap_err();
-    assert!(err.to_string().contains("(seed 1)") && err.to_string().ends_with("nope"), "{err}");
+    assert!(
+        err.to_string().contains("(seed 1)") && err.to_string().ends_with("nope"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -314,5 +357,8 @@ fn a_panicking_operation_is_recorded_as_a_panic() {
     let subject = Subject::new("panicky", || ()).with(Invocation::new("boom", |_: &()| -> u8 { panic!("boom") }));
     let recording = StressTest::new(subject).threads(2).ops_per_thread(3).seed(1).run();
     assert_eq!(recording.calls.len(), 6);
-    assert!(recording.calls.iter().all(|c| c.response == Response::Panicked("boom".into())));
+    assert!(recording
+        .calls
+        .iter()
+        .all(|c| c.response == Response::Panicked("boom".into())));
 }
