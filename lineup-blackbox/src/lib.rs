@@ -1,0 +1,38 @@
+//! Black-box checks of published crates with lineup's loom backend: each crate is pinned
+//! exactly, used as published (no patch, no fork), and switched to loom by its *own* switch
+//! (`--cfg loom` plus its `loom` feature, or `--cfg oneshot_loom` for `oneshot`). lineup needs
+//! nothing else from it: no specification, no annotation, no source change. Phase 1 learns what
+//! the crate's operations return when they run one after another; phase 2 asks loom for the
+//! interleavings and looks for a history that no serial execution explains.
+//!
+//! Everything here exists only under `RUSTFLAGS="--cfg loom"` (and `--cfg oneshot_loom` for the
+//! [`oneshot`](https://crates.io/crates/oneshot) channel): without it the crate is empty and the
+//! normal workspace build does not even compile the crates under test. Run the checks with
+//!
+//! ```text
+//! RUSTFLAGS="--cfg loom --cfg oneshot_loom" CARGO_TARGET_DIR=/work/target-blackbox \
+//!     cargo test --release -p lineup-blackbox -- --test-threads=1
+//! ```
+//!
+//! Each module wraps one crate into a lineup [`Subject`](https://docs.rs/lineup) (an object and
+//! its invocations) and says what each invocation returns; the tests in `tests/` hold the
+//! matrices and the verdicts, and [`expectation`] prints the figures of every check. The
+//! documentation of every crate, its version, switch, matrices, bound, verdict and time, is
+//! `docs/black-box-crates.md`.
+//!
+//! One caveat holds for every crate here: their atomics are loom's own, not
+//! `lineup::sync::atomic`, so lineup cannot tell whether a violating execution needed a
+//! weak-memory load (its report says so); a violation must be read with that in mind.
+
+#![warn(missing_docs)]
+
+#[cfg(loom)]
+pub mod expectation;
+#[cfg(loom)]
+pub mod locks;
+#[cfg(loom)]
+pub mod per_thread;
+#[cfg(loom)]
+pub mod queues;
+#[cfg(loom)]
+pub mod real_time;

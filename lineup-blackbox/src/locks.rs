@@ -1,0 +1,249 @@
+//! [`async-lock`](https://crates.io/crates/async-lock) 3.5.0 with
+//! [`event-listener`](https://crates.io/crates/event-listener) 5.4.2, switched to loom by their
+//! `loom` features and `--cfg loom`: the asynchronous `Mutex` and `Semaphore`.
+//!
+//! A lock is only worth checking if it can stay taken between operations, so each object keeps
+//! the guards its operations acquire, per thread ([`PerThread`]): `lock` takes the mutex and keeps
+//! the guard, `unlock` drops the guard that the calling thread holds. In a serial execution the
+//! mutex is then held exactly when some thread has locked and not yet unlocked it, so `try_lock`
+//! has a deterministic answer, and a `lock` of a held mutex blocks for good: a stuck serial
+//! history, the witness that a blocked `lock` in a concurrent execution needs (Def. 2).
+//! Asynchronous operations (`lock().await`, `acquire().await`) run through
+//! [`lineup::future::block_on`], which is loom's `block_on` under `--cfg loom`: a future that
+//! stays pending parks its loom thread.
+
+use std::sync::Arc;
+
+use async_lock::{Mutex, MutexGuardArc, Semaphore, SemaphoreGuardArc};
+use lineup::future::block_on;
+use lineup::{Invocation, Subject};
+
+use crate::per_thread::PerThread;
+
+/// An `async_lock::Mutex<u32>` that counts its acquisitions, and the guards its threads hold.
+#[derive(Debug, Default)]
+pub struct HeldMutex {
+    mutex: Arc<Mutex<u32>>,
+    guards: PerThread<MutexGuardArc<u32>>,
+}
+
+impl HeldMutex {
+    /// Counts the acquisition that `guard` is, and keeps it for the calling thread; returns how
+    /// many acquisitions came before.
+    fn keep(&self, mut guard: MutexGuardArc<u32>) -> u32 {
+        let before = *guard;
+        *guard += 1;
+        self.guards.hold(guard);
+        before
+    }
+
+    /// `mutex.lock_arc().await`, through `block_on`; keeps the guard. Blocks while another
+    /// thread (or the calling one) holds the mutex.
+    pub fn lock(&self) -> u32 {
+        let guard = block_on(self.mutex.lock_arc());
+        self.keep(guard)
+    }
+
+    /// `mutex.lock_arc_blocking()`: the same, through event-listener's blocking wait instead of a
+    /// future.
+    pub fn lock_blocking(&self) -> u32 {
+        let guard = self.mutex.lock_arc_blocking();
+        self.keep(guard)
+    }
+
+    /// `mutex.try_lock_arc()`; keeps the guard if it got one.
+    pub fn try_lock(&self) -> Option<u32> {
+        self.mutex.try_lock_arc().map(|guard| self.keep(guard))
+    }
+
+    /// Drops a guard that the calling thread holds; whether it held one.
+    pub fn unlock(&self) -> bool {
+        let guard = self.guards.take_mine();
+        let held = guard.is_some();
+        drop(guard);
+        held
+    }
+
+    /// A whole critical section in one operation: `mutex.lock().await`, count, release.
+    pub fn with_lock(&self) -> u32 {
+        let mut guard = block_on(self.mutex.lock());
+        let before = *guard;
+        *guard += 1;
+        before
+    }
+
+    /// A deliberately wrong operation: `try_lock`, count, release, all in one operation. It
+    /// returns `None` when it meets another thread's critical section, which no serial execution
+    /// does (between two operations nobody is inside one): the answer depends on the schedule.
+    pub fn try_with_lock(&self) -> Option<u32> {
+        let mut guard = self.mutex.try_lock()?;
+        let before = *guard;
+        *guard += 1;
+        Some(before)
+    }
+}
+
+/// Positions of the invocations of [`mutex`] (what a matrix refers to).
+pub mod mutex_op {
+    /// `lock()`: `lock_arc().await`, guard kept.
+    pub const LOCK: usize = 0;
+    /// `try_lock()`, guard kept.
+    pub const TRY_LOCK: usize = 1;
+    /// `unlock()`: drops the calling thread's guard.
+    pub const UNLOCK: usize = 2;
+    /// `with_lock()`: `lock().await`, count, release.
+    pub const WITH_LOCK: usize = 3;
+    /// `lock_blocking()`, guard kept.
+    pub const LOCK_BLOCKING: usize = 4;
+    /// `try_with_lock()`, only in [`scoped_try_lock_mutex`](super::scoped_try_lock_mutex).
+    pub const TRY_WITH_LOCK: usize = 5;
+}
+
+/// The async-lock `Mutex` with `lock`, `try_lock`, `unlock`, `with_lock` and `lock_blocking`
+/// (see [`mutex_op`]). Responses: the number of acquisitions before this one (`u32`), `Some` of
+/// it or `None` for `try_lock`, and whether the thread held a guard for `unlock`.
+pub fn mutex() -> Subject<HeldMutex> {
+    mutex_named("async-lock 3.5.0 Mutex")
+}
+
+fn mutex_named(name: &str) -> Subject<HeldMutex> {
+    Subject::new(name, HeldMutex::default)
+        .with(Invocation::new("lock", HeldMutex::lock))
+        .with(Invocation::new("try_lock", HeldMutex::try_lock))
+        .with(Invocation::new("unlock", HeldMutex::unlock))
+        .with(Invocation::new("with_lock", HeldMutex::with_lock))
+        .with(Invocation::new("lock_blocking", HeldMutex::lock_blocking))
+}
+
+/// [`mutex`] plus the deliberately wrong `try_with_lock` (see [`HeldMutex::try_with_lock`]):
+/// lineup must reject it.
+pub fn scoped_try_lock_mutex() -> Subject<HeldMutex> {
+    mutex_named("async-lock 3.5.0 Mutex with a scoped try_lock")
+        .with(Invocation::new("try_with_lock", HeldMutex::try_with_lock))
+}
+
+/// An `async_lock::Semaphore` and the permits (guards) its threads hold.
+#[derive(Debug)]
+pub struct HeldSemaphore {
+    semaphore: Arc<Semaphore>,
+    permits: PerThread<SemaphoreGuardArc>,
+}
+
+impl HeldSemaphore {
+    /// A semaphore with `permits` permits.
+    pub fn new(permits: usize) -> Self {
+        Self {
+            semaphore: Arc::new(Semaphore::new(permits)),
+            permits: PerThread::default(),
+        }
+    }
+
+    /// `semaphore.acquire_arc().await`, through `block_on`; keeps the permit. Blocks while no
+    /// permit is available.
+    pub fn acquire(&self) {
+        let permit = block_on(self.semaphore.acquire_arc());
+        self.permits.hold(permit);
+    }
+
+    /// `semaphore.try_acquire_arc()`; keeps the permit if it got one; whether it did.
+    pub fn try_acquire(&self) -> bool {
+        self.semaphore.try_acquire_arc().map(|p| self.permits.hold(p)).is_some()
+    }
+
+    /// Drops a permit that the calling thread holds; whether it held one.
+    pub fn release(&self) -> bool {
+        let permit = self.permits.take_mine();
+        let held = permit.is_some();
+        drop(permit);
+        held
+    }
+
+    /// `semaphore.available_permits()`.
+    pub fn available(&self) -> usize {
+        self.semaphore.available_permits()
+    }
+}
+
+/// Positions of the invocations of [`semaphore`] and [`shared_stash_semaphore`].
+pub mod semaphore_op {
+    /// `acquire()`: `acquire_arc().await`, permit kept.
+    pub const ACQUIRE: usize = 0;
+    /// `try_acquire()`, permit kept.
+    pub const TRY_ACQUIRE: usize = 1;
+    /// `release()`: drops a kept permit.
+    pub const RELEASE: usize = 2;
+    /// `available()`: `available_permits()`.
+    pub const AVAILABLE: usize = 3;
+}
+
+/// The async-lock `Semaphore` with `permits` permits and `acquire`, `try_acquire`, `release` and
+/// `available` (see [`semaphore_op`]). Responses: `()`, whether a permit was taken, whether the
+/// thread held a permit to release, the number of available permits.
+pub fn semaphore(permits: usize) -> Subject<HeldSemaphore> {
+    Subject::new(format!("async-lock 3.5.0 Semaphore({permits})"), move || {
+        HeldSemaphore::new(permits)
+    })
+    .with(Invocation::new("acquire", HeldSemaphore::acquire))
+    .with(Invocation::new("try_acquire", HeldSemaphore::try_acquire))
+    .with(Invocation::new("release", HeldSemaphore::release))
+    .with(Invocation::new("available", HeldSemaphore::available))
+}
+
+/// A semaphore whose permits are kept on one shared pile (a loom mutex), whoever took them: a
+/// deliberately wrong wrapper. `acquire` takes a permit, *then* puts it on the pile; another
+/// thread's `release` in between finds the pile empty although the permit is taken, and a
+/// `try_acquire` of that thread just before has seen the permit taken: no serial execution does
+/// both. lineup must reject it (this is why [`HeldSemaphore`] keeps permits per thread).
+#[derive(Debug)]
+pub struct SharedStashSemaphore {
+    semaphore: Arc<Semaphore>,
+    pile: lineup::sync::Mutex<Vec<SemaphoreGuardArc>>,
+}
+
+impl SharedStashSemaphore {
+    /// `acquire_arc().await`, then the permit goes on the shared pile.
+    pub fn acquire(&self) {
+        let permit = block_on(self.semaphore.acquire_arc());
+        self.pile.lock().unwrap().push(permit);
+    }
+
+    /// `try_acquire_arc()`, then the permit goes on the shared pile; whether there was one.
+    pub fn try_acquire(&self) -> bool {
+        match self.semaphore.try_acquire_arc() {
+            Some(permit) => {
+                self.pile.lock().unwrap().push(permit);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Drops any permit of the pile; whether there was one.
+    pub fn release(&self) -> bool {
+        let permit = self.pile.lock().unwrap().pop();
+        let held = permit.is_some();
+        drop(permit);
+        held
+    }
+
+    /// `available_permits()`.
+    pub fn available(&self) -> usize {
+        self.semaphore.available_permits()
+    }
+}
+
+/// The deliberately wrong [`SharedStashSemaphore`] with `permits` permits, with the invocations
+/// of [`semaphore_op`].
+pub fn shared_stash_semaphore(permits: usize) -> Subject<SharedStashSemaphore> {
+    Subject::new(
+        format!("async-lock 3.5.0 Semaphore({permits}) with a shared pile of permits"),
+        move || SharedStashSemaphore {
+            semaphore: Arc::new(Semaphore::new(permits)),
+            pile: lineup::sync::Mutex::new(Vec::new()),
+        },
+    )
+    .with(Invocation::new("acquire", SharedStashSemaphore::acquire))
+    .with(Invocation::new("try_acquire", SharedStashSemaphore::try_acquire))
+    .with(Invocation::new("release", SharedStashSemaphore::release))
+    .with(Invocation::new("available", SharedStashSemaphore::available))
+}
