@@ -12,6 +12,7 @@
 //!   process. Target: speedup >= 1.8. `randomcheck_100_3x3_blocking` does the same with the
 //!   blocking queue (with `take()`), whose stuck executions cost shuttle a fresh stack each.
 
+mod histories;
 #[path = "../../examples/objects/mod.rs"]
 mod objects;
 
@@ -293,6 +294,7 @@ fn main() {
             };
             table2(samples);
         }
+        "histories" => histories::run(&std::env::args().skip(2).collect::<Vec<_>>()),
         "phase1" => phase1_3x3(),
         "phase2" => phase2_vs_shuttle_dfs(),
         "phases" => {
