@@ -45,7 +45,12 @@ pub fn check<M: Model>(model: &M, history: &History<M::Input, M::Output>, option
         cancelled: None,
     };
     let result = search(model, history, &control);
-    let stats = CheckStats { cache_entries: result.cache_entries, steps: result.steps, partitions: 1, elapsed: start.elapsed() };
+    let stats = CheckStats {
+        cache_entries: result.cache_entries,
+        steps: result.steps,
+        partitions: 1,
+        elapsed: start.elapsed(),
+    };
     let outcome = outcome_of(history, result, |id| id, None);
     CheckReport { outcome, stats }
 }
@@ -59,10 +64,15 @@ pub(crate) fn outcome_of<I: Debug, O: Debug, S: Debug>(
     partition: Option<String>,
 ) -> CheckOutcome {
     match result.verdict {
-        SearchVerdict::Linearizable(order) => {
-            CheckOutcome::Linearizable { order: order.into_iter().map(&to_global).collect() }
-        }
-        SearchVerdict::Violation { prefix, unplaced, blocking, state } => {
+        SearchVerdict::Linearizable(order) => CheckOutcome::Linearizable {
+            order: order.into_iter().map(&to_global).collect(),
+        },
+        SearchVerdict::Violation {
+            prefix,
+            unplaced,
+            blocking,
+            state,
+        } => {
             let prefix: Vec<OpId> = prefix.into_iter().map(&to_global).collect();
             let unplaced: Vec<OpId> = unplaced.into_iter().map(&to_global).collect();
             let blocking = blocking.map(&to_global);

@@ -78,12 +78,24 @@ pub struct Operation<I, O> {
 impl<I, O> Operation<I, O> {
     /// An operation that returned `output`.
     pub fn returned(client: ClientId, input: I, output: O, call: u64, ret: u64) -> Self {
-        Operation { client, input, outcome: Outcome::Returned(output), call, ret }
+        Operation {
+            client,
+            input,
+            outcome: Outcome::Returned(output),
+            call,
+            ret,
+        }
     }
 
     /// An operation whose outcome is unknown (its return time is [`NEVER`]).
     pub fn unknown(client: ClientId, input: I, call: u64) -> Self {
-        Operation { client, input, outcome: Outcome::Unknown, call, ret: NEVER }
+        Operation {
+            client,
+            input,
+            outcome: Outcome::Unknown,
+            call,
+            ret: NEVER,
+        }
     }
 
     /// Whether this operation returned before `other` was called (real-time order).
@@ -138,13 +150,20 @@ impl<I, O> History<I, O> {
         for (i, op) in ops.iter().enumerate() {
             match op.outcome {
                 Outcome::Unknown if op.ret != NEVER => {
-                    return Err(HistoryError::UnknownWithReturn { op: OpId(i), ret: op.ret })
+                    return Err(HistoryError::UnknownWithReturn {
+                        op: OpId(i),
+                        ret: op.ret,
+                    })
                 }
                 Outcome::Returned(_) if op.ret == NEVER => return Err(HistoryError::ReturnedAtNever { op: OpId(i) }),
                 _ => {}
             }
             if op.ret < op.call {
-                return Err(HistoryError::ReturnBeforeCall { op: OpId(i), call: op.call, ret: op.ret });
+                return Err(HistoryError::ReturnBeforeCall {
+                    op: OpId(i),
+                    call: op.call,
+                    ret: op.ret,
+                });
             }
         }
         for &i in &order {
@@ -218,7 +237,9 @@ impl<I, O> History<I, O> {
         I: Clone,
         O: Clone,
     {
-        History { ops: ids.iter().map(|id| self.ops[id.0].clone()).collect() }
+        History {
+            ops: ids.iter().map(|id| self.ops[id.0].clone()).collect(),
+        }
     }
 
     /// A history without validation (the caller guarantees the invariants).

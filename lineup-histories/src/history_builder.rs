@@ -13,7 +13,7 @@ use crate::history_error::HistoryError;
 /// use lineup_histories::HistoryBuilder;
 /// use lineup_histories::models::{RegisterInput, RegisterOutput};
 ///
-/// let mut b = HistoryBuilder::new();
+/// let mut b: HistoryBuilder<RegisterInput<i64>, RegisterOutput<i64>> = HistoryBuilder::new();
 /// b.call(0, RegisterInput::Write(1)).unwrap();
 /// b.call(1, RegisterInput::Read).unwrap();
 /// b.ret(0, RegisterOutput::Ok).unwrap();
@@ -38,7 +38,11 @@ impl<I, O> Default for HistoryBuilder<I, O> {
 impl<I, O> HistoryBuilder<I, O> {
     /// An empty builder.
     pub fn new() -> Self {
-        HistoryBuilder { ops: Vec::new(), pending: FxHashMap::default(), events: 0 }
+        HistoryBuilder {
+            ops: Vec::new(),
+            pending: FxHashMap::default(),
+            events: 0,
+        }
     }
 
     /// `client` calls an operation. Returns the new operation's id.
@@ -62,7 +66,10 @@ impl<I, O> HistoryBuilder<I, O> {
     /// The pending operation of `client` returns `output`. Returns its id.
     pub fn ret(&mut self, client: ClientId, output: O) -> Result<OpId, HistoryError> {
         let event = self.events;
-        let id = self.pending.remove(&client).ok_or(HistoryError::ReturnWithoutCall { event, client })?;
+        let id = self
+            .pending
+            .remove(&client)
+            .ok_or(HistoryError::ReturnWithoutCall { event, client })?;
         let op = &mut self.ops[id.0];
         op.outcome = Outcome::Returned(output);
         op.ret = event as u64;
@@ -73,7 +80,10 @@ impl<I, O> HistoryBuilder<I, O> {
     /// The pending operation of `client` ends with an unknown outcome. Returns its id.
     pub fn info(&mut self, client: ClientId) -> Result<OpId, HistoryError> {
         let event = self.events;
-        let id = self.pending.remove(&client).ok_or(HistoryError::InfoWithoutCall { event, client })?;
+        let id = self
+            .pending
+            .remove(&client)
+            .ok_or(HistoryError::InfoWithoutCall { event, client })?;
         self.events += 1;
         Ok(id)
     }

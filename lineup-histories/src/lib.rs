@@ -68,6 +68,6 @@ pub use model::{Model, PartitionedModel, Successors, SuccessorsIter};
 pub use online::{OnlineChecker, OnlineStatus, OnlineVerdict, OnlineViolation, DEFAULT_MAX_POSSIBILITIES};
 pub use options::CheckOptions;
 pub use outcome::{CheckOutcome, CheckReport, CheckStats, UnknownReason, Violation};
-pub use partition::{check_partitioned, partition_history, PartitionError};
+pub use partition::{check_partitioned, partition_history, PartitionError, Partitions};
 pub use timeline::{Timeline, TimelineMark, TimelineOp};
 pub use verify::{verify_linearization, LinearizationError};

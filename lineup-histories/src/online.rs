@@ -4,7 +4,7 @@
 
 use std::fmt;
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, VecDeque};
 
 use rustc_hash::FxHashSet;
 
@@ -76,7 +76,11 @@ pub struct OnlineViolation {
 
 impl fmt::Display for OnlineViolation {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "after event {}, none of the {} possibilities can place", self.event, self.possibilities_before)?;
+        write!(
+            f,
+            "after event {}, none of the {} possibilities can place",
+            self.event, self.possibilities_before
+        )?;
         for id in &self.due {
             write!(f, " {id}")?;
         }
@@ -91,6 +95,13 @@ impl fmt::Display for OnlineViolation {
         write!(f, "{}", self.timeline)
     }
 }
+
+/// Sets of applied operations with an unknown outcome (each sorted).
+type UnknownSubsets = Vec<Vec<u32>>;
+
+/// How many sets of unknown operations per (state, definite operations) the online checker
+/// compares a new possibility with.
+const DOMINANCE_GROUP: usize = 32;
 
 /// How many completed operations per client an online violation shows for context.
 const CONTEXT_PER_CLIENT: usize = 2;
@@ -144,7 +155,10 @@ impl<M: Model> OnlineChecker<M> {
     /// A checker starting from the model's initial state.
     pub fn new(model: M) -> Self {
         let mut possibilities = FxHashSet::default();
-        possibilities.insert(Possibility { state: model.init(), applied: Vec::new() });
+        possibilities.insert(Possibility {
+            state: model.init(),
+            applied: Vec::new(),
+        });
         OnlineChecker {
             model,
             builder: HistoryBuilder::new(),
@@ -254,9 +268,17 @@ impl<M: Model> OnlineChecker<M> {
         let ops = self.builder.operations();
         // The earliest call still waiting for its output: an operation that returned before it
         // is due (nothing to come can be placed before it).
-        let horizon = self.pending.first().map(|&op| ops[op as usize].call).unwrap_or(u64::MAX);
-        let due: Vec<u32> =
-            self.live.iter().copied().filter(|&op| !ops[op as usize].outcome.is_unknown() && ops[op as usize].ret < horizon).collect();
+        let horizon = self
+            .pending
+            .first()
+            .map(|&op| ops[op as usize].call)
+            .unwrap_or(u64::MAX);
+        let due: Vec<u32> = self
+            .live
+            .iter()
+            .copied()
+            .filter(|&op| !ops[op as usize].outcome.is_unknown() && ops[op as usize].ret < horizon)
+            .collect();
         if due.is_empty() {
             return;
         }
@@ -272,7 +294,7 @@ impl<M: Model> OnlineChecker<M> {
                 self.verdict = OnlineVerdict::Violation(Box::new(self.violation(event, &due, before)));
                 return;
             }
-            Ok(next) => self.possibilities = next,
+            Ok(next) => self.possibilities = self.without_dominated(next),
         }
         // Settled: the due operations, and the live ones every possibility has applied.
         let settled: Vec<u32> = self
@@ -296,19 +318,48 @@ impl<M: Model> OnlineChecker<M> {
     /// as soon as it is.
     fn place(&self, due: &[u32]) -> Result<FxHashSet<Possibility<M::State>>, UnknownReason> {
         let ops = self.builder.operations();
-        let too_many = UnknownReason::PossibilityLimit { possibilities: self.max_possibilities };
+        let too_many = UnknownReason::PossibilityLimit {
+            possibilities: self.max_possibilities,
+        };
         let covers = |p: &Possibility<M::State>| due.iter().all(|op| p.has(*op));
         let mut next: FxHashSet<Possibility<M::State>> = FxHashSet::default();
-        let mut seen: FxHashSet<Possibility<M::State>> = FxHashSet::default();
-        let mut stack: Vec<Possibility<M::State>> = Vec::new();
+        // Seen: for each (state, applied operations with a definite outcome), the sets of
+        // applied operations with an unknown outcome. A possibility is not explored if one
+        // with the same state and definite part and fewer unknown ones was (it dominates it:
+        // see `without_dominated`).
+        let unknown = |op: &u32| ops[*op as usize].outcome.is_unknown();
+        let mut seen: rustc_hash::FxHashMap<(M::State, Vec<u32>), UnknownSubsets> = Default::default();
+        let seen_count = std::cell::Cell::new(0usize);
+        let mut seen_exact: FxHashSet<Possibility<M::State>> = FxHashSet::default();
+        let mut first_visit = |p: &Possibility<M::State>| -> bool {
+            if !seen_exact.insert(p.clone()) {
+                return false;
+            }
+            seen_count.set(seen_count.get() + 1);
+            let (unknowns, definite): (Vec<u32>, Vec<u32>) = p.applied.iter().partition(|op| unknown(op));
+            let subsets = seen.entry((p.state.clone(), definite)).or_default();
+            if subsets
+                .iter()
+                .any(|k| k.iter().all(|op| unknowns.binary_search(op).is_ok()))
+            {
+                return false;
+            }
+            // The dominance test is linear in the group: keep groups small (beyond, only exact
+            // duplicates are skipped, which is still sound).
+            if subsets.len() < DOMINANCE_GROUP {
+                subsets.push(unknowns);
+            }
+            true
+        };
+        let mut queue: VecDeque<Possibility<M::State>> = VecDeque::new();
         for p in &self.possibilities {
             if covers(p) {
                 next.insert(p.clone());
-            } else if seen.insert(p.clone()) {
-                stack.push(p.clone());
+            } else if first_visit(p) {
+                queue.push_back(p.clone());
             }
         }
-        while let Some(p) = stack.pop() {
+        while let Some(p) = queue.pop_front() {
             for &candidate in &self.live {
                 if p.has(candidate) {
                     continue;
@@ -333,24 +384,69 @@ impl<M: Model> OnlineChecker<M> {
                     let q = Possibility { state, applied };
                     if covers(&q) {
                         next.insert(q);
-                    } else if !seen.contains(&q) {
-                        seen.insert(q.clone());
-                        stack.push(q);
+                    } else if first_visit(&q) {
+                        queue.push_back(q);
                     }
                 }
             }
-            if seen.len() > self.max_possibilities || next.len() > self.max_possibilities {
+            if seen_count.get() > self.max_possibilities || next.len() > self.max_possibilities {
                 return Err(too_many);
             }
         }
         Ok(next)
     }
 
+    /// Drops the possibilities that another one dominates: same state, same applied
+    /// operations with a definite outcome, and a strict subset of the applied operations with
+    /// an unknown outcome. (Whatever the dominated one can still do, the other can too: the
+    /// unknown operations it has not applied may be applied later, or never.)
+    fn without_dominated(&self, set: FxHashSet<Possibility<M::State>>) -> FxHashSet<Possibility<M::State>> {
+        let ops = self.builder.operations();
+        let unknown = |op: &u32| ops[*op as usize].outcome.is_unknown();
+        if !self.live.iter().any(unknown) {
+            return set;
+        }
+        let mut groups: rustc_hash::FxHashMap<(M::State, Vec<u32>), UnknownSubsets> = Default::default();
+        for p in set {
+            let (unknowns, definite): (Vec<u32>, Vec<u32>) = p.applied.iter().partition(|op| unknown(op));
+            groups.entry((p.state, definite)).or_default().push(unknowns);
+        }
+        let mut kept_all = FxHashSet::default();
+        for ((state, definite), mut subsets) in groups {
+            subsets.sort_by_key(Vec::len);
+            let mut kept: Vec<Vec<u32>> = Vec::new();
+            for subset in subsets {
+                // (Compared with the smallest kept sets only, to stay linear.)
+                let dominated = kept
+                    .iter()
+                    .take(DOMINANCE_GROUP)
+                    .any(|k| k.iter().all(|op| subset.binary_search(op).is_ok()));
+                if !dominated {
+                    kept.push(subset);
+                }
+            }
+            for subset in kept {
+                let mut applied = definite.clone();
+                applied.extend(subset);
+                applied.sort_unstable();
+                kept_all.insert(Possibility {
+                    state: state.clone(),
+                    applied,
+                });
+            }
+        }
+        kept_all
+    }
+
     fn violation(&self, event: usize, due: &[u32], possibilities_before: usize) -> OnlineViolation {
         let ops = self.builder.operations();
         let due_ids: Vec<OpId> = due.iter().map(|&op| OpId(op as usize)).collect();
-        let others: Vec<OpId> =
-            self.live.iter().filter(|op| due.binary_search(op).is_err()).map(|&op| OpId(op as usize)).collect();
+        let others: Vec<OpId> = self
+            .live
+            .iter()
+            .filter(|op| due.binary_search(op).is_err())
+            .map(|&op| OpId(op as usize))
+            .collect();
         // Context: the last completed operations of each client.
         let mut context: Vec<(OpId, TimelineMark)> = Vec::new();
         let mut per_client: rustc_hash::FxHashMap<ClientId, usize> = Default::default();
@@ -370,10 +466,16 @@ impl<M: Model> OnlineChecker<M> {
         }
         context.extend(others.iter().map(|&id| (id, TimelineMark::Context)));
         let (blocking, unplaced) = match due_ids.split_last() {
-            Some((last, rest)) if rest.is_empty() => (Some(*last), Vec::new()),
+            Some((last, [])) => (Some(*last), Vec::new()),
             _ => (None, due_ids.clone()),
         };
         let timeline = Timeline::of_marked(ops, blocking, &unplaced, context);
-        OnlineViolation { event, due: due_ids, others, possibilities_before, timeline }
+        OnlineViolation {
+            event,
+            due: due_ids,
+            others,
+            possibilities_before,
+            timeline,
+        }
     }
 }

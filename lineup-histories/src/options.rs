@@ -30,7 +30,12 @@ pub struct CheckOptions {
 
 impl Default for CheckOptions {
     fn default() -> Self {
-        CheckOptions { time_limit: None, max_cache_entries: None, partition: true, workers: None }
+        CheckOptions {
+            time_limit: None,
+            max_cache_entries: None,
+            partition: true,
+            workers: None,
+        }
     }
 }
 

@@ -29,17 +29,23 @@ pub enum PartitionError {
     },
 }
 
+/// The sub-histories of a history by key, in key order: each key with its operations' ids.
+pub type Partitions<K> = Vec<(K, Vec<OpId>)>;
+
 /// The sub-histories of `history` by partition key, in key order: each is the list of its
 /// operations' ids. Fails if an operation has no key.
 pub fn partition_history<M: PartitionedModel>(
     model: &M,
     history: &History<M::Input, M::Output>,
-) -> Result<Vec<(M::Key, Vec<OpId>)>, PartitionError> {
+) -> Result<Partitions<M::Key>, PartitionError> {
     let mut parts: BTreeMap<M::Key, Vec<OpId>> = BTreeMap::new();
     for (id, op) in history.iter() {
         let key = model
             .partition_key(&op.input)
-            .ok_or_else(|| PartitionError::MissingKey { op: id, input: format!("{:?}", op.input) })?;
+            .ok_or_else(|| PartitionError::MissingKey {
+                op: id,
+                input: format!("{:?}", op.input),
+            })?;
         parts.entry(key).or_default().push(id);
     }
     Ok(parts.into_iter().collect())
@@ -103,11 +109,24 @@ pub fn check_partitioned<M: PartitionedModel>(
                 if matches!(verdict, SearchVerdict::Violation { .. }) {
                     first_failure.fetch_min(index, Ordering::Relaxed);
                 }
-                let result = crate::wgl::SearchResult { verdict, cache_entries, steps };
-                Some(outcome_of(history, result, |local| ids[local.0], Some(format!("{key:?}"))))
+                let result = crate::wgl::SearchResult {
+                    verdict,
+                    cache_entries,
+                    steps,
+                };
+                Some(outcome_of(
+                    history,
+                    result,
+                    |local| ids[local.0],
+                    Some(format!("{key:?}")),
+                ))
             }
         };
-        PartOutcome { outcome, cache_entries, steps }
+        PartOutcome {
+            outcome,
+            cache_entries,
+            steps,
+        }
     };
 
     let mut results: Vec<Option<PartOutcome>> = (0..parts.len()).map(|_| None).collect();
@@ -135,14 +154,22 @@ pub fn check_partitioned<M: PartitionedModel>(
                     })
                 })
                 .collect();
-            handles.into_iter().map(|h| h.join().expect("a partition worker panicked")).collect()
+            handles
+                .into_iter()
+                .map(|h| h.join().expect("a partition worker panicked"))
+                .collect()
         });
         for (index, outcome) in collected.into_iter().flatten() {
             results[index] = Some(outcome);
         }
     }
 
-    let mut stats = CheckStats { cache_entries: 0, steps: 0, partitions: parts.len(), elapsed: Default::default() };
+    let mut stats = CheckStats {
+        cache_entries: 0,
+        steps: 0,
+        partitions: parts.len(),
+        elapsed: Default::default(),
+    };
     let mut violation = None;
     let mut unknown = None;
     let mut orders: Vec<Vec<OpId>> = Vec::with_capacity(parts.len());
@@ -161,7 +188,9 @@ pub fn check_partitioned<M: PartitionedModel>(
     } else if let Some(reason) = unknown {
         CheckOutcome::Unknown { reason }
     } else {
-        CheckOutcome::Linearizable { order: merge_orders(history, &orders) }
+        CheckOutcome::Linearizable {
+            order: merge_orders(history, &orders),
+        }
     };
     stats.elapsed = start.elapsed();
     Ok(CheckReport { outcome, stats })

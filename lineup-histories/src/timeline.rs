@@ -59,7 +59,11 @@ impl Timeline {
         blocking: Option<OpId>,
     ) -> Timeline {
         let start = prefix.len().saturating_sub(PREFIX_SHOWN);
-        let prefix_marks = prefix.iter().enumerate().skip(start).map(|(pos, &id)| (id, TimelineMark::Linearized(pos)));
+        let prefix_marks = prefix
+            .iter()
+            .enumerate()
+            .skip(start)
+            .map(|(pos, &id)| (id, TimelineMark::Linearized(pos)));
         Self::of_marked(history.operations(), blocking, unplaced, prefix_marks)
     }
 
@@ -110,7 +114,12 @@ impl fmt::Display for Timeline {
             return Ok(());
         }
         // The time axis: the ranks of the shown operations' endpoints.
-        let mut times: Vec<u64> = self.ops.iter().flat_map(|op| [Some(op.call), op.ret]).flatten().collect();
+        let mut times: Vec<u64> = self
+            .ops
+            .iter()
+            .flat_map(|op| [Some(op.call), op.ret])
+            .flatten()
+            .collect();
         times.sort_unstable();
         times.dedup();
         let rank = |t: u64| times.binary_search(&t).unwrap_or_else(|i| i);
@@ -156,7 +165,11 @@ impl fmt::Display for Timeline {
                 *free = end + 1;
             }
             for (i, (row, _)) in lanes.iter().enumerate() {
-                let name = if i == 0 { format!("client {client}") } else { String::new() };
+                let name = if i == 0 {
+                    format!("client {client}")
+                } else {
+                    String::new()
+                };
                 let text = String::from_utf8_lossy(row);
                 writeln!(f, "  {name:<label_width$} |{}", text.trim_end())?;
             }

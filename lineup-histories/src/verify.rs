@@ -105,7 +105,10 @@ pub fn verify_linearization<M: Model>(
         }
         states = next;
     }
-    if let Some((op, _)) = history.iter().find(|(id, op)| !op.outcome.is_unknown() && !placed[id.0]) {
+    if let Some((op, _)) = history
+        .iter()
+        .find(|(id, op)| !op.outcome.is_unknown() && !placed[id.0])
+    {
         return Err(LinearizationError::Missing { op });
     }
     Ok(())

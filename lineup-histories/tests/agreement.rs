@@ -7,8 +7,7 @@ mod common;
 use common::*;
 use lineup_histories::models::{CounterModel, KvModel, QueueModel, RegisterModel, SetModel, StackModel};
 use lineup_histories::{
-    check, check_partitioned, verify_linearization, CheckOptions, Event, History, Model, OnlineStatus,
-    PartitionedModel,
+    check, check_partitioned, verify_linearization, CheckOptions, Event, History, Model, OnlineStatus, PartitionedModel,
 };
 
 /// Checks one history every way; returns the verdict.
@@ -21,10 +20,18 @@ fn agree<M: Model + Clone>(model: &M, events: &[Event<M::Input, M::Output>], bru
         verify_linearization(model, &history, order).unwrap_or_else(|e| panic!("case {case}: {e}"));
     }
     if brute {
-        assert_eq!(brute_force(model, &history), verdict, "case {case}: WGL disagrees with brute force\n{history:?}");
+        assert_eq!(
+            brute_force(model, &history),
+            verdict,
+            "case {case}: WGL disagrees with brute force\n{history:?}"
+        );
     }
     let online = run_online(model.clone(), events);
-    assert_eq!(online == OnlineStatus::Consistent, verdict, "case {case}: online disagrees\n{history:?}");
+    assert_eq!(
+        online == OnlineStatus::Consistent,
+        verdict,
+        "case {case}: online disagrees\n{history:?}"
+    );
     verdict
 }
 
@@ -33,7 +40,11 @@ fn agree_partitioned<M: PartitionedModel + Clone>(model: &M, events: &[Event<M::
     let whole = check(model, &history, &CheckOptions::default()).outcome;
     for workers in [1, 3] {
         let parted = check_partitioned(model, &history, &CheckOptions::default().with_workers(workers)).unwrap();
-        assert_eq!(parted.outcome.is_linearizable(), whole.is_linearizable(), "case {case}: partitioned disagrees");
+        assert_eq!(
+            parted.outcome.is_linearizable(),
+            whole.is_linearizable(),
+            "case {case}: partitioned disagrees"
+        );
         if let Some(order) = parted.outcome.order() {
             // The merged order is a linearization of the whole history for the whole model.
             verify_linearization(model, &history, order).unwrap_or_else(|e| panic!("case {case}: {e}"));
@@ -58,33 +69,71 @@ where
         }
     }
     println!("{name}: {yes} linearizable, {no} not");
-    assert!(yes > 0 && no > 0, "{name}: the generator should produce both verdicts ({yes}/{no})");
+    assert!(
+        yes > 0 && no > 0,
+        "{name}: the generator should produce both verdicts ({yes}/{no})"
+    );
     let _ = std::marker::PhantomData::<S>;
 }
 
 #[test]
 fn register_small_histories_agree_with_brute_force_and_online() {
-    property::<_, (), _>("register", 1, 300, RegisterModel::new(None), |rng| register_sim(3, 6, 0.15, 0.2).run(rng), true);
+    property::<_, (), _>(
+        "register",
+        1,
+        300,
+        RegisterModel::new(None),
+        |rng| register_sim(3, 6, 0.15, 0.2).run(rng),
+        true,
+    );
 }
 
 #[test]
 fn queue_small_histories_agree_with_brute_force_and_online() {
-    property::<_, (), _>("queue", 2, 300, QueueModel::<u8>::new(), |rng| queue_sim(3, 6, 0.1, 0.2).run(rng), true);
+    property::<_, (), _>(
+        "queue",
+        2,
+        300,
+        QueueModel::<u8>::new(),
+        |rng| queue_sim(3, 6, 0.1, 0.2).run(rng),
+        true,
+    );
 }
 
 #[test]
 fn stack_small_histories_agree_with_brute_force_and_online() {
-    property::<_, (), _>("stack", 3, 300, StackModel::<u8>::new(), |rng| stack_sim(3, 6, 0.1, 0.2).run(rng), true);
+    property::<_, (), _>(
+        "stack",
+        3,
+        300,
+        StackModel::<u8>::new(),
+        |rng| stack_sim(3, 6, 0.1, 0.2).run(rng),
+        true,
+    );
 }
 
 #[test]
 fn counter_small_histories_agree_with_brute_force_and_online() {
-    property::<_, (), _>("counter", 4, 300, CounterModel::default(), |rng| counter_sim(3, 6, 0.1, 0.2).run(rng), true);
+    property::<_, (), _>(
+        "counter",
+        4,
+        300,
+        CounterModel::default(),
+        |rng| counter_sim(3, 6, 0.1, 0.2).run(rng),
+        true,
+    );
 }
 
 #[test]
 fn set_small_histories_agree_with_brute_force_and_online() {
-    property::<_, (), _>("set", 5, 300, SetModel::<i64>::new(), |rng| set_sim(3, 6, 2, 0.1, 0.2).run(rng), true);
+    property::<_, (), _>(
+        "set",
+        5,
+        300,
+        SetModel::<i64>::new(),
+        |rng| set_sim(3, 6, 2, 0.1, 0.2).run(rng),
+        true,
+    );
 }
 
 #[test]
@@ -94,12 +143,26 @@ fn kv_small_histories_agree_with_brute_force_and_online() {
 
 #[test]
 fn medium_register_histories_wgl_and_online_agree() {
-    property::<_, (), _>("register-40", 7, 60, RegisterModel::new(None), |rng| register_sim(4, 40, 0.05, 0.02).run(rng), false);
+    property::<_, (), _>(
+        "register-40",
+        7,
+        60,
+        RegisterModel::new(None),
+        |rng| register_sim(4, 40, 0.05, 0.02).run(rng),
+        false,
+    );
 }
 
 #[test]
 fn medium_queue_histories_wgl_and_online_agree() {
-    property::<_, (), _>("queue-40", 8, 60, QueueModel::<u8>::new(), |rng| queue_sim(4, 40, 0.02, 0.02).run(rng), false);
+    property::<_, (), _>(
+        "queue-40",
+        8,
+        60,
+        QueueModel::<u8>::new(),
+        |rng| queue_sim(4, 40, 0.02, 0.02).run(rng),
+        false,
+    );
 }
 
 #[test]

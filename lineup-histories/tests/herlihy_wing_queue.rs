@@ -42,7 +42,11 @@ fn h2() -> Vec<E> {
 
 /// (c): A enq(x) pending; B deq() → x: the enqueue took effect.
 fn h3() -> Vec<E> {
-    vec![Event::call(A, I::Enqueue('x')), Event::call(B, I::Dequeue), Event::ret(B, O::Dequeued('x'))]
+    vec![
+        Event::call(A, I::Enqueue('x')),
+        Event::call(B, I::Dequeue),
+        Event::ret(B, O::Dequeued('x')),
+    ]
 }
 
 /// (d): enq(x) and enq(y) overlap; two overlapping dequeues both return y.
@@ -69,7 +73,11 @@ fn verdict(events: Vec<E>) -> bool {
     }
     // The online checker agrees.
     let status = run_online(QueueModel::new(), &events);
-    assert_eq!(status == OnlineStatus::Consistent, report.outcome.is_linearizable(), "online disagrees");
+    assert_eq!(
+        status == OnlineStatus::Consistent,
+        report.outcome.is_linearizable(),
+        "online disagrees"
+    );
     report.outcome.is_linearizable()
 }
 

@@ -28,7 +28,11 @@ fn a_tiny_time_limit_on_a_pathological_history_gives_unknown() {
     assert_eq!(report.outcome.is_linearizable(), false, "never a wrong verdict");
     assert_eq!(
         report.outcome,
-        lineup_histories::CheckOutcome::Unknown { reason: UnknownReason::TimeLimit { limit: Duration::from_millis(20) } }
+        lineup_histories::CheckOutcome::Unknown {
+            reason: UnknownReason::TimeLimit {
+                limit: Duration::from_millis(20)
+            }
+        }
     );
     assert!(report.outcome.to_string().starts_with("unknown"));
 }
@@ -37,14 +41,23 @@ fn a_tiny_time_limit_on_a_pathological_history_gives_unknown() {
 fn a_small_pathological_history_gets_its_verdict_without_limits() {
     let report = check(&RegisterModel::new(0), &pathological(8), &CheckOptions::default());
     assert!(report.outcome.is_violation());
-    assert!(report.stats.cache_entries > 256, "every subset of the 8 writes is visited: {}", report.stats.cache_entries);
+    assert!(
+        report.stats.cache_entries > 256,
+        "every subset of the 8 writes is visited: {}",
+        report.stats.cache_entries
+    );
 }
 
 #[test]
 fn a_cache_limit_gives_unknown() {
     let options = CheckOptions::default().with_max_cache_entries(100);
     let report = check(&RegisterModel::new(0), &pathological(12), &options);
-    assert_eq!(report.outcome, lineup_histories::CheckOutcome::Unknown { reason: UnknownReason::CacheLimit { entries: 100 } });
+    assert_eq!(
+        report.outcome,
+        lineup_histories::CheckOutcome::Unknown {
+            reason: UnknownReason::CacheLimit { entries: 100 }
+        }
+    );
 }
 
 #[test]
@@ -65,7 +78,10 @@ fn a_limit_in_one_partition_gives_unknown_unless_another_partition_fails() {
     events.push(Event::ret(1, true));
     let h = History::from_events(events).unwrap();
     let report = check_partitioned(&SetModel::<u8>::new(), &h, &tight).unwrap();
-    assert!(report.outcome.is_violation(), "a violation found in one part is definite");
+    assert!(
+        report.outcome.is_violation(),
+        "a violation found in one part is definite"
+    );
 }
 
 #[test]

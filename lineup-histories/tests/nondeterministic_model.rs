@@ -75,8 +75,15 @@ fn verdict<M: Model + Clone>(model: &M, events: &[Event<M::Input, M::Output>]) -
     let history = History::from_events(events.iter().cloned()).unwrap();
     let outcome = check(model, &history, &CheckOptions::default()).outcome;
     assert!(!outcome.is_unknown());
-    assert_eq!(brute_force(model, &history), outcome.is_linearizable(), "brute force disagrees");
-    assert_eq!(run_online(model.clone(), events) == OnlineStatus::Consistent, outcome.is_linearizable());
+    assert_eq!(
+        brute_force(model, &history),
+        outcome.is_linearizable(),
+        "brute force disagrees"
+    );
+    assert_eq!(
+        run_online(model.clone(), events) == OnlineStatus::Consistent,
+        outcome.is_linearizable()
+    );
     if let Some(order) = outcome.order() {
         verify_linearization(model, &history, order).unwrap();
     }
@@ -86,7 +93,12 @@ fn verdict<M: Model + Clone>(model: &M, events: &[Event<M::Input, M::Output>]) -
 #[test]
 fn the_search_tries_every_next_state() {
     let write_then_read = |v| {
-        vec![Event::call(0, R::Write(None)), Event::ret(0, RO::Ok), Event::call(1, R::Read), Event::ret(1, RO::Value(v))]
+        vec![
+            Event::call(0, R::Write(None)),
+            Event::ret(0, RO::Ok),
+            Event::call(1, R::Read),
+            Event::ret(1, RO::Value(v)),
+        ]
     };
     assert!(verdict(&Coin, &write_then_read(Some(1))));
     assert!(verdict(&Coin, &write_then_read(Some(2))), "the second branch");

@@ -75,7 +75,13 @@ fn partitioning_is_refused_when_an_operation_spans_keys() {
     ])
     .unwrap();
     let err = check_partitioned(&SizedSet, &h, &CheckOptions::default()).unwrap_err();
-    assert_eq!(err, PartitionError::MissingKey { op: OpId(2), input: "Size".into() });
+    assert_eq!(
+        err,
+        PartitionError::MissingKey {
+            op: OpId(2),
+            input: "Size".into()
+        }
+    );
     assert!(err.to_string().contains("op#2"), "{err}");
     // Whole, it is checked (and linearizable).
     assert!(check(&SizedSet, &h, &CheckOptions::default()).outcome.is_linearizable());

@@ -16,7 +16,11 @@ fn linearizable<M: Model + Clone>(model: &M, events: &[Event<M::Input, M::Output
     let report = check(model, &history, &CheckOptions::default());
     assert!(!report.outcome.is_unknown());
     let online = run_online(model.clone(), events);
-    assert_eq!(online == OnlineStatus::Consistent, report.outcome.is_linearizable(), "online disagrees");
+    assert_eq!(
+        online == OnlineStatus::Consistent,
+        report.outcome.is_linearizable(),
+        "online disagrees"
+    );
     let order = report.outcome.order().map(<[OpId]>::to_vec).unwrap_or_default();
     if report.outcome.is_linearizable() {
         verify_linearization(model, &history, &order).unwrap();
@@ -33,13 +37,25 @@ fn an_all_pending_history_is_linearizable_with_nothing_to_linearize() {
     let events = vec![
         Event::call(0, R::Write(Some(1))),
         Event::call(1, R::Read),
-        Event::call(2, R::Cas { from: Some(5), to: Some(6) }),
+        Event::call(
+            2,
+            R::Cas {
+                from: Some(5),
+                to: Some(6),
+            },
+        ),
     ];
     let (ok, order) = linearizable(&register(), &events);
     assert!(ok);
-    assert!(order.is_empty(), "no definite operation, so nothing has to be linearized: {order:?}");
+    assert!(
+        order.is_empty(),
+        "no definite operation, so nothing has to be linearized: {order:?}"
+    );
     // Same on a queue, where a pending dequeue from an empty queue could not return anything.
-    let events = vec![Event::call(0, QueueInput::Dequeue), Event::call(1, QueueInput::<u8>::Dequeue)];
+    let events = vec![
+        Event::call(0, QueueInput::Dequeue),
+        Event::call(1, QueueInput::<u8>::Dequeue),
+    ];
     assert!(linearizable(&QueueModel::new(), &events).0);
 }
 
@@ -162,7 +178,18 @@ fn a_read_with_an_unknown_outcome_constrains_nothing() {
 #[test]
 fn cas_ok_and_fail() {
     let write = |v| [Event::call(0, R::Write(Some(v))), Event::ret(0, RO::Ok)];
-    let cas = |from, to, out| [Event::call(1, R::Cas { from: Some(from), to: Some(to) }), Event::ret(1, out)];
+    let cas = |from, to, out| {
+        [
+            Event::call(
+                1,
+                R::Cas {
+                    from: Some(from),
+                    to: Some(to),
+                },
+            ),
+            Event::ret(1, out),
+        ]
+    };
     let read = |v| [Event::call(2, R::Read), Event::ret(2, RO::Value(Some(v)))];
     // ok when the value matches; the read sees the new value.
     let pass: Vec<_> = [write(1), cas(1, 2, RO::Ok), read(2)].concat();
@@ -187,7 +214,13 @@ fn an_info_cas_may_have_swapped() {
     let events = vec![
         Event::call(0, R::Write(Some(1))),
         Event::ret(0, RO::Ok),
-        Event::call(1, R::Cas { from: Some(1), to: Some(2) }),
+        Event::call(
+            1,
+            R::Cas {
+                from: Some(1),
+                to: Some(2),
+            },
+        ),
         Event::info(1),
         Event::call(2, R::Read),
         Event::ret(2, RO::Value(Some(2))),

@@ -27,17 +27,26 @@ pub struct KvInput {
 impl KvInput {
     /// `get(key)`.
     pub fn get(key: impl Into<String>) -> Self {
-        KvInput { key: key.into(), op: KvOp::Get }
+        KvInput {
+            key: key.into(),
+            op: KvOp::Get,
+        }
     }
 
     /// `put(key, value)`.
     pub fn put(key: impl Into<String>, value: impl Into<String>) -> Self {
-        KvInput { key: key.into(), op: KvOp::Put(value.into()) }
+        KvInput {
+            key: key.into(),
+            op: KvOp::Put(value.into()),
+        }
     }
 
     /// `append(key, value)`.
     pub fn append(key: impl Into<String>, value: impl Into<String>) -> Self {
-        KvInput { key: key.into(), op: KvOp::Append(value.into()) }
+        KvInput {
+            key: key.into(),
+            op: KvOp::Append(value.into()),
+        }
     }
 }
 

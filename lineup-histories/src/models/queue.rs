@@ -46,7 +46,9 @@ pub struct QueueModel<T> {
 impl<T> QueueModel<T> {
     /// A queue model.
     pub fn new() -> Self {
-        QueueModel { _elements: std::marker::PhantomData }
+        QueueModel {
+            _elements: std::marker::PhantomData,
+        }
     }
 }
 

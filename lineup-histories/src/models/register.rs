@@ -79,7 +79,9 @@ where
         match (input, output) {
             (RegisterInput::Read, RegisterOutput::Value(v)) => Successors::accept_if(v == state, || state.clone()),
             (RegisterInput::Write(v), RegisterOutput::Ok) => Successors::one(v.clone()),
-            (RegisterInput::Cas { from, to }, RegisterOutput::Ok) => Successors::accept_if(from == state, || to.clone()),
+            (RegisterInput::Cas { from, to }, RegisterOutput::Ok) => {
+                Successors::accept_if(from == state, || to.clone())
+            }
             (RegisterInput::Cas { from, .. }, RegisterOutput::Fail) => {
                 Successors::accept_if(from != state, || state.clone())
             }

@@ -53,7 +53,9 @@ pub struct SetModel<T> {
 impl<T> SetModel<T> {
     /// A set model.
     pub fn new() -> Self {
-        SetModel { _elements: std::marker::PhantomData }
+        SetModel {
+            _elements: std::marker::PhantomData,
+        }
     }
 }
 
@@ -78,7 +80,7 @@ where
     fn step(&self, state: &BTreeSet<T>, input: &SetInput<T>, output: &bool) -> Successors<BTreeSet<T>> {
         let present = state.contains(input.element());
         match input {
-            SetInput::Insert(x) => Successors::accept_if(*output == !present, || {
+            SetInput::Insert(x) => Successors::accept_if(*output != present, || {
                 let mut next = state.clone();
                 next.insert(x.clone());
                 next
@@ -133,7 +135,9 @@ pub struct SetElementModel<T> {
 impl<T> SetElementModel<T> {
     /// The model of one element.
     pub fn new() -> Self {
-        SetElementModel { _elements: std::marker::PhantomData }
+        SetElementModel {
+            _elements: std::marker::PhantomData,
+        }
     }
 }
 
@@ -157,7 +161,7 @@ where
 
     fn step(&self, present: &bool, input: &SetInput<T>, output: &bool) -> Successors<bool> {
         match input {
-            SetInput::Insert(_) => Successors::accept_if(*output == !*present, || true),
+            SetInput::Insert(_) => Successors::accept_if(*output != *present, || true),
             SetInput::Remove(_) => Successors::accept_if(*output == *present, || false),
             SetInput::Contains(_) => Successors::accept_if(*output == *present, || *present),
         }

@@ -43,7 +43,9 @@ pub struct StackModel<T> {
 impl<T> StackModel<T> {
     /// A stack model.
     pub fn new() -> Self {
-        StackModel { _elements: std::marker::PhantomData }
+        StackModel {
+            _elements: std::marker::PhantomData,
+        }
     }
 }
 

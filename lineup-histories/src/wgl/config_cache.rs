@@ -25,7 +25,9 @@ pub(crate) struct ConfigCache<S> {
 
 impl<S: Eq + Hash> ConfigCache<S> {
     pub(crate) fn new() -> Self {
-        ConfigCache { table: HashTable::new() }
+        ConfigCache {
+            table: HashTable::new(),
+        }
     }
 
     pub(crate) fn len(&self) -> usize {
@@ -50,7 +52,11 @@ impl<S: Eq + Hash> ConfigCache<S> {
             entry.hash == hash
                 && entry.frontier == frontier
                 && entry.definite_count == definite_count
-                && entry.window.iter().enumerate().all(|(w, &word)| set.window_word(w) == word)
+                && entry
+                    .window
+                    .iter()
+                    .enumerate()
+                    .all(|(w, &word)| set.window_word(w) == word)
                 && *entry.unknown == *set.unknown_words()
                 && entry.state == *state
         });

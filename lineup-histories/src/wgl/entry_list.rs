@@ -29,7 +29,11 @@ impl EntryList {
     /// The list of a history's entries. Operation ids must fit in 31 bits.
     pub(crate) fn new<I, O>(history: &History<I, O>) -> EntryList {
         let ops = history.operations();
-        assert!(ops.len() < (RETURN_BIT as usize) / 2, "history too long: {} operations", ops.len());
+        assert!(
+            ops.len() < (RETURN_BIT as usize) / 2,
+            "history too long: {} operations",
+            ops.len()
+        );
         // (time, kind: 0 = call, 1 = return, op)
         let mut keys: Vec<(u64, u8, u32)> = Vec::with_capacity(ops.len() * 2);
         for (i, op) in ops.iter().enumerate() {

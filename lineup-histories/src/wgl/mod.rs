@@ -28,7 +28,12 @@ pub(crate) struct Control<'a> {
 /// The end of a search.
 pub(crate) enum SearchVerdict<S> {
     Linearizable(Vec<OpId>),
-    Violation { prefix: Vec<OpId>, unplaced: Vec<OpId>, blocking: Option<OpId>, state: S },
+    Violation {
+        prefix: Vec<OpId>,
+        unplaced: Vec<OpId>,
+        blocking: Option<OpId>,
+        state: S,
+    },
     Unknown(UnknownReason),
     Cancelled,
 }
@@ -47,6 +52,8 @@ struct Frame<S> {
     before: S,
     /// Other next states not tried yet (nondeterministic model), already in the cache.
     alternatives: Vec<S>,
+    /// The first-returning operation of the level where `op` was chosen.
+    priority: u32,
 }
 
 /// The deepest point the search reached, for the explanation of a violation.
@@ -94,9 +101,31 @@ pub(crate) fn search<M: Model>(
     let mut remaining = definite as usize;
     let mut state = model.init();
     let mut stack: Vec<Frame<M::State>> = Vec::new();
-    let mut deepest = Deepest { prefix: Vec::new(), low_water: 0, unplaced: Vec::new(), blocking: None, state: None };
+    let mut deepest = Deepest {
+        prefix: Vec::new(),
+        low_water: 0,
+        unplaced: Vec::new(),
+        blocking: None,
+        state: None,
+    };
     let mut steps = 0u64;
     let mut poll = 0u32;
+    // Candidate order at each level: first the operation whose return comes first (for objects
+    // built on locks or atomics, return order follows linearization order far more often than
+    // call order does), then the others in call order.
+    let first_return = |list: &EntryList| {
+        let mut e = list.next(HEAD);
+        while e != NIL && list.is_call(e) {
+            e = list.next(e);
+        }
+        if e == NIL {
+            NIL
+        } else {
+            list.op(e)
+        }
+    };
+    let mut priority = first_return(&list);
+    let mut try_priority = true;
     let mut entry = list.next(HEAD);
     let finish = |verdict, cache: &ConfigCache<M::State>, steps| SearchResult {
         verdict,
@@ -114,15 +143,34 @@ pub(crate) fn search<M: Model>(
             poll = 0;
             if let Some((deadline, limit)) = control.deadline {
                 if Instant::now() >= deadline {
-                    return finish(SearchVerdict::Unknown(UnknownReason::TimeLimit { limit }), &cache, steps);
+                    return finish(
+                        SearchVerdict::Unknown(UnknownReason::TimeLimit { limit }),
+                        &cache,
+                        steps,
+                    );
                 }
             }
             if control.cancelled.is_some_and(|cancelled| cancelled()) {
                 return finish(SearchVerdict::Cancelled, &cache, steps);
             }
         }
-        if entry != NIL && list.is_call(entry) {
-            let op = list.op(entry);
+        let candidate = if try_priority {
+            try_priority = false;
+            if priority == NIL {
+                continue;
+            }
+            Some(list.call_entry(priority))
+        } else if entry != NIL && list.is_call(entry) {
+            if list.op(entry) == priority {
+                entry = list.next(entry);
+                continue;
+            }
+            Some(entry)
+        } else {
+            None
+        };
+        if let Some(call) = candidate {
+            let op = list.op(call);
             let operation = &ops[op as usize];
             steps += 1;
             let successors = match operation.output() {
@@ -144,22 +192,35 @@ pub(crate) fn search<M: Model>(
             }
             if let Some(limit) = control.max_cache_entries {
                 if cache.len() > limit {
-                    return finish(SearchVerdict::Unknown(UnknownReason::CacheLimit { entries: limit }), &cache, steps);
+                    return finish(
+                        SearchVerdict::Unknown(UnknownReason::CacheLimit { entries: limit }),
+                        &cache,
+                        steps,
+                    );
                 }
             }
             match first {
                 Some(next) => {
                     let before = std::mem::replace(&mut state, next);
-                    stack.push(Frame { op, before, alternatives });
+                    stack.push(Frame {
+                        op,
+                        before,
+                        alternatives,
+                        priority,
+                    });
                     list.lift(op);
                     if !is_unknown {
                         remaining -= 1;
                     }
+                    priority = first_return(&list);
+                    try_priority = true;
                     entry = list.next(HEAD);
                 }
                 None => {
                     set.remove(slot[op as usize], is_unknown);
-                    entry = list.next(entry);
+                    if call == entry {
+                        entry = list.next(entry);
+                    }
                 }
             }
             continue;
@@ -183,7 +244,7 @@ pub(crate) fn search<M: Model>(
             deepest.blocking = (entry != NIL).then(|| list.op(entry));
             deepest.state = Some(state.clone());
         }
-        loop {
+        {
             let Some(top) = stack.last_mut() else {
                 let blocking = deepest.blocking;
                 let verdict = SearchVerdict::Violation {
@@ -200,9 +261,12 @@ pub(crate) fn search<M: Model>(
                 return finish(verdict, &cache, steps);
             };
             if let Some(next) = top.alternatives.pop() {
+                // Another next state of the same operation (nondeterministic model).
                 state = next;
+                priority = first_return(&list);
+                try_priority = true;
                 entry = list.next(HEAD);
-                break;
+                continue;
             }
             let frame = stack.pop().expect("the stack is not empty");
             deepest.low_water = deepest.low_water.min(stack.len());
@@ -213,8 +277,13 @@ pub(crate) fn search<M: Model>(
             if !is_unknown {
                 remaining += 1;
             }
-            entry = list.next(list.call_entry(frame.op));
-            break;
+            priority = frame.priority;
+            try_priority = false;
+            entry = if frame.op == priority {
+                list.next(HEAD)
+            } else {
+                list.next(list.call_entry(frame.op))
+            };
         }
     }
 }

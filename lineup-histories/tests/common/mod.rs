@@ -15,7 +15,10 @@ use rand_chacha::ChaCha8Rng;
 /// The seed of a property test: `LINEUP_SEED` if set, else `default`. Printed, so a failure
 /// can be replayed.
 pub fn seed(default: u64) -> u64 {
-    let seed = std::env::var("LINEUP_SEED").ok().and_then(|s| s.parse().ok()).unwrap_or(default);
+    let seed = std::env::var("LINEUP_SEED")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(default);
     println!("seed = {seed} (set LINEUP_SEED to replay)");
     seed
 }
@@ -35,7 +38,11 @@ pub fn brute_force<M: Model>(model: &M, history: &History<M::Input, M::Output>) 
         placed: &mut Vec<bool>,
         state: &M::State,
     ) -> bool {
-        if ops.iter().zip(placed.iter()).all(|(op, &p)| p || op.outcome.is_unknown()) {
+        if ops
+            .iter()
+            .zip(placed.iter())
+            .all(|(op, &p)| p || op.outcome.is_unknown())
+        {
             return true;
         }
         for i in 0..ops.len() {
@@ -82,7 +89,10 @@ pub fn run_online<M: Model>(model: M, events: &[Event<M::Input, M::Output>]) -> 
             Event::Info { client } => checker.info(client),
         }
         .expect("well-formed events");
-        assert!(status == OnlineStatus::Consistent || now == status, "a verdict, once given, stays");
+        assert!(
+            status == OnlineStatus::Consistent || now == status,
+            "a verdict, once given, stays"
+        );
         status = now;
     }
     match checker.finish().1 {
@@ -181,7 +191,10 @@ pub fn register_sim(
         gen_input: |rng| match rng.random_range(0..3) {
             0 => RegisterInput::Read,
             1 => RegisterInput::Write(Some(rng.random_range(0..3))),
-            _ => RegisterInput::Cas { from: Some(rng.random_range(0..3)), to: Some(rng.random_range(0..3)) },
+            _ => RegisterInput::Cas {
+                from: Some(rng.random_range(0..3)),
+                to: Some(rng.random_range(0..3)),
+            },
         },
         apply: |state, input| match input {
             RegisterInput::Read => RegisterOutput::Value(*state),
@@ -199,9 +212,11 @@ pub fn register_sim(
             }
         },
         random_output: |rng, input| match input {
-            RegisterInput::Read => {
-                RegisterOutput::Value(if rng.random_bool(0.2) { None } else { Some(rng.random_range(0..3)) })
-            }
+            RegisterInput::Read => RegisterOutput::Value(if rng.random_bool(0.2) {
+                None
+            } else {
+                Some(rng.random_range(0..3))
+            }),
             RegisterInput::Write(_) => RegisterOutput::Ok,
             RegisterInput::Cas { .. } => {
                 if rng.random_bool(0.5) {
@@ -318,7 +333,10 @@ pub fn queue_sim(
                 state.push_back(*x);
                 QueueOutput::Ok
             }
-            QueueInput::Dequeue => state.pop_front().map(QueueOutput::Dequeued).unwrap_or(QueueOutput::Empty),
+            QueueInput::Dequeue => state
+                .pop_front()
+                .map(QueueOutput::Dequeued)
+                .unwrap_or(QueueOutput::Empty),
         },
         random_output: |rng, input| match input {
             QueueInput::Enqueue(_) => QueueOutput::Ok,
@@ -372,7 +390,12 @@ pub fn stack_sim(
     }
 }
 
-pub fn counter_sim(clients: u64, ops: usize, info_rate: f64, corrupt: f64) -> Simulation<i64, CounterInput, CounterOutput> {
+pub fn counter_sim(
+    clients: u64,
+    ops: usize,
+    info_rate: f64,
+    corrupt: f64,
+) -> Simulation<i64, CounterInput, CounterOutput> {
     Simulation {
         clients,
         ops,
