@@ -254,10 +254,10 @@ pub struct MappingError {
     pub seed: u64,
     /// The thread.
     pub thread: usize,
-    /// The invocation.
-    pub label: InvocationLabel,
-    /// Its response.
-    pub response: Response,
+    /// The invocation, as its label renders (`insert(3)`).
+    pub label: String,
+    /// Its response, as it renders.
+    pub response: String,
     /// What the mapping said.
     pub reason: String,
 }
@@ -280,8 +280,8 @@ impl StressRecording {
                 subject: self.subject.clone(),
                 seed: self.seed,
                 thread: call.thread,
-                label: label.clone(),
-                response: call.response.clone(),
+                label: label.to_string(),
+                response: call.response.to_string(),
                 reason,
             })?;
             operations.push(Operation::returned(
