@@ -25,7 +25,7 @@ fn a_tiny_time_limit_on_a_pathological_history_gives_unknown() {
     let h = pathological(22);
     let options = CheckOptions::default().with_time_limit(Duration::from_millis(20));
     let report = check(&RegisterModel::new(0), &h, &options);
-    assert_eq!(report.outcome.is_linearizable(), false, "never a wrong verdict");
+    assert!(!report.outcome.is_linearizable(), "never a wrong verdict");
     assert_eq!(
         report.outcome,
         lineup_histories::CheckOutcome::Unknown {
