@@ -125,3 +125,64 @@ impl LinearizedSet {
         words
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A tiny deterministic generator (no dependency): xorshift.
+    fn next(x: &mut u64) -> u64 {
+        *x ^= *x << 13;
+        *x ^= *x >> 7;
+        *x ^= *x << 17;
+        *x
+    }
+
+    #[test]
+    fn frontier_window_and_hash_match_a_plain_set() {
+        let (definite, unknown) = (200usize, 70usize);
+        let mut set = LinearizedSet::new(definite, unknown);
+        let mut plain_d = vec![false; definite];
+        let mut plain_u = vec![false; unknown];
+        let mut x = 0x9E37_79B9_7F4A_7C15u64;
+        let mut seen_hashes = std::collections::HashMap::new();
+        for step in 0..20_000 {
+            let r = next(&mut x);
+            let is_unknown = r % 5 == 0;
+            // Bias towards low slots, so that the frontier moves.
+            let range = if is_unknown {
+                unknown
+            } else {
+                definite.min(8 + step / 50)
+            };
+            let slot = (next(&mut x) as usize) % range;
+            let plain = if is_unknown { &mut plain_u } else { &mut plain_d };
+            if plain[slot] {
+                set.remove(slot as u32, is_unknown);
+            } else {
+                set.insert(slot as u32, is_unknown);
+            }
+            plain[slot] = !plain[slot];
+            let frontier = plain_d.iter().position(|b| !b).unwrap_or(definite);
+            assert_eq!(set.frontier(), frontier, "step {step}");
+            assert_eq!(set.definite_count(), plain_d.iter().filter(|b| **b).count());
+            // The window holds exactly the definite bits above the frontier.
+            let window = set.window();
+            let mut from_window = Vec::new();
+            for (w, word) in window.iter().enumerate() {
+                for bit in 0..64 {
+                    if word >> bit & 1 == 1 {
+                        from_window.push(frontier + 64 * w + bit);
+                    }
+                }
+            }
+            let above: Vec<usize> = (frontier..definite).filter(|&i| plain_d[i]).collect();
+            assert_eq!(from_window, above, "step {step}");
+            assert!(window.last().is_none_or(|word| *word != 0), "the window is trimmed");
+            // The hash depends on the set only.
+            let key = (plain_d.clone(), plain_u.clone());
+            let hash = *seen_hashes.entry(key).or_insert(set.hash());
+            assert_eq!(set.hash(), hash, "step {step}");
+        }
+    }
+}
