@@ -297,7 +297,7 @@ fn horn_kroening(settings: &Settings) {
         recording.subject,
         history.len(),
         2 * history.len(),
-        recording.seed,
+        recording.seed.expect("a random matrix has a seed"),
         recording.elapsed.as_secs_f64(),
         convert.as_secs_f64(),
         overlap.mean,

@@ -3,10 +3,11 @@
 //!
 //! Unlike lineup's model-checked tests, nothing here controls the schedule: the object runs on
 //! `std` threads at full speed, so it must be built from `std` primitives (`std::sync::Mutex`,
-//! atomics, ...), not shuttle's (those panic outside a shuttle test). Each of `threads` threads
-//! performs `ops_per_thread` invocations drawn at random (from a seed, printed when it is drawn)
-//! from the object's invocation set ([`lineup_core::Invocations`] or a
-//! [`lineup_core::Subject`]). Every call time is read just before the invocation and every
+//! atomics, ...), not shuttle's (those panic outside a shuttle test). The test is a
+//! [`TestMatrix`] over the object's invocation set ([`lineup_core::Invocations`] or a
+//! [`lineup_core::Subject`]), run once: by default a random one, `threads` columns of
+//! `ops_per_thread` invocations drawn uniformly from a seed (printed when it is drawn), or one
+//! you give ([`StressTest::matrix`]). Every call time is read just before the invocation and every
 //! return time just after it, from one shared [`std::time::Instant`]; an operation that returned
 //! before another was called (by the clock) must be linearized before it, and operations whose
 //! times overlap or tie may be linearized in either order, so the recorded history never claims
@@ -38,7 +39,7 @@
 //! let recording = StressTest::new(subject).threads(2).ops_per_thread(500).seed(7).run();
 //! let report = recording.check_partitioned(&SetModel::new(), map, &CheckOptions::default()).unwrap();
 //! assert_eq!(report.verdict(), StressVerdict::Pass, "{report}");
-//! assert_eq!(report.seed, 7);
+//! assert_eq!(report.seed, Some(7));
 //! ```
 
 use std::fmt;
@@ -46,14 +47,15 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::{Arc, Barrier};
 use std::time::{Duration, Instant};
 
-use lineup_core::{InvocationLabel, Invocations, Response, Subject};
+use lineup_core::{Invocation, InvocationLabel, Invocations, Response, Subject, TestMatrix};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
 use crate::{check, check_partitioned, CheckOptions, CheckOutcome, CheckReport, History, Model, OpId, Operation};
 use crate::{PartitionError, PartitionedModel};
 
-/// A stress test of an object: how many threads, how many operations each, which seed.
+/// A stress test of an object: a test matrix run once on real threads, either drawn at random
+/// (how many threads, how many operations each, from a seed) or given.
 ///
 /// Build it with [`StressTest::new`] (from a [`Subject`]) or [`StressTest::of`] (from a type
 /// that implements [`Invocations`]), then [`run`](StressTest::run) it.
@@ -62,6 +64,7 @@ pub struct StressTest<O> {
     threads: usize,
     ops_per_thread: usize,
     seed: Option<u64>,
+    matrix: Option<TestMatrix>,
 }
 
 impl<O: Invocations> StressTest<O> {
@@ -72,63 +75,99 @@ impl<O: Invocations> StressTest<O> {
 }
 
 impl<O: Send + Sync + 'static> StressTest<O> {
-    /// A stress test of `subject`: by default 4 threads × 10,000 operations, seed drawn at
-    /// random and printed.
+    /// A stress test of `subject`: by default a random matrix of 4 threads × 10,000 operations,
+    /// seed drawn at random and printed.
     pub fn new(subject: Subject<O>) -> Self {
         Self {
             subject,
             threads: 4,
             ops_per_thread: 10_000,
             seed: None,
+            matrix: None,
         }
     }
 
-    /// The number of threads (at least 1).
+    /// The number of threads of the random matrix (at least 1).
     pub fn threads(mut self, threads: usize) -> Self {
         self.threads = threads.max(1);
         self
     }
 
-    /// The number of operations each thread performs.
+    /// The number of operations each thread of the random matrix performs.
     pub fn ops_per_thread(mut self, ops: usize) -> Self {
         self.ops_per_thread = ops;
         self
     }
 
-    /// The seed of the random choice of invocations. Without one, a seed is drawn and printed
-    /// to stderr (it is also in the recording and the report).
+    /// The seed of the random matrix. Without one, a seed is drawn and printed to stderr (it is
+    /// also in the recording and the report).
     pub fn seed(mut self, seed: u64) -> Self {
         self.seed = Some(seed);
         self
     }
 
-    /// The invocations each thread performs (indices into the subject's invocation list),
-    /// drawn uniformly from `seed`.
-    pub fn plan(&self, seed: u64) -> Vec<Vec<usize>> {
+    /// Runs this matrix instead of a random one: its initial operations on the calling thread
+    /// first, then one thread per column, started together, then its final operations on the
+    /// calling thread. The calling thread is client number `matrix.threads.len()` in the
+    /// history.
+    ///
+    /// # Panics
+    /// [`run`](Self::run) panics if the matrix names an invocation the subject does not have.
+    pub fn matrix(mut self, matrix: TestMatrix) -> Self {
+        self.matrix = Some(matrix);
+        self
+    }
+
+    /// The random matrix of `seed`: `threads` columns of `ops_per_thread` invocations, each
+    /// drawn uniformly from the subject's invocation set.
+    pub fn plan(&self, seed: u64) -> TestMatrix {
         let count = self.subject.invocations().len();
         assert!(count > 0, "the subject `{}` has no invocations", self.subject.name());
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
-        (0..self.threads)
-            .map(|_| (0..self.ops_per_thread).map(|_| rng.random_range(0..count)).collect())
-            .collect()
+        TestMatrix::new(
+            (0..self.threads)
+                .map(|_| (0..self.ops_per_thread).map(|_| rng.random_range(0..count)).collect())
+                .collect(),
+        )
     }
 
-    /// Builds a fresh object and runs the test on real threads: all threads start together (a
-    /// barrier), each performs its planned invocations, recording call and return times.
+    /// Builds a fresh object and runs the matrix on real threads, recording every call and
+    /// return time.
     pub fn run(&self) -> StressRecording {
-        let seed = self.seed.unwrap_or_else(|| {
-            let seed = random_seed();
-            eprintln!("lineup stress: seed {seed} (StressTest::seed({seed}) repeats the choice of invocations)");
-            seed
-        });
-        let plan = self.plan(seed);
+        let (matrix, seed) = match &self.matrix {
+            Some(matrix) => (matrix.clone(), None),
+            None => {
+                let seed = self.seed.unwrap_or_else(|| {
+                    let seed = random_seed();
+                    eprintln!(
+                        "lineup stress: seed {seed} (StressTest::seed({seed}) repeats the choice of invocations)"
+                    );
+                    seed
+                });
+                (self.plan(seed), Some(seed))
+            }
+        };
+        if let Err(error) = self.subject.validate(&matrix) {
+            panic!("lineup stress: {error}");
+        }
+        let threads = matrix.threads.len();
+        let main_client = threads;
         let object = Arc::new(self.subject.build());
-        let barrier = Arc::new(Barrier::new(plan.len()));
         let invocations = Arc::new(self.subject.invocations().to_vec());
-        // The shared clock origin, taken before any thread starts.
+        // The shared clock origin, taken before any operation.
         let start = Instant::now();
-        let handles: Vec<_> = plan
-            .into_iter()
+        let mut calls = Vec::with_capacity(matrix.op_count());
+        let mut last_return = None;
+        for &invocation in &matrix.initial {
+            let call = record(&invocations, &object, main_client, invocation, start, last_return);
+            last_return = Some(call.ret);
+            calls.push(call);
+        }
+        let barrier = Arc::new(Barrier::new(threads.max(1)));
+        let handles: Vec<_> = matrix
+            .threads
+            .iter()
+            .cloned()
             .enumerate()
             .map(|(thread, column)| {
                 let object = Arc::clone(&object);
@@ -139,29 +178,27 @@ impl<O: Send + Sync + 'static> StressTest<O> {
                     .spawn(move || {
                         let mut records = Vec::with_capacity(column.len());
                         barrier.wait();
-                        let mut last_return = None;
+                        // Every worker's first call comes after the initial operations.
+                        let mut last = last_return;
                         for invocation in column {
-                            let call = clock_after(start, last_return);
-                            let response = catch_unwind(AssertUnwindSafe(|| invocations[invocation].call(&object)))
-                                .unwrap_or_else(|payload| Response::Panicked(panic_message(payload.as_ref())));
-                            let ret = nanos_since(start);
-                            last_return = Some(ret);
-                            records.push(RecordedCall {
-                                thread,
-                                invocation,
-                                response,
-                                call,
-                                ret,
-                            });
+                            let call = record(&invocations, &object, thread, invocation, start, last);
+                            last = Some(call.ret);
+                            records.push(call);
                         }
                         records
                     })
                     .expect("spawn a stress thread")
             })
             .collect();
-        let mut calls = Vec::new();
         for handle in handles {
             calls.extend(handle.join().expect("a stress thread panicked outside an operation"));
+        }
+        // The final operations come after every worker's last return.
+        let mut last_return = calls.iter().map(|c| c.ret).max();
+        for &invocation in &matrix.finals {
+            let call = record(&invocations, &object, main_client, invocation, start, last_return);
+            last_return = Some(call.ret);
+            calls.push(call);
         }
         let elapsed = start.elapsed();
         calls.sort_by_key(|c| (c.call, c.thread));
@@ -169,10 +206,32 @@ impl<O: Send + Sync + 'static> StressTest<O> {
             subject: self.subject.name().to_string(),
             labels: self.subject.labels(),
             seed,
-            threads: self.threads,
+            threads,
             calls,
             elapsed,
         }
+    }
+}
+
+/// Performs one invocation, reading the clock just before (strictly after `last`) and just after.
+fn record<O>(
+    invocations: &[Invocation<O>],
+    object: &O,
+    thread: usize,
+    invocation: usize,
+    start: Instant,
+    last: Option<u64>,
+) -> RecordedCall {
+    let call = clock_after(start, last);
+    let response = catch_unwind(AssertUnwindSafe(|| invocations[invocation].call(object)))
+        .unwrap_or_else(|payload| Response::Panicked(panic_message(payload.as_ref())));
+    let ret = nanos_since(start);
+    RecordedCall {
+        thread,
+        invocation,
+        response,
+        call,
+        ret,
     }
 }
 
@@ -215,7 +274,8 @@ fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
 /// One recorded operation of a stress run.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RecordedCall {
-    /// The thread (0-based) that performed it.
+    /// The thread (0-based) that performed it; the calling thread (initial and final
+    /// operations of a given matrix) is number `threads`.
     pub thread: usize,
     /// Its invocation (index into the subject's invocation list).
     pub invocation: usize,
@@ -234,8 +294,8 @@ pub struct StressRecording {
     pub subject: String,
     /// The subject's invocation labels (indexed by [`RecordedCall::invocation`]).
     pub labels: Vec<InvocationLabel>,
-    /// The seed the invocations were drawn from.
-    pub seed: u64,
+    /// The seed the matrix was drawn from (`None` for a given matrix).
+    pub seed: Option<u64>,
     /// The number of threads.
     pub threads: usize,
     /// The operations, by call time.
@@ -246,12 +306,16 @@ pub struct StressRecording {
 
 /// A recorded response that the mapping to a model refused.
 #[derive(Debug, thiserror::Error)]
-#[error("stress run of `{subject}` (seed {seed}): thread {thread}'s `{label}` returned `{response}`, which maps to no model operation: {reason}")]
+#[error(
+    "stress run of `{subject}` ({run}): thread {thread}'s `{label}` returned `{response}`, which maps to no model \
+     operation: {reason}",
+    run = seed_text(*.seed)
+)]
 pub struct MappingError {
     /// The subject's name.
     pub subject: String,
-    /// The run's seed.
-    pub seed: u64,
+    /// The run's seed (`None` for a given matrix).
+    pub seed: Option<u64>,
     /// The thread.
     pub thread: usize,
     /// The invocation, as its label renders (`insert(3)`).
@@ -367,6 +431,11 @@ pub enum StressCheckError {
     Partition(#[from] PartitionError),
 }
 
+/// `seed N`, or `given matrix`.
+fn seed_text(seed: Option<u64>) -> String {
+    seed.map_or_else(|| "given matrix".to_string(), |seed| format!("seed {seed}"))
+}
+
 /// The verdict of a stress check, in one word.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum StressVerdict {
@@ -387,8 +456,8 @@ pub enum StressVerdict {
 pub struct StressReport {
     /// The subject's name.
     pub subject: String,
-    /// The seed of the run.
-    pub seed: u64,
+    /// The seed of the run (`None` for a given matrix).
+    pub seed: Option<u64>,
     /// The number of threads.
     pub threads: usize,
     /// The number of operations recorded.
@@ -422,11 +491,11 @@ impl fmt::Display for StressReport {
         };
         writeln!(
             f,
-            "lineup stress: {word}: `{}`, {} threads, {} operations, seed {} (run {:.3} s, check {:.3} s)",
+            "lineup stress: {word}: `{}`, {} threads, {} operations, {} (run {:.3} s, check {:.3} s)",
             self.subject,
             self.threads,
             self.operations,
-            self.seed,
+            seed_text(self.seed),
             self.run_time.as_secs_f64(),
             self.check.stats.elapsed.as_secs_f64()
         )?;

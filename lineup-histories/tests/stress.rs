@@ -5,7 +5,7 @@ use std::collections::{HashSet, VecDeque};
 use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::Mutex;
 
-use lineup_core::{Invocation, InvocationLabel, Invocations, Response, Subject};
+use lineup_core::{Invocation, InvocationLabel, Invocations, Response, Subject, TestMatrix};
 use lineup_histories::models::{
     CounterInput, CounterModel, CounterOutput, QueueInput, QueueModel, QueueOutput, RegisterInput, RegisterModel,
     RegisterOutput, SetInput, SetModel,
@@ -81,7 +81,7 @@ fn a_mutex_queue_passes() {
         .seed(20261122)
         .run();
     assert_eq!(recording.calls.len(), 4_500);
-    assert_eq!(recording.seed, 20261122);
+    assert_eq!(recording.seed, Some(20261122));
     let report = recording
         .check(&QueueModel::new(), queue_op, &CheckOptions::default())
         .unwrap();
@@ -98,6 +98,71 @@ fn the_same_seed_draws_the_same_invocations() {
         .ops_per_thread(50);
     assert_eq!(test.plan(7), test.plan(7));
     assert_ne!(test.plan(7), test.plan(8));
+}
+
+/// A "queue" that is really a stack: wrong whatever the schedule.
+#[derive(Default)]
+struct StackQueue(Mutex<Vec<u32>>);
+
+impl Invocations for StackQueue {
+    fn invocations() -> Vec<Invocation<Self>> {
+        let mut set: Vec<Invocation<Self>> = (1..=4u32)
+            .map(|v| Invocation::new("enqueue", move |q: &StackQueue| q.0.lock().unwrap().push(v)).arg(v))
+            .collect();
+        set.push(Invocation::new("dequeue", |q: &StackQueue| q.0.lock().unwrap().pop()));
+        set
+    }
+}
+
+/// Initial `enqueue(1) enqueue(2)`, two threads `dequeue()` | `enqueue(3)`, final `dequeue()`
+/// twice (invocation 0 is `enqueue(1)`, 4 is `dequeue()`).
+fn given_matrix() -> TestMatrix {
+    TestMatrix::new(vec![vec![4], vec![2]])
+        .with_initial(vec![0, 1])
+        .with_final(vec![4, 4])
+}
+
+#[test]
+fn a_given_matrix_runs_initial_columns_and_final_in_order() {
+    let recording = StressTest::of("MutexQueue", MutexQueue::default)
+        .matrix(given_matrix())
+        .run();
+    assert_eq!(recording.seed, None);
+    assert_eq!(recording.threads, 2);
+    assert_eq!(recording.calls.len(), 6);
+    // The calling thread is client 2; its initial operations precede, its final ones follow,
+    // every worker operation.
+    let main: Vec<_> = recording.calls.iter().filter(|c| c.thread == 2).collect();
+    let workers: Vec<_> = recording.calls.iter().filter(|c| c.thread < 2).collect();
+    assert_eq!((main.len(), workers.len()), (4, 2));
+    for w in &workers {
+        assert!(main[1].ret < w.call && w.ret < main[2].call, "{recording:?}");
+    }
+    let report = recording
+        .check(&QueueModel::new(), queue_op, &CheckOptions::default())
+        .unwrap();
+    assert_eq!(report.verdict(), StressVerdict::Pass, "{report}");
+    assert!(report.to_string().contains("given matrix"), "{report}");
+}
+
+#[test]
+fn a_stack_posing_as_a_queue_fails_a_given_matrix() {
+    // enqueue(1) enqueue(2) then a dequeue returns 2 (or 3): never FIFO, whatever the schedule.
+    let recording = StressTest::of("StackQueue", StackQueue::default)
+        .matrix(given_matrix())
+        .run();
+    let report = recording
+        .check(&QueueModel::new(), queue_op, &CheckOptions::default())
+        .unwrap();
+    assert_eq!(report.verdict(), StressVerdict::Fail, "{report}");
+}
+
+#[test]
+#[should_panic(expected = "lineup stress:")]
+fn a_matrix_naming_a_missing_invocation_is_refused() {
+    StressTest::of("MutexQueue", MutexQueue::default)
+        .matrix(TestMatrix::new(vec![vec![9]]))
+        .run();
 }
 
 // ---- A register on an AtomicI64 with compare-and-swap. ----
