@@ -1,5 +1,5 @@
 //! `cargo run --release -p lineup-bench -- histories [--seed S] [--unpartitioned-time-limit SECS]
-//! [--unpartitioned-max-entries N] [--skip-unpartitioned]`
+//! [--unpartitioned-max-entries N] [--unpartitioned-max-heap-gib G] [--skip-unpartitioned]`
 //!
 //! Checking recorded histories, one JSON object per line:
 //!
@@ -12,8 +12,10 @@
 //!   recorder, from a printed seed.
 //! * `histories_hk_check`: that history checked with P-compositional partitioning and without,
 //!   in the same run: time, peak heap and figures of each. The check without partitioning runs
-//!   under a time limit (default 120 s) and a cache-entry limit (default 20,000,000
-//!   configurations), so it reports "unknown" rather than running forever or exhausting memory.
+//!   under a time limit (default 120 s), a cache-entry limit (default 5,000,000 configurations)
+//!   and a heap limit (default 8 GiB, watched every 20 ms; past it the benchmark prints that
+//!   check's line with an unknown verdict and ends, as it is its last step), so it reports
+//!   "unknown" rather than running forever or exhausting the machine's memory.
 //!
 //! Peak memory is measured by a counting global allocator (this binary's): the peak of live
 //! heap bytes during a check, minus the live bytes when it started (the recorded history
@@ -123,6 +125,7 @@ struct Settings {
     seed: u64,
     unpartitioned_limit: Duration,
     unpartitioned_max_entries: usize,
+    unpartitioned_max_heap: usize,
     skip_unpartitioned: bool,
 }
 
@@ -130,7 +133,8 @@ fn parse_settings(args: &[String]) -> Result<Settings, String> {
     let mut settings = Settings {
         seed: 20150101,
         unpartitioned_limit: Duration::from_secs(120),
-        unpartitioned_max_entries: 20_000_000,
+        unpartitioned_max_entries: 5_000_000,
+        unpartitioned_max_heap: 8 << 30,
         skip_unpartitioned: false,
     };
     let mut args = args.iter();
@@ -150,6 +154,12 @@ fn parse_settings(args: &[String]) -> Result<Settings, String> {
                     .parse()
                     .map_err(|_| "--unpartitioned-max-entries takes a whole number")?;
             }
+            "--unpartitioned-max-heap-gib" => {
+                let gib: f64 = value("GiB")?
+                    .parse()
+                    .map_err(|_| "--unpartitioned-max-heap-gib takes a number")?;
+                settings.unpartitioned_max_heap = (gib * (1u64 << 30) as f64) as usize;
+            }
             "--skip-unpartitioned" => settings.skip_unpartitioned = true,
             other => return Err(format!("unknown option `{other}`")),
         }
@@ -162,7 +172,7 @@ pub fn run(args: &[String]) {
     let settings = parse_settings(args).unwrap_or_else(|e| {
         eprintln!(
             "lineup-bench histories: {e}\nusage: lineup-bench histories [--seed S] [--unpartitioned-time-limit SECS] \
-             [--unpartitioned-max-entries N] [--skip-unpartitioned]"
+             [--unpartitioned-max-entries N] [--unpartitioned-max-heap-gib G] [--skip-unpartitioned]"
         );
         std::process::exit(2)
     });
@@ -324,7 +334,13 @@ fn horn_kroening(settings: &Settings) {
         .with_partitioning(false)
         .with_time_limit(settings.unpartitioned_limit)
         .with_max_cache_entries(settings.unpartitioned_max_entries);
-    let (report, peak) = measure_peak_heap(|| check_partitioned(&model, &history, &whole).expect("checked whole"));
+    let done = AtomicBool::new(false);
+    let (report, peak) = std::thread::scope(|scope| {
+        scope.spawn(|| heap_watchdog(&done, settings));
+        let result = measure_peak_heap(|| check_partitioned(&model, &history, &whole).expect("checked whole"));
+        done.store(true, Ordering::SeqCst);
+        result
+    });
     hk_line(false, &report, peak, Some(settings));
     assert!(
         !report.outcome.is_violation(),
@@ -371,6 +387,33 @@ impl Overlap {
             mean: total as f64 / ops.len().max(1) as f64,
             max,
             max_pending,
+        }
+    }
+}
+
+/// Guards the machine's memory during the check without partitioning: if the live heap passes
+/// the limit, prints that check's line with an unknown verdict and ends the process (it is the
+/// benchmark's last step).
+fn heap_watchdog(done: &AtomicBool, settings: &Settings) {
+    let start = Instant::now();
+    while !done.load(Ordering::SeqCst) {
+        std::thread::sleep(Duration::from_millis(20));
+        let live = LIVE.load(Ordering::Relaxed);
+        if COUNTING.load(Ordering::Relaxed) && live > settings.unpartitioned_max_heap {
+            println!(
+                "{{\"bench\":\"histories_hk_check\", \"partitioned\":false, \"verdict\":\"unknown after {:.1} s: heap \
+                 limit of {:.1} GiB reached\", \"check_s\":{:.3}, \"peak_heap_mib\":{:.1}, \"time_limit_s\":{}, \
+                 \"max_cache_entries\":{}}}",
+                start.elapsed().as_secs_f64(),
+                mib(settings.unpartitioned_max_heap) / 1024.0,
+                start.elapsed().as_secs_f64(),
+                mib(PEAK.load(Ordering::Relaxed)),
+                settings.unpartitioned_limit.as_secs_f64(),
+                settings.unpartitioned_max_entries
+            );
+            use std::io::Write as _;
+            let _ = std::io::stdout().flush();
+            std::process::exit(0);
         }
     }
 }
