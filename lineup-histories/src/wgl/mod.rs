@@ -112,7 +112,8 @@ pub(crate) fn search<M: Model>(
     let mut poll = 0u32;
     // Candidate order at each level: first the operation whose return comes first (for objects
     // built on locks or atomics, return order follows linearization order far more often than
-    // call order does), then the others in call order.
+    // call order does), then the other definite ones in call order, then the unknown ones
+    // (optional: they are needed only to explain an output).
     let first_return = |list: &EntryList| {
         let mut e = list.next(HEAD);
         while e != NIL && list.is_call(e) {
@@ -126,6 +127,8 @@ pub(crate) fn search<M: Model>(
     };
     let mut priority = first_return(&list);
     let mut try_priority = true;
+    let mut unknown_pass = false;
+    let is_unknown_op = |op: u32| ops[op as usize].outcome.is_unknown();
     let mut entry = list.next(HEAD);
     let finish = |verdict, cache: &ConfigCache<M::State>, steps| SearchResult {
         verdict,
@@ -161,11 +164,16 @@ pub(crate) fn search<M: Model>(
             }
             Some(list.call_entry(priority))
         } else if entry != NIL && list.is_call(entry) {
-            if list.op(entry) == priority {
+            let op = list.op(entry);
+            if op == priority || is_unknown_op(op) != unknown_pass {
                 entry = list.next(entry);
                 continue;
             }
             Some(entry)
+        } else if !unknown_pass && unknown > 0 {
+            unknown_pass = true;
+            entry = list.next(HEAD);
+            continue;
         } else {
             None
         };
@@ -214,6 +222,7 @@ pub(crate) fn search<M: Model>(
                     }
                     priority = first_return(&list);
                     try_priority = true;
+                    unknown_pass = false;
                     entry = list.next(HEAD);
                 }
                 None => {
@@ -265,6 +274,7 @@ pub(crate) fn search<M: Model>(
                 state = next;
                 priority = first_return(&list);
                 try_priority = true;
+                unknown_pass = false;
                 entry = list.next(HEAD);
                 continue;
             }
@@ -279,6 +289,7 @@ pub(crate) fn search<M: Model>(
             }
             priority = frame.priority;
             try_priority = false;
+            unknown_pass = is_unknown_op(frame.op);
             entry = if frame.op == priority {
                 list.next(HEAD)
             } else {
