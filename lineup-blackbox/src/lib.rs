@@ -27,9 +27,13 @@
 #![warn(missing_docs)]
 
 #[cfg(loom)]
+pub mod append_vec;
+#[cfg(loom)]
 pub mod expectation;
 #[cfg(loom)]
 pub mod locks;
+#[cfg(all(loom, oneshot_loom))]
+pub mod oneshot_channel;
 #[cfg(loom)]
 pub mod per_thread;
 #[cfg(loom)]

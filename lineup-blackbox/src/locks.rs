@@ -64,7 +64,11 @@ impl HeldMutex {
         held
     }
 
-    /// A whole critical section in one operation: `mutex.lock().await`, count, release.
+    /// A whole critical section in one operation: `mutex.lock().await`, count, release. Another
+    /// thread's `try_lock` can meet that critical section and fail, which no serial execution
+    /// shows (between two operations nobody is inside one): matrices do not combine `with_lock`
+    /// with a `try_lock` of another thread (that is [`try_with_lock`](Self::try_with_lock)'s
+    /// mistake, seen from the other side).
     pub fn with_lock(&self) -> u32 {
         let mut guard = block_on(self.mutex.lock());
         let before = *guard;
