@@ -96,16 +96,15 @@ fn counter1_loses_an_update() {
     }
 }
 
-// loom schedules only at its own operations, and releasing a mutex is not one of them: a
-// critical section without a loom operation inside is atomic under loom, so `try_lock` never
-// finds the mutex held by a thread that is between its `lock` and its unlock. shuttle switches
-// threads there. Both bugs below hide behind such a `try_lock`: they are ignored under loom.
+// Both bugs below hide behind a `try_lock` that finds the lock held. loom alone never preempts a
+// critical section without a loom operation inside; lineup::sync's mutex makes its held state
+// visible to loom, so loom finds them too.
 
 #[test]
-#[cfg_attr(
-    loom,
-    ignore = "loom never preempts a thread inside a critical section without a loom operation, so try_lock cannot fail there"
-)]
+// Known divergence (issue 5 stays open on it): loom cannot continue its exploration past a
+// deadlock, and Counter2's first schedule deadlocks legitimately, so loom's phase 2 ends before
+// it reaches the contended schedule that leaks the lock.
+#[cfg_attr(loom, ignore = "loom cannot explore past a stuck execution; see the comment")]
 fn counter2_blocks_only_under_contention() {
     expect(
         counter2(),
@@ -126,10 +125,6 @@ fn blocking_queue_passes_with_stuck_serial_witnesses() {
 }
 
 #[test]
-#[cfg_attr(
-    loom,
-    ignore = "loom never preempts a thread inside a critical section without a loom operation, so try_lock cannot fail there"
-)]
 fn give_up_queue_fails() {
     expect(
         give_up_queue(),

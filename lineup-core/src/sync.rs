@@ -26,6 +26,12 @@ pub use shuttle::sync::*;
 #[cfg(loom)]
 pub use loom::sync::*;
 
+/// Under loom, a mutex whose held state loom's exploration sees, so that `try_lock` is also tried
+/// while another thread holds the lock (loom alone never preempts a critical section that has no
+/// loom operation inside).
+#[cfg(loom)]
+pub use crate::loom_backend::observable_mutex::{Condvar, Mutex, MutexGuard};
+
 /// Atomic types. Under loom, the integer and boolean atomics are tracked for weak-memory loads.
 #[cfg(loom)]
 pub mod atomic {

@@ -15,6 +15,7 @@
 
 pub(crate) mod child;
 mod harness;
+pub mod observable_mutex;
 mod path_step;
 mod serial_orders;
 pub mod tracked_atomic;
