@@ -149,6 +149,19 @@ fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
         .unwrap_or_else(|| "(a panic without a message)".to_string())
 }
 
+/// Joins the worker threads, runs the final operations and drops the object: the history of a
+/// finished execution.
+fn finish<O>(plan: &Plan<O>, object: Arc<O>, handles: Vec<loom::thread::JoinHandle<()>>) -> WireHistory {
+    for h in handles {
+        h.join().unwrap();
+    }
+    for &(op, inv) in &plan.finals {
+        run_op(&plan.subject, &object, op, inv);
+    }
+    drop(object);
+    current(false)
+}
+
 /// One serial execution of `order` (worker operation numbers): the initial operations, then each
 /// operation on its own thread when its turn comes (a loom mutex and one condition variable per
 /// thread hand the turn on, so every operation happens after the previous one), then the final
@@ -195,14 +208,7 @@ pub(crate) fn serial_body<O: Send + Sync + 'static>(
                 })
             })
             .collect();
-        for h in handles {
-            h.join().unwrap();
-        }
-        for &(op, inv) in &plan.finals {
-            run_op(&plan.subject, &object, op, inv);
-        }
-        drop(object);
-        let history = current(false);
+        let history = finish(&plan, object, handles);
         HOOK.with(|c| {
             if let Some(ctx) = c.borrow_mut().as_mut() {
                 ctx.executions += 1;
@@ -249,14 +255,7 @@ pub(crate) fn concurrent_body<O: Send + Sync + 'static>(
                 })
             })
             .collect();
-        for h in handles {
-            h.join().unwrap();
-        }
-        for &(op, inv) in &plan.finals {
-            run_op(&plan.subject, &object, op, inv);
-        }
-        drop(object);
-        let history = current(false);
+        let history = finish(&plan, object, handles);
         judge_execution(history, None);
     }
 }

@@ -158,6 +158,18 @@ fn child_failure(phase: &'static str, report: &child::ChildReport, what: &str) -
     }
 }
 
+/// The error for a record a phase does not expect: a failure the child reported, or a record of
+/// another phase.
+fn record_error(phase: &'static str, report: &child::ChildReport, record: &Record) -> CheckError {
+    match record {
+        Record::Failed { message } => CheckError::ExecutionFailed {
+            phase,
+            message: message.clone(),
+        },
+        other => child_failure(phase, report, &format!("an unexpected record {other:?}")),
+    }
+}
+
 /// Phase 1 under loom (see the module).
 pub(crate) fn synthesize_spec<O: Send + Sync + 'static>(
     subject: &Subject<O>,
@@ -214,19 +226,7 @@ pub(crate) fn synthesize_spec<O: Send + Sync + 'static>(
                     continue 'children;
                 }
                 Record::SerialDone => break 'children,
-                Record::Failed { message } => {
-                    return Err(CheckError::ExecutionFailed {
-                        phase: PHASE,
-                        message: message.clone(),
-                    })
-                }
-                other => {
-                    return Err(child_failure(
-                        PHASE,
-                        &report,
-                        &format!("an unexpected record {other:?}"),
-                    ))
-                }
+                other => return Err(record_error(PHASE, &report, other)),
             }
         }
         let _ = progressed;
@@ -413,19 +413,7 @@ pub(crate) fn check_concurrent<O: Send + Sync + 'static>(
                     }),
                 });
             }
-            Record::Failed { message } => {
-                return Err(CheckError::ExecutionFailed {
-                    phase: PHASE,
-                    message: message.clone(),
-                })
-            }
-            other => {
-                return Err(child_failure(
-                    PHASE,
-                    &report,
-                    &format!("an unexpected record {other:?}"),
-                ))
-            }
+            other => return Err(record_error(PHASE, &report, other)),
         }
     }
     let _ = std::fs::remove_dir_all(&dir);
