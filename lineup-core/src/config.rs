@@ -26,6 +26,17 @@ pub struct Config {
     /// Phase 2 stops after this many executions (`None`: explore every schedule within the
     /// preemption bound). Phase 1 is never bounded. Default `None`.
     pub max_executions: Option<u64>,
+    /// Under loom (`--cfg loom`): real-time order is happens-before. When one operation returns
+    /// before another is called, everything the first did happens-before the second, as
+    /// linearizability's real-time order presumes (each call and return does an acquire-release
+    /// read-modify-write of one harness atomic, inside the operation's interval). Weak-memory
+    /// behaviour inside overlapping operations is still explored and labelled. Off: loom's bare
+    /// C11 model, in which an operation called after another returned may still load values older
+    /// than that operation stored (a correct `SeqCst` counter's `get` can miss a finished `inc`,
+    /// because loom treats `SeqCst` loads as `Acquire`), which is linearizability with
+    /// happens-before in place of real time. shuttle is sequentially consistent and ignores it.
+    /// Default on.
+    pub real_time_happens_before: bool,
 }
 
 impl Default for Config {
@@ -36,6 +47,7 @@ impl Default for Config {
             spin_bound: 500,
             max_steps: 100_000,
             max_executions: None,
+            real_time_happens_before: true,
         }
     }
 }

@@ -29,6 +29,8 @@ pub(crate) struct Job {
     pub results: PathBuf,
     pub check_stuck: bool,
     pub max_branches: usize,
+    /// [`Config::real_time_happens_before`](crate::Config::real_time_happens_before).
+    pub real_time: bool,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -76,6 +78,8 @@ fn rerun_args() -> Vec<String> {
         Some(name) if name != "main" => vec![
             name.to_string(),
             "--exact".into(),
+            // The test may be an ignored one the user runs with `--ignored`.
+            "--include-ignored".into(),
             "--nocapture".into(),
             "--test-threads=1".into(),
         ],

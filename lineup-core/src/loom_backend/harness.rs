@@ -73,9 +73,10 @@ pub(crate) struct HookContext {
     pub phase: HookPhase,
     pub executions: u64,
     pub distinct: HashSet<u64>,
-    /// Phase 2: a violation that needed a weak-memory load was reported; the exploration goes
-    /// on, looking for one that needs none.
-    pub weak_violation_reported: bool,
+    /// Phase 2: the histories (fingerprints) of violations that needed a weak-memory load. The
+    /// first was reported; the exploration goes on, looking for a violation that needs none,
+    /// which may be the same history reached again by an interleaving alone.
+    pub weak_violations: HashSet<u64>,
 }
 
 pub(crate) enum HookPhase {
@@ -122,17 +123,35 @@ fn fingerprint(h: &WireHistory) -> u64 {
     hasher.finish()
 }
 
-fn run_op<O>(subject: &Subject<O>, object: &O, op: usize, invocation: usize) {
+/// The harness atomic that makes real-time order happens-before in phase 2
+/// ([`Config::real_time_happens_before`](crate::Config::real_time_happens_before)): each call and
+/// each return does an acquire-release read-modify-write of it, inside the operation's interval
+/// (after the call is recorded, before the return is). A read-modify-write reads the latest value,
+/// so when A's return is recorded before B's call, B's call tick reads from A's return tick (or a
+/// later tick in its release sequence) and everything A did happens-before everything B does.
+/// Operations that overlap gain nothing from it.
+type Clock = loom::sync::atomic::AtomicUsize;
+
+fn tick(clock: Option<&Clock>) {
+    if let Some(clock) = clock {
+        clock.fetch_add(1, std::sync::atomic::Ordering::AcqRel);
+    }
+}
+
+fn run_op<O>(subject: &Subject<O>, object: &O, op: usize, invocation: usize, clock: Option<&Clock>) {
     RECORDING.with(|r| {
         let mut r = r.borrow_mut();
         r.events.push(Event::Call(op));
         r.in_op += 1;
     });
+    tick(clock);
     let outcome = catch_unwind(AssertUnwindSafe(|| subject.invocations()[invocation].call(object)));
     let response = match outcome {
         Ok(response) => response,
         Err(payload) => Response::Panicked(panic_message(payload.as_ref())),
     };
+    // No loom operation between this tick and the return's record: no switch can come between.
+    tick(clock);
     RECORDING.with(|r| {
         let mut r = r.borrow_mut();
         r.in_op -= 1;
@@ -156,7 +175,7 @@ fn finish<O>(plan: &Plan<O>, object: Arc<O>, handles: Vec<loom::thread::JoinHand
         h.join().unwrap();
     }
     for &(op, inv) in &plan.finals {
-        run_op(&plan.subject, &object, op, inv);
+        run_op(&plan.subject, &object, op, inv, None);
     }
     drop(object);
     current(false)
@@ -174,7 +193,7 @@ pub(crate) fn serial_body<O: Send + Sync + 'static>(
         reset(plan.op_count);
         let object = Arc::new(plan.subject.build());
         for &(op, inv) in &plan.initial {
-            run_op(&plan.subject, &object, op, inv);
+            run_op(&plan.subject, &object, op, inv, None);
         }
         let turn = Arc::new(loom::sync::Mutex::new(0usize));
         let wake: Arc<Vec<loom::sync::Condvar>> =
@@ -196,7 +215,7 @@ pub(crate) fn serial_body<O: Send + Sync + 'static>(
                                 now = wake[t].wait(now).unwrap();
                             }
                         }
-                        run_op(&plan.subject, &object, op, inv);
+                        run_op(&plan.subject, &object, op, inv, None);
                         let mut now = turn.lock().unwrap();
                         *now += 1;
                         if let Some(next) = order.get(*now).and_then(|&op| plan.thread_of(op)) {
@@ -230,6 +249,7 @@ pub(crate) fn serial_body<O: Send + Sync + 'static>(
 pub(crate) fn concurrent_body<O: Send + Sync + 'static>(
     plan: Arc<Plan<O>>,
     max_executions: Option<u64>,
+    real_time: bool,
 ) -> impl Fn() + Send + Sync {
     move || {
         reset(plan.op_count);
@@ -242,15 +262,18 @@ pub(crate) fn concurrent_body<O: Send + Sync + 'static>(
             }
         }
         let object = Arc::new(plan.subject.build());
+        // The initial operations happen-before the workers (spawn) and the final ones after them
+        // (join): only the workers' operations need the clock.
         for &(op, inv) in &plan.initial {
-            run_op(&plan.subject, &object, op, inv);
+            run_op(&plan.subject, &object, op, inv, None);
         }
+        let clock = real_time.then(|| Arc::new(Clock::new(0)));
         let handles: Vec<_> = (0..plan.threads.len())
             .map(|t| {
-                let (plan, object) = (Arc::clone(&plan), Arc::clone(&object));
+                let (plan, object, clock) = (Arc::clone(&plan), Arc::clone(&object), clock.clone());
                 loom::thread::spawn(move || {
                     for &(op, inv) in &plan.threads[t] {
-                        run_op(&plan.subject, &object, op, inv);
+                        run_op(&plan.subject, &object, op, inv, clock.as_deref());
                     }
                 })
             })
@@ -275,7 +298,11 @@ fn judge_execution(history: WireHistory, stuck: Option<StuckKind>) {
             return;
         };
         ctx.executions += 1;
-        if !ctx.distinct.insert(fingerprint(&history)) {
+        let print = fingerprint(&history);
+        let new = ctx.distinct.insert(print);
+        // A history seen before is judged again only if it violated with weak loads and this
+        // execution reaches it without any: that is the better evidence.
+        if !new && !(ctx.weak_violations.contains(&print) && tracked_atomic::weak_loads().is_empty()) {
             return;
         }
         let h = match history.history(ops) {
@@ -306,7 +333,11 @@ fn judge_execution(history: WireHistory, stuck: Option<StuckKind>) {
                 keep.display().to_string()
             });
             let weak = !Vec::is_empty(&weak_loads);
-            if weak && ctx.weak_violation_reported {
+            let already_reported = !ctx.weak_violations.is_empty();
+            if weak {
+                ctx.weak_violations.insert(print);
+            }
+            if weak && already_reported {
                 return;
             }
             report(
@@ -323,7 +354,6 @@ fn judge_execution(history: WireHistory, stuck: Option<StuckKind>) {
             if weak && stuck.is_none() {
                 // Keep exploring: an interleaving-only violation, if there is one, is the better
                 // evidence. The parent keeps this one in case there is none.
-                ctx.weak_violation_reported = true;
                 return;
             }
             std::process::exit(0);

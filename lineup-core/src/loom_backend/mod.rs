@@ -97,7 +97,7 @@ fn serve_child_job<O: Send + Sync + 'static>(subject: &Subject<O>, matrix: &Test
                         phase: HookPhase::Serial { order: order.clone() },
                         executions: 0,
                         distinct: HashSet::new(),
-                        weak_violation_reported: false,
+                        weak_violations: HashSet::new(),
                     })
                 });
                 builder.check(harness::serial_body(Arc::clone(&plan), Arc::new(order.clone())));
@@ -130,13 +130,17 @@ fn serve_child_job<O: Send + Sync + 'static>(subject: &Subject<O>, matrix: &Test
                     },
                     executions: 0,
                     distinct: HashSet::new(),
-                    weak_violation_reported: false,
+                    weak_violations: HashSet::new(),
                 })
             });
             builder.preemption_bound = Some(preemption_bound as usize);
             builder.checkpoint_file = Some(checkpoint);
             builder.checkpoint_interval = 1;
-            builder.check(harness::concurrent_body(Arc::clone(&plan), max_executions));
+            builder.check(harness::concurrent_body(
+                Arc::clone(&plan),
+                max_executions,
+                job.real_time,
+            ));
             let (executions, distinct) = harness::HOOK.with(|c| {
                 let c = c.borrow();
                 let ctx = c.as_ref().expect("the hook context is set");
@@ -198,6 +202,7 @@ pub(crate) fn synthesize_spec<O: Send + Sync + 'static>(
             results: dir.join("results.jsonl"),
             check_stuck: config.check_stuck,
             max_branches: max_branches(),
+            real_time: config.real_time_happens_before,
         };
         let report = child::run(&job, &dir, PHASE)?;
         let mut progressed = false;
@@ -296,6 +301,7 @@ pub(crate) fn check_concurrent<O: Send + Sync + 'static>(
             results: dir.join("results.jsonl"),
             check_stuck: config.check_stuck,
             max_branches: max_branches(),
+            real_time: config.real_time_happens_before,
         };
         let report = child::run(&job, &dir, PHASE)?;
         // A violation that needs a weak-memory load is kept while the exploration looks for one
