@@ -302,7 +302,8 @@ fn judge_execution(history: WireHistory, stuck: Option<StuckKind>) {
         let new = ctx.distinct.insert(print);
         // A history seen before is judged again only if it violated with weak loads and this
         // execution reaches it without any: that is the better evidence.
-        if !new && !(ctx.weak_violations.contains(&print) && tracked_atomic::weak_loads().is_empty()) {
+        let better_evidence = ctx.weak_violations.contains(&print) && tracked_atomic::weak_loads().is_empty();
+        if !(new || better_evidence) {
             return;
         }
         let h = match history.history(ops) {
