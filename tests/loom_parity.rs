@@ -219,3 +219,62 @@ fn real_time_order_is_happens_before_unless_switched_off() {
         );
     }
 }
+
+/// A blocking queue whose `add` gives up (drops its item) when the lock is busy: a `take` that
+/// holds the lock for a moment makes the item vanish, and that `take` then blocks forever where
+/// every serial execution gives it the item.
+#[derive(Default)]
+struct DroppingBlockingQueue {
+    items: lineup::sync::Mutex<std::collections::VecDeque<u32>>,
+    not_empty: lineup::sync::Condvar,
+}
+
+fn dropping_blocking_queue() -> Subject<DroppingBlockingQueue> {
+    Subject::new("DroppingBlockingQueue", DroppingBlockingQueue::default)
+        .with(
+            lineup::Invocation::new("add", |q: &DroppingBlockingQueue| {
+                if let Ok(mut items) = q.items.try_lock() {
+                    items.push_back(1); // BUG: under contention the item is dropped
+                }
+                q.not_empty.notify_one();
+            })
+            .arg(1),
+        )
+        .with(lineup::Invocation::new("take", |q: &DroppingBlockingQueue| {
+            let mut items = q.items.lock().unwrap();
+            loop {
+                if let Some(v) = items.pop_front() {
+                    return v;
+                }
+                items = q.not_empty.wait(items).unwrap();
+            }
+        }))
+}
+
+#[test]
+fn exploration_goes_on_past_stuck_executions() {
+    // take(), take() | add(1): the second take blocks in every execution, so every execution is
+    // stuck, the first one included. loom's deadlock assertion used to end the exploration there
+    // (one execution, and a pass); lineup::sync's waits now let lineup end a stuck execution
+    // normally, and the exploration reaches the contended add that drops its item.
+    let verdict = expect(
+        dropping_blocking_queue(),
+        TestMatrix::new(vec![vec![1, 1], vec![0]]),
+        Expected::FailStuck,
+    );
+    assert!(verdict.stats().concurrent_executions > 1);
+}
+
+#[test]
+fn stuck_executions_are_justified_and_explored_past() {
+    // The same matrix on the correct blocking queue: every execution is stuck, each justified.
+    let verdict = expect(
+        blocking_queue(),
+        TestMatrix::new(vec![vec![3, 3], vec![0]]),
+        Expected::Pass,
+    );
+    let s = verdict.stats();
+    assert!(s.concurrent_executions > 1, "{s:?}");
+    assert!(s.distinct_histories > 1, "{s:?}");
+    assert_eq!(s.stuck_histories, s.distinct_histories, "{s:?}");
+}

@@ -28,7 +28,8 @@ pub use loom::sync::*;
 
 /// Under loom, a mutex whose held state loom's exploration sees, so that `try_lock` is also tried
 /// while another thread holds the lock (loom alone never preempts a critical section that has no
-/// loom operation inside).
+/// loom operation inside), and a mutex and condition variable whose waiting threads lineup sees,
+/// so that an execution stuck in them ends normally and loom's exploration goes on past it.
 #[cfg(loom)]
 pub use crate::loom_backend::observable_mutex::{Condvar, Mutex, MutexGuard};
 

@@ -11,6 +11,7 @@ use std::sync::Arc;
 
 use super::child::report;
 use super::tracked_atomic;
+use super::wait_registry::{self, Abandoned};
 use super::wire::{Record, WireHistory};
 use crate::phase2::judge;
 use crate::{Event, ObservationSet, OpTable, Response, StuckKind, Subject, TestMatrix, ThreadId};
@@ -77,6 +78,8 @@ pub(crate) struct HookContext {
     /// first was reported; the exploration goes on, looking for a violation that needs none,
     /// which may be the same history reached again by an interleaving alone.
     pub weak_violations: HashSet<u64>,
+    /// Phase 2: the distinct stuck histories (fingerprints), as shuttle's phase 2 counts them.
+    pub stuck_histories: HashSet<u64>,
 }
 
 pub(crate) enum HookPhase {
@@ -106,6 +109,7 @@ fn reset(op_count: usize) {
         }
     });
     tracked_atomic::reset();
+    wait_registry::reset();
 }
 
 pub(crate) fn current(stuck: bool) -> WireHistory {
@@ -138,7 +142,9 @@ fn tick(clock: Option<&Clock>) {
     }
 }
 
-fn run_op<O>(subject: &Subject<O>, object: &O, op: usize, invocation: usize, clock: Option<&Clock>) {
+/// Runs one operation and records its call, response and return. `false`: the execution got
+/// stuck and the operation was abandoned (it stays pending; see [`wait_registry`]).
+fn run_op<O>(subject: &Subject<O>, object: &O, op: usize, invocation: usize, clock: Option<&Clock>) -> bool {
     RECORDING.with(|r| {
         let mut r = r.borrow_mut();
         r.events.push(Event::Call(op));
@@ -148,6 +154,10 @@ fn run_op<O>(subject: &Subject<O>, object: &O, op: usize, invocation: usize, clo
     let outcome = catch_unwind(AssertUnwindSafe(|| subject.invocations()[invocation].call(object)));
     let response = match outcome {
         Ok(response) => response,
+        Err(payload) if payload.is::<Abandoned>() => {
+            RECORDING.with(|r| r.borrow_mut().in_op -= 1);
+            return false;
+        }
         Err(payload) => Response::Panicked(panic_message(payload.as_ref())),
     };
     // No loom operation between this tick and the return's record: no switch can come between.
@@ -158,6 +168,7 @@ fn run_op<O>(subject: &Subject<O>, object: &O, op: usize, invocation: usize, clo
         r.responses[op - 1] = Some(response);
         r.events.push(Event::Return(op));
     });
+    true
 }
 
 fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
@@ -273,11 +284,27 @@ pub(crate) fn concurrent_body<O: Send + Sync + 'static>(
                 let (plan, object, clock) = (Arc::clone(&plan), Arc::clone(&object), clock.clone());
                 loom::thread::spawn(move || {
                     for &(op, inv) in &plan.threads[t] {
-                        run_op(&plan.subject, &object, op, inv, clock.as_deref());
+                        if !run_op(&plan.subject, &object, op, inv, clock.as_deref()) {
+                            break;
+                        }
                     }
+                    wait_registry::finished();
                 })
             })
             .collect();
+        wait_registry::watch(handles.iter().map(|h| h.thread().id()));
+        if wait_registry::await_workers() {
+            // Every pending operation waits in lineup::sync for good: take the stuck history,
+            // then end the execution normally so that loom's exploration goes on.
+            let history = current(true);
+            wait_registry::abandon();
+            for h in handles {
+                h.join().unwrap();
+            }
+            drop(object);
+            judge_execution(history, Some(StuckKind::Deadlock));
+            return;
+        }
         let history = finish(&plan, object, handles);
         judge_execution(history, None);
     }
@@ -300,6 +327,9 @@ fn judge_execution(history: WireHistory, stuck: Option<StuckKind>) {
         ctx.executions += 1;
         let print = fingerprint(&history);
         let new = ctx.distinct.insert(print);
+        if new && stuck.is_some() {
+            ctx.stuck_histories.insert(print);
+        }
         // A history seen before is judged again only if it violated with weak loads and this
         // execution reaches it without any: that is the better evidence.
         let better_evidence = ctx.weak_violations.contains(&print) && tracked_atomic::weak_loads().is_empty();
@@ -345,6 +375,7 @@ fn judge_execution(history: WireHistory, stuck: Option<StuckKind>) {
                 &ctx.results,
                 &Record::Violation {
                     executions: ctx.executions,
+                    stuck_histories: ctx.stuck_histories.iter().copied().collect(),
                     distinct: ctx.distinct.iter().copied().collect(),
                     history,
                     stuck: stuck.map(|s| format!("{s:?}")),
@@ -452,6 +483,7 @@ fn on_stuck(kind: StuckKind) {
                         &ctx.results,
                         &Record::StuckJustified {
                             executions: ctx.executions,
+                            stuck_histories: ctx.stuck_histories.iter().copied().collect(),
                             distinct: ctx.distinct.iter().copied().collect(),
                             kind: format!("{kind:?}"),
                         },

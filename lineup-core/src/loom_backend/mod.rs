@@ -7,9 +7,14 @@
 //!   executions of the same order differ. An operation that blocks ends in loom's deadlock
 //!   assertion: it becomes a stuck serial history, and every order that shares the prefix up to
 //!   it is skipped.
-//! * Phase 2 is loom's own exploration at the configured preemption bound. A stuck execution
-//!   (deadlock, or a spin loop that exceeds loom's branch limit) is judged by Def. 2; if it is
-//!   justified, the exploration resumes from loom's stored path after it.
+//! * Phase 2 is loom's own exploration at the configured preemption bound, with real-time order
+//!   as happens-before unless [`Config::real_time_happens_before`] is off. A stuck execution is
+//!   judged by Def. 2. When every blocked worker waits in `lineup::sync`'s mutex or condition
+//!   variable, lineup sees it ([`wait_registry`]), takes the stuck history and ends the execution
+//!   normally, and loom's exploration goes on. A worker blocked elsewhere (loom's or a crate's own
+//!   primitives) ends in loom's deadlock assertion, a spin loop in loom's branch limit: lineup
+//!   then resumes the exploration from loom's stored path after that execution (schedules that
+//!   only it would have led to are skipped, and a warning says so).
 //! * Everything loom runs, runs in a child process (see [`child`]): loom's deadlock assertion
 //!   loses its exploration state and can abort the process.
 
@@ -19,6 +24,7 @@ pub mod observable_mutex;
 mod path_step;
 mod serial_orders;
 pub mod tracked_atomic;
+mod wait_registry;
 mod wire;
 
 use std::collections::HashSet;
@@ -98,6 +104,7 @@ fn serve_child_job<O: Send + Sync + 'static>(subject: &Subject<O>, matrix: &Test
                         executions: 0,
                         distinct: HashSet::new(),
                         weak_violations: HashSet::new(),
+                        stuck_histories: HashSet::new(),
                     })
                 });
                 builder.check(harness::serial_body(Arc::clone(&plan), Arc::new(order.clone())));
@@ -131,6 +138,7 @@ fn serve_child_job<O: Send + Sync + 'static>(subject: &Subject<O>, matrix: &Test
                     executions: 0,
                     distinct: HashSet::new(),
                     weak_violations: HashSet::new(),
+                    stuck_histories: HashSet::new(),
                 })
             });
             builder.preemption_bound = Some(preemption_bound as usize);
@@ -141,12 +149,23 @@ fn serve_child_job<O: Send + Sync + 'static>(subject: &Subject<O>, matrix: &Test
                 max_executions,
                 job.real_time,
             ));
-            let (executions, distinct) = harness::HOOK.with(|c| {
+            let (executions, stuck_histories, distinct) = harness::HOOK.with(|c| {
                 let c = c.borrow();
                 let ctx = c.as_ref().expect("the hook context is set");
-                (ctx.executions, ctx.distinct.iter().copied().collect())
+                (
+                    ctx.executions,
+                    ctx.stuck_histories.iter().copied().collect(),
+                    ctx.distinct.iter().copied().collect(),
+                )
             });
-            child::report(&job.results, &Record::ConcurrentDone { executions, distinct });
+            child::report(
+                &job.results,
+                &Record::ConcurrentDone {
+                    executions,
+                    stuck_histories,
+                    distinct,
+                },
+            );
         }
     }
     std::process::exit(0);
@@ -286,7 +305,10 @@ pub(crate) fn check_concurrent<O: Send + Sync + 'static>(
     let checkpoint = dir.join("loom-path.json");
     let mut executions = 0u64;
     let mut distinct: HashSet<u64> = HashSet::new();
-    let mut stuck = 0usize;
+    // Stuck executions after which loom's exploration resumed from its stored path (cut), and
+    // the distinct stuck histories (fingerprints).
+    let mut cut = 0usize;
+    let mut stuck_histories: HashSet<u64> = HashSet::new();
     let mut weak_candidate: Option<Record> = None;
     let preemption_bound = config.preemption_bound;
     loop {
@@ -318,12 +340,14 @@ pub(crate) fn check_concurrent<O: Send + Sync + 'static>(
         };
         if let Record::ConcurrentDone {
             executions: e,
+            stuck_histories: s,
             distinct: d,
         } = &last
         {
             match weak_candidate.take() {
                 None => {
                     executions += e;
+                    stuck_histories.extend(s);
                     distinct.extend(d);
                     break;
                 }
@@ -336,6 +360,7 @@ pub(crate) fn check_concurrent<O: Send + Sync + 'static>(
                 }) => {
                     last = Record::Violation {
                         executions: *e,
+                        stuck_histories: s.clone(),
                         distinct: d.clone(),
                         history,
                         stuck,
@@ -350,12 +375,14 @@ pub(crate) fn check_concurrent<O: Send + Sync + 'static>(
             Record::ConcurrentDone { .. } => unreachable!("handled above"),
             Record::StuckJustified {
                 executions: e,
+                stuck_histories: s,
                 distinct: d,
                 ..
             } => {
                 executions += e;
+                stuck_histories.extend(s);
                 distinct.extend(d);
-                stuck += 1;
+                cut += 1;
                 let path = std::fs::read_to_string(&checkpoint).map_err(scratch)?;
                 match path_step::step_path(&path).map_err(|problem| CheckError::ExecutionFailed {
                     phase: PHASE,
@@ -373,6 +400,7 @@ pub(crate) fn check_concurrent<O: Send + Sync + 'static>(
             }
             Record::Violation {
                 executions: e,
+                stuck_histories: s,
                 distinct: d,
                 history,
                 stuck: stuck_kind,
@@ -380,6 +408,7 @@ pub(crate) fn check_concurrent<O: Send + Sync + 'static>(
                 checkpoint: saved,
             } => {
                 executions += e;
+                stuck_histories.extend(s);
                 distinct.extend(d);
                 let h = history
                     .history(&ops)
@@ -411,7 +440,7 @@ pub(crate) fn check_concurrent<O: Send + Sync + 'static>(
                     )),
                     executions,
                     distinct: distinct.len(),
-                    stuck: stuck + usize::from(h.is_stuck()),
+                    stuck: stuck_histories.len(),
                     elapsed: start.elapsed(),
                     loom: Some(crate::LoomEvidence {
                         weak_loads: weak_loads.clone(),
@@ -423,9 +452,10 @@ pub(crate) fn check_concurrent<O: Send + Sync + 'static>(
         }
     }
     let _ = std::fs::remove_dir_all(&dir);
-    if stuck > 0 {
+    if cut > 0 {
         eprintln!(
-            "lineup (loom): {stuck} execution(s) of {} got stuck. loom cannot go on exploring past a deadlock, so \
+            "lineup (loom): {cut} execution(s) of {} got stuck outside lineup::sync (in loom's or a crate's own \
+             blocking primitives, or in a spin loop). loom cannot go on exploring past its deadlock assertion, so \
              phase 2 resumed from loom's stored path after each: schedules that only those executions would have \
              led to were not explored (shuttle explores them)",
             subject.name()
@@ -435,7 +465,7 @@ pub(crate) fn check_concurrent<O: Send + Sync + 'static>(
         violation: None,
         executions,
         distinct: distinct.len(),
-        stuck,
+        stuck: stuck_histories.len(),
         elapsed: start.elapsed(),
         loom: None,
     })

@@ -1,5 +1,5 @@
-//! loom's `Mutex` and `Condvar`, wrapped so that loom also explores a `try_lock` while another
-//! thread holds the lock.
+//! loom's `Mutex` and a `Condvar`, wrapped so that loom also explores a `try_lock` while another
+//! thread holds the lock, and so that a thread blocked in them is parked where lineup can see it.
 //!
 //! loom schedules threads only at its own operations, and releasing a mutex is not one: a
 //! critical section without a loom operation inside is atomic under loom, so a `try_lock` never
@@ -8,24 +8,48 @@
 //! `try_lock` reads the mark first: the mark's loads and stores conflict, so loom's DPOR runs a
 //! `try_lock` between them, when the lock is held. The wrapper adds schedules loom did not
 //! explore, never behaviours a real mutex cannot have.
+//!
+//! Blocking never happens inside loom's mutex: `lock` takes it with `try_lock` and otherwise
+//! queues the thread and parks it ([`wait_registry`](super::wait_registry)); `unlock` wakes the
+//! first queued thread, which tries again. The condition variable queues and parks its waiters
+//! the same way. So when every worker of a phase-2 execution blocks in these, lineup knows the
+//! execution is stuck, takes its stuck history and ends it normally, and loom's exploration goes
+//! on past it (loom's own deadlock assertion would end the exploration).
 
+use std::collections::VecDeque;
 use std::ops::{Deref, DerefMut};
 use std::sync::{LockResult, TryLockError, TryLockResult};
 
 use loom::sync::atomic::{AtomicBool, Ordering::SeqCst};
+use loom::thread::Thread;
 
-/// loom's `Mutex`, with its held state visible to loom's exploration (see the module).
+use super::wait_registry::{park_until_woken, wake};
+
+/// The threads waiting for a lock or a notification, first come first served. Its own loom
+/// mutex is held only for a few steps, never while blocking.
+#[derive(Debug, Default)]
+struct WaitQueue(loom::sync::Mutex<VecDeque<Thread>>);
+
+impl WaitQueue {
+    fn lock(&self) -> loom::sync::MutexGuard<'_, VecDeque<Thread>> {
+        self.0.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+/// loom's `Mutex`, with its held state visible to loom's exploration and its waiting threads
+/// visible to lineup (see the module).
 #[derive(Debug)]
 pub struct Mutex<T> {
     inner: loom::sync::Mutex<T>,
     held: AtomicBool,
+    waiters: WaitQueue,
 }
 
 /// The guard of a [`Mutex`]; the lock is released when it is dropped.
 #[derive(Debug)]
 pub struct MutexGuard<'a, T> {
     guard: Option<loom::sync::MutexGuard<'a, T>>,
-    held: &'a AtomicBool,
+    mutex: &'a Mutex<T>,
 }
 
 impl<T> Mutex<T> {
@@ -34,17 +58,56 @@ impl<T> Mutex<T> {
         Self {
             inner: loom::sync::Mutex::new(value),
             held: AtomicBool::new(false),
+            waiters: WaitQueue::default(),
+        }
+    }
+
+    fn acquired<'a>(&'a self, guard: loom::sync::MutexGuard<'a, T>) -> MutexGuard<'a, T> {
+        self.held.store(true, SeqCst);
+        MutexGuard {
+            guard: Some(guard),
+            mutex: self,
+        }
+    }
+
+    fn try_inner(&self) -> Option<loom::sync::MutexGuard<'_, T>> {
+        match self.inner.try_lock() {
+            Ok(guard) => Some(guard),
+            Err(TryLockError::WouldBlock) => None,
+            Err(TryLockError::Poisoned(e)) => Some(e.into_inner()),
         }
     }
 
     /// Blocks until the lock is acquired. (loom never poisons a lock.)
     pub fn lock(&self) -> LockResult<MutexGuard<'_, T>> {
-        let guard = self.inner.lock().unwrap_or_else(|e| e.into_inner());
-        self.held.store(true, SeqCst);
-        Ok(MutexGuard {
-            guard: Some(guard),
-            held: &self.held,
-        })
+        loop {
+            if let Some(guard) = self.try_inner() {
+                return Ok(self.acquired(guard));
+            }
+            {
+                // Try again with the queue locked: the holder releases with the queue locked
+                // too, so it either finds this thread queued or this try succeeds.
+                let mut queue = self.waiters.lock();
+                if let Some(guard) = self.try_inner() {
+                    drop(queue);
+                    return Ok(self.acquired(guard));
+                }
+                queue.push_back(loom::thread::current());
+            }
+            park_until_woken();
+        }
+    }
+
+    /// Releases the lock held through `guard` and wakes the first waiting thread.
+    fn release(&self, guard: loom::sync::MutexGuard<'_, T>) {
+        self.held.store(false, SeqCst);
+        let mut queue = self.waiters.lock();
+        drop(guard);
+        let next = queue.pop_front();
+        drop(queue);
+        if let Some(thread) = next {
+            wake(&thread);
+        }
     }
 
     /// Acquires the lock if it is free, else fails with `WouldBlock`.
@@ -52,23 +115,9 @@ impl<T> Mutex<T> {
         // Read the held mark first: this conflicts with the holder's marks, so loom's DPOR
         // also tries the lock while another thread holds it.
         let _ = self.held.load(SeqCst);
-        match self.inner.try_lock() {
-            Ok(guard) => {
-                self.held.store(true, SeqCst);
-                Ok(MutexGuard {
-                    guard: Some(guard),
-                    held: &self.held,
-                })
-            }
-            Err(TryLockError::WouldBlock) => Err(TryLockError::WouldBlock),
-            Err(TryLockError::Poisoned(e)) => {
-                let guard = e.into_inner();
-                self.held.store(true, SeqCst);
-                Ok(MutexGuard {
-                    guard: Some(guard),
-                    held: &self.held,
-                })
-            }
+        match self.try_inner() {
+            Some(guard) => Ok(self.acquired(guard)),
+            None => Err(TryLockError::WouldBlock),
         }
     }
 
@@ -100,38 +149,41 @@ impl<T> DerefMut for MutexGuard<'_, T> {
 impl<T> Drop for MutexGuard<'_, T> {
     fn drop(&mut self) {
         if let Some(guard) = self.guard.take() {
-            self.held.store(false, SeqCst);
-            drop(guard);
+            self.mutex.release(guard);
         }
     }
 }
 
-/// loom's `Condvar`, for the guards of [`Mutex`].
+/// A condition variable for the guards of [`Mutex`]: its waiters are queued and parked where
+/// lineup sees them (see the module). It never wakes a thread spuriously.
 #[derive(Debug, Default)]
 pub struct Condvar {
-    inner: loom::sync::Condvar,
+    waiters: WaitQueue,
 }
 
 impl Condvar {
     /// A new condition variable.
     pub fn new() -> Self {
-        Self {
-            inner: loom::sync::Condvar::new(),
-        }
+        Self::default()
     }
 
-    /// Releases the lock, blocks until notified, and takes the lock again. (loom's condition
-    /// variables do not wake spuriously.)
+    /// Releases the lock, blocks until notified, and takes the lock again.
     pub fn wait<'a, T>(&self, mut guard: MutexGuard<'a, T>) -> LockResult<MutexGuard<'a, T>> {
-        let held = guard.held;
+        let me = loom::thread::current();
+        let id = me.id();
+        // Queued before the lock is released: a notification after the release finds it.
+        self.waiters.lock().push_back(me);
+        let mutex = guard.mutex;
         let inner = guard.guard.take().expect("a live guard");
-        held.store(false, SeqCst);
-        let inner = self.inner.wait(inner).unwrap_or_else(|e| e.into_inner());
-        held.store(true, SeqCst);
-        Ok(MutexGuard {
-            guard: Some(inner),
-            held,
-        })
+        mutex.release(inner);
+        loop {
+            park_until_woken();
+            // Woken by a notification when it is no longer queued.
+            if !self.waiters.lock().iter().any(|t| t.id() == id) {
+                break;
+            }
+        }
+        mutex.lock()
     }
 
     /// Waits while `condition` holds.
@@ -147,11 +199,17 @@ impl Condvar {
 
     /// Wakes one waiting thread.
     pub fn notify_one(&self) {
-        self.inner.notify_one();
+        let next = self.waiters.lock().pop_front();
+        if let Some(thread) = next {
+            wake(&thread);
+        }
     }
 
     /// Wakes every waiting thread.
     pub fn notify_all(&self) {
-        self.inner.notify_all();
+        let all: Vec<Thread> = self.waiters.lock().drain(..).collect();
+        for thread in &all {
+            wake(thread);
+        }
     }
 }

@@ -85,12 +85,16 @@ pub(crate) enum Record {
     /// stored path.
     StuckJustified {
         executions: u64,
+        /// The distinct stuck histories so far (fingerprints).
+        stuck_histories: Vec<u64>,
         distinct: Vec<u64>,
         kind: String,
     },
     /// Phase 2: a violation.
     Violation {
         executions: u64,
+        /// The distinct stuck histories so far (fingerprints).
+        stuck_histories: Vec<u64>,
         distinct: Vec<u64>,
         history: WireHistory,
         stuck: Option<String>,
@@ -98,7 +102,12 @@ pub(crate) enum Record {
         checkpoint: Option<String>,
     },
     /// Phase 2: the exploration is complete.
-    ConcurrentDone { executions: u64, distinct: Vec<u64> },
+    ConcurrentDone {
+        executions: u64,
+        /// The distinct stuck histories (fingerprints).
+        stuck_histories: Vec<u64>,
+        distinct: Vec<u64>,
+    },
     /// The execution failed outside any operation (the object's constructor panicked, loom
     /// reported a leak or a causality violation, ...).
     Failed { message: String },
