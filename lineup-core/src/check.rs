@@ -40,6 +40,9 @@ pub fn check<O: Send + Sync + 'static>(
     config: &Config,
 ) -> Result<Verdict, CheckError> {
     let synthesis = synthesize_spec(subject, matrix, config)?;
+    if let Some(warning) = crate::vacuity_warning(subject.name(), &synthesis.spec) {
+        eprintln!("{warning}");
+    }
     let mut stats = CheckStats {
         serial_executions: synthesis.executions,
         serial_full: synthesis.spec.full_count(),
@@ -107,6 +110,9 @@ fn check_against_named_spec<O: Send + Sync + 'static>(
 ) -> Result<Verdict, CheckError> {
     subject.validate(matrix)?;
     observation_file::check_matches(spec, &op_table(matrix, &subject.labels()), source)?;
+    if let Some(warning) = crate::vacuity_warning(subject.name(), spec) {
+        eprintln!("{warning}");
+    }
     let mut stats = CheckStats {
         serial_full: spec.full_count(),
         serial_stuck: spec.stuck_count(),

@@ -52,6 +52,7 @@ pub mod sweep_env;
 pub mod sync;
 mod thread_id;
 mod trace_set;
+mod vacuity;
 mod verdict;
 pub mod witness;
 
@@ -76,4 +77,5 @@ pub use scheduler::StuckKind;
 pub use shrink::{same_kind, shrink, Shrunk};
 pub use subject::Subject;
 pub use thread_id::{ThreadId, ThreadIdParseError};
+pub use vacuity::vacuity_warning;
 pub use verdict::{CheckStats, LoomEvidence, Verdict, Violation, ViolationKind};
