@@ -303,6 +303,7 @@ pub(crate) fn check_concurrent<O: Send + Sync + 'static>(
     let spec_file = dir.join("spec.xml");
     observation_file::write_observation_file(&spec_file, &spec)?;
     let checkpoint = dir.join("loom-path.json");
+    start_from_user_checkpoint(&checkpoint)?;
     let mut executions = 0u64;
     let mut distinct: HashSet<u64> = HashSet::new();
     // Stuck executions after which loom's exploration resumed from its stored path (cut), and
@@ -469,6 +470,31 @@ pub(crate) fn check_concurrent<O: Send + Sync + 'static>(
         elapsed: start.elapsed(),
         loom: None,
     })
+}
+
+/// The environment variable loom reads a stored path from; a report's replay line names it.
+const LOOM_CHECKPOINT_ENV: &str = "LOOM_CHECKPOINT_FILE";
+
+/// If the user set `LOOM_CHECKPOINT_FILE` (the replay line of a report), phase 2 starts from that
+/// stored path, so the execution it stores runs first. (The children's loom builders use a
+/// scratch path of their own, which would override the variable.)
+fn start_from_user_checkpoint(scratch: &std::path::Path) -> Result<(), CheckError> {
+    let Some(user) = std::env::var_os(LOOM_CHECKPOINT_ENV) else {
+        return Ok(());
+    };
+    let user = std::path::PathBuf::from(user);
+    let bad = |problem: String| CheckError::ExecutionFailed {
+        phase: "phase 2 (loom)",
+        message: format!("{LOOM_CHECKPOINT_ENV}={}: {problem}", user.display()),
+    };
+    let text = std::fs::read_to_string(&user).map_err(|e| bad(format!("cannot read it: {e}")))?;
+    path_step::step_path(&text).map_err(|problem| bad(format!("not a loom 0.7.2 stored path: {problem}")))?;
+    std::fs::write(scratch, text).map_err(|e| bad(format!("cannot copy it to {}: {e}", scratch.display())))?;
+    eprintln!(
+        "lineup (loom): phase 2 starts from the stored path in {} ({LOOM_CHECKPOINT_ENV})",
+        user.display()
+    );
+    Ok(())
 }
 
 /// Copies a stored loom path out of the scratch directory, into `target/lineup-loom/` of the
