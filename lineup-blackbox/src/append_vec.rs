@@ -7,13 +7,13 @@
 //! element count. The crate says of `count` that "due to concurrent writes, it is not guaranteed
 //! that all elements `0..vec.count()` are initialized"; in the same way, an index can be handed
 //! out and a later index be written, read and counted while the earlier one is not written yet.
-//! [`vec`] checks `push` (with its index), `get` and `count` as the crate offers them;
+//! [`vec()`] checks `push` (with its index), `get` and `count` as the crate offers them;
 //! [`vec_unindexed`] checks `push` without its index and `count`, the part that does not observe
 //! the order in which indices were handed out.
 
 use lineup::{Invocation, Subject};
 
-/// Positions of the invocations of [`vec`] and [`vec_unindexed`].
+/// Positions of the invocations of [`vec()`] and [`vec_unindexed()`].
 pub mod op {
     /// `push(10)`: the index it returned ([`vec`]), or `()` ([`vec_unindexed`](super::vec_unindexed)).
     pub const PUSH_10: usize = 0;

@@ -1,8 +1,49 @@
-//! Running one check of a crate under test, printing what it explored, and asserting its verdict.
+//! Running one check of a crate under test, printing what it explored, and asserting its verdict;
+//! and [`c11_and_real_time!`](crate::c11_and_real_time), the two checks of one matrix that tell a
+//! weak-memory-only finding from an interleaving bug.
+//!
+//! # Real-time order, happens-before, and the two checks of a matrix
+//!
+//! Linearizability orders two operations when one returns before the other is called (real-time
+//! order). loom, following the C11 memory model, does not: an operation that starts after another
+//! one returned, with nothing to synchronize the two threads, may still load an older value than
+//! the other operation stored (an `Acquire` load may read any store that it does not
+//! happen-after, and loom treats `SeqCst` loads as `Acquire`). A `Semaphore` whose permit was
+//! released by thread A can then look empty to thread B afterwards, and lineup sees a history in
+//! which no two operations even overlap but that no serial execution has. Whether that is a bug
+//! depends on the notion of correctness: under C11, a client can only *know* that A's operation
+//! came first through some synchronization, and the usual correctness notion for C11 libraries is
+//! linearizability with happens-before in place of real time.
+//!
+//! lineup's loom backend makes real-time order happens-before by default
+//! ([`lineup::Config::real_time_happens_before`], on): each call and each return of phase 2 does an
+//! acquire-release read-modify-write of one harness atomic, inside the operation's interval. A
+//! read-modify-write always reads the latest value of its atomic, so the one at the call of B's
+//! operation reads from (and acquires) the one at the return of every operation that returned
+//! before, and every store of those operations happens-before B's loads. Nothing else changes: the
+//! threads, the interleavings (there are more scheduling points, the bound is the same) and the
+//! operations' own orderings inside overlapping operations, where a weak-memory finding still
+//! shows. `real_time_happens_before: false` is loom's bare C11 model.
+//!
+//! [`c11_and_real_time!`](crate::c11_and_real_time) checks a matrix both ways. The comparison is the
+//! label that lineup cannot give for a black-box crate, whose atomics are loom's, not
+//! `lineup::sync::atomic` (which lineup tracks and labels in its report): if the C11 check fails
+//! and the real-time one passes, every violation of the C11 check needs a load that did not return
+//! the latest store of the interleaving (in a sequentially consistent execution the harness's
+//! read-modify-writes change nothing), so it is a weak-memory-only finding, not an interleaving bug.
 
 use std::time::Instant;
 
 use lineup::{check, Config, Subject, TestMatrix, Verdict, ViolationKind};
+
+/// What the figures lines call the memory model of a check.
+fn model(config: &Config) -> &'static str {
+    if config.real_time_happens_before {
+        "real-time order as happens-before"
+    } else {
+        "C11"
+    }
+}
 
 /// What a check must conclude.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -30,8 +71,9 @@ impl Expected {
     }
 }
 
-/// Checks `subject` on `matrix` with `config`, prints the matrix, the preemption bound, the
-/// executions of both phases and the time (on stderr, one line for people and one JSON line for
+/// Checks `subject` on `matrix` with `config`, prints the matrix, the memory model (C11 or
+/// real-time order as happens-before, see the module), the preemption bound, the executions of
+/// both phases and the time (on stderr, one line for people and one JSON line for
 /// the documentation's table), prints the report of a violation, and panics unless the verdict
 /// is `expected`. Returns the verdict for further assertions.
 ///
@@ -61,8 +103,9 @@ pub fn expect_verdict<O: Send + Sync + 'static>(
     let labels = subject.labels();
     let s = verdict.stats();
     eprintln!(
-        "{} on loom, preemption bound {}:\n{}",
+        "{} on loom, {}, preemption bound {}:\n{}",
         subject.name(),
+        model(config),
         config.preemption_bound,
         matrix.display(&labels)
     );
@@ -80,10 +123,11 @@ pub fn expect_verdict<O: Send + Sync + 'static>(
         elapsed
     );
     eprintln!(
-        "{{\"blackbox\":{:?},\"matrix\":{:?},\"preemption_bound\":{},\"verdict\":\"{got:?}\",\"serial_executions\":{},\
-         \"concurrent_executions\":{},\"distinct_histories\":{},\"stuck_histories\":{},\"seconds\":{:.3}}}",
+        "{{\"blackbox\":{:?},\"matrix\":{:?},\"real_time_happens_before\":{},\"preemption_bound\":{},\"verdict\":\"{got:?}\",\
+         \"serial_executions\":{},\"concurrent_executions\":{},\"distinct_histories\":{},\"stuck_histories\":{},\"seconds\":{:.3}}}",
         subject.name(),
         matrix.display(&labels).to_string().trim_end().replace('\n', ";"),
+        config.real_time_happens_before,
         config.preemption_bound,
         s.serial_executions,
         s.concurrent_executions,
@@ -96,30 +140,32 @@ pub fn expect_verdict<O: Send + Sync + 'static>(
     }
     assert!(
         !(verdict.is_pass() && s.concurrent_executions > 0 && s.concurrent_executions <= s.stuck_histories as u64),
-        "{}: a vacuous pass: every one of the {} execution(s) of phase 2 got stuck, and loom's exploration cannot \
+        "{} ({}): a vacuous pass: every one of the {} execution(s) of phase 2 got stuck, and loom's exploration cannot \
          resume after a stuck first execution; choose a matrix whose first (unpreempted) schedule finishes",
         subject.name(),
+        model(config),
         s.concurrent_executions
     );
     assert_eq!(
         got,
         expected,
-        "{}: expected {expected:?}, got {got:?}\n{}",
+        "{} ({}): expected {expected:?}, got {got:?}\n{}",
         subject.name(),
+        model(config),
         verdict.violation().map(|v| v.to_string()).unwrap_or_default()
     );
     verdict
 }
 
-/// Two tests for one matrix: `$plain_test` checks the subject as it is and expects `$plain`;
-/// `$ordered_test` checks it with real-time order turned into happens-before
-/// ([`real_time_ordered`](crate::real_time::real_time_ordered)) and expects `$ordered`, both with
-/// `$config` (default: [`Config::default()`](lineup::Config)). A plain failure next to a
-/// real-time-ordered pass is a weak-memory-only finding (see [`real_time`](crate::real_time)).
+/// Two tests for one matrix, both with `$config` (default: [`Config::default()`](lineup::Config)):
+/// `$c11_test` checks it in loom's bare C11 model (`real_time_happens_before: false`) and expects
+/// `$c11`; `$real_time_test` checks it with real-time order as happens-before
+/// (`real_time_happens_before: true`, lineup's default) and expects `$real_time`. A C11 failure
+/// next to a real-time pass is a weak-memory-only finding (see [`expectation`](crate::expectation)).
 ///
 /// ```ignore
-/// plain_and_real_time!(
-///     push_pop_plain,
+/// c11_and_real_time!(
+///     push_pop_c11,
 ///     push_pop_real_time,
 ///     queues::unbounded(),
 ///     TestMatrix::new(vec![vec![PUSH_1, POP], vec![PUSH_2, LEN]]),
@@ -128,32 +174,35 @@ pub fn expect_verdict<O: Send + Sync + 'static>(
 /// );
 /// ```
 #[macro_export]
-macro_rules! plain_and_real_time {
-    ($plain_test:ident, $ordered_test:ident, $subject:expr, $matrix:expr, $plain:expr, $ordered:expr) => {
-        $crate::plain_and_real_time!(
-            $plain_test,
-            $ordered_test,
+macro_rules! c11_and_real_time {
+    ($c11_test:ident, $real_time_test:ident, $subject:expr, $matrix:expr, $c11:expr, $real_time:expr) => {
+        $crate::c11_and_real_time!(
+            $c11_test,
+            $real_time_test,
             $subject,
             $matrix,
-            $plain,
-            $ordered,
+            $c11,
+            $real_time,
             ::lineup::Config::default()
         );
     };
-    ($plain_test:ident, $ordered_test:ident, $subject:expr, $matrix:expr, $plain:expr, $ordered:expr, $config:expr) => {
+    ($c11_test:ident, $real_time_test:ident, $subject:expr, $matrix:expr, $c11:expr, $real_time:expr, $config:expr) => {
         #[test]
-        fn $plain_test() {
-            $crate::expectation::expect_verdict(&$subject, &$matrix, &$config, $plain);
+        fn $c11_test() {
+            let config = ::lineup::Config {
+                real_time_happens_before: false,
+                ..$config
+            };
+            $crate::expectation::expect_verdict(&$subject, &$matrix, &config, $c11);
         }
 
         #[test]
-        fn $ordered_test() {
-            $crate::expectation::expect_verdict(
-                &$crate::real_time::real_time_ordered(&$subject),
-                &$matrix,
-                &$config,
-                $ordered,
-            );
+        fn $real_time_test() {
+            let config = ::lineup::Config {
+                real_time_happens_before: true,
+                ..$config
+            };
+            $crate::expectation::expect_verdict(&$subject, &$matrix, &config, $real_time);
         }
     };
 }

@@ -1,21 +1,29 @@
 //! async-lock 3.5.0 (event-listener 5.4.2) under loom (see `docs/black-box-crates.md`).
 //!
 //! The objects keep acquired guards per thread across operations (`lineup_blackbox::locks`).
-//! Each matrix is checked as the crate is (`*_plain`) and with real-time order turned into
-//! happens-before (`*_real_time`, see `lineup_blackbox::real_time`).
+//! Each matrix is checked in loom's bare C11 model (`*_c11`, `real_time_happens_before: false`)
+//! and with real-time order as happens-before (`*_real_time`, lineup's default; see
+//! `lineup_blackbox::expectation`).
 #![cfg(loom)]
 
 use lineup::{Config, TestMatrix};
+use lineup_blackbox::c11_and_real_time;
 use lineup_blackbox::expectation::{expect_verdict, Expected};
 use lineup_blackbox::locks::{self, mutex_op::*, semaphore_op::*};
-use lineup_blackbox::plain_and_real_time;
-use lineup_blackbox::real_time::real_time_ordered;
 
-// The Mutex: its state changes only by read-modify-writes (`try_lock` is a CAS), so the crate
-// as it is and the real-time-ordered object agree.
+/// loom's bare C11 model: real-time order is not happens-before.
+fn c11() -> Config {
+    Config {
+        real_time_happens_before: false,
+        ..Config::default()
+    }
+}
 
-plain_and_real_time!(
-    mutex_lock_try_lock_unlock_plain,
+// The Mutex: its state changes only by read-modify-writes (`try_lock` is a CAS), so the C11 and
+// the real-time checks agree.
+
+c11_and_real_time!(
+    mutex_lock_try_lock_unlock_c11,
     mutex_lock_try_lock_unlock_real_time,
     locks::mutex(),
     TestMatrix::new(vec![vec![LOCK, UNLOCK], vec![TRY_LOCK, UNLOCK]]),
@@ -24,11 +32,11 @@ plain_and_real_time!(
 );
 
 #[test]
-fn mutex_contended_lock_plain() {
+fn mutex_contended_lock_c11() {
     let verdict = expect_verdict(
         &locks::mutex(),
         &TestMatrix::new(vec![vec![LOCK, UNLOCK], vec![LOCK, UNLOCK]]),
-        &Config::default(),
+        &c11(),
         Expected::Pass,
     );
     // A lock of a held mutex blocks: the serial orders that run it there are stuck, and they are
@@ -39,15 +47,15 @@ fn mutex_contended_lock_plain() {
 #[test]
 fn mutex_contended_lock_real_time() {
     expect_verdict(
-        &real_time_ordered(&locks::mutex()),
+        &locks::mutex(),
         &TestMatrix::new(vec![vec![LOCK, UNLOCK], vec![LOCK, UNLOCK]]),
         &Config::default(),
         Expected::Pass,
     );
 }
 
-plain_and_real_time!(
-    mutex_lock_blocking_and_with_lock_plain,
+c11_and_real_time!(
+    mutex_lock_blocking_and_with_lock_c11,
     mutex_lock_blocking_and_with_lock_real_time,
     locks::mutex(),
     TestMatrix::new(vec![vec![LOCK_BLOCKING, UNLOCK], vec![WITH_LOCK, TRY_LOCK]]),
@@ -55,8 +63,8 @@ plain_and_real_time!(
     Expected::Pass
 );
 
-plain_and_real_time!(
-    mutex_three_threads_plain,
+c11_and_real_time!(
+    mutex_three_threads_c11,
     mutex_three_threads_real_time,
     locks::mutex(),
     // Not `with_lock` in one thread and `try_lock` in another: a `try_lock` that meets a critical
@@ -74,8 +82,8 @@ plain_and_real_time!(
 
 // The harness is not vacuous: try_lock inside one operation meets another thread's critical
 // section and returns None, which no serial execution does.
-plain_and_real_time!(
-    mutex_scoped_try_lock_fails_plain,
+c11_and_real_time!(
+    mutex_scoped_try_lock_fails_c11,
     mutex_scoped_try_lock_fails_real_time,
     locks::scoped_try_lock_mutex(),
     TestMatrix::new(vec![vec![WITH_LOCK], vec![TRY_WITH_LOCK]]),
@@ -84,15 +92,15 @@ plain_and_real_time!(
 );
 
 // The Semaphore: `try_acquire` starts with an Acquire load of the permit count and answers None
-// if it reads 0. As the crate is, nothing orders that load after a release that returned before
-// the try_acquire was called: it can read the count from before the release.
+// if it reads 0. In C11, nothing orders that load after a release that returned before the
+// try_acquire was called: it can read the count from before the release.
 
 #[test]
-fn semaphore_one_permit_plain() {
+fn semaphore_one_permit_c11() {
     let verdict = expect_verdict(
         &locks::semaphore(1),
         &TestMatrix::new(vec![vec![ACQUIRE, RELEASE], vec![TRY_ACQUIRE, RELEASE]]),
-        &Config::default(),
+        &c11(),
         Expected::FailFull,
     );
     let history = verdict.violation().unwrap().kind.history();
@@ -104,7 +112,7 @@ fn semaphore_one_permit_plain() {
 #[test]
 fn semaphore_one_permit_real_time() {
     expect_verdict(
-        &real_time_ordered(&locks::semaphore(1)),
+        &locks::semaphore(1),
         &TestMatrix::new(vec![vec![ACQUIRE, RELEASE], vec![TRY_ACQUIRE, RELEASE]]),
         &Config::default(),
         Expected::Pass,
@@ -112,11 +120,11 @@ fn semaphore_one_permit_real_time() {
 }
 
 #[test]
-fn semaphore_contended_acquire_plain() {
+fn semaphore_contended_acquire_c11() {
     let verdict = expect_verdict(
         &locks::semaphore(1),
         &TestMatrix::new(vec![vec![ACQUIRE, RELEASE], vec![ACQUIRE, AVAILABLE]]),
-        &Config::default(),
+        &c11(),
         Expected::Pass,
     );
     assert!(verdict.stats().serial_stuck > 0);
@@ -125,15 +133,15 @@ fn semaphore_contended_acquire_plain() {
 #[test]
 fn semaphore_contended_acquire_real_time() {
     expect_verdict(
-        &real_time_ordered(&locks::semaphore(1)),
+        &locks::semaphore(1),
         &TestMatrix::new(vec![vec![ACQUIRE, RELEASE], vec![ACQUIRE, AVAILABLE]]),
         &Config::default(),
         Expected::Pass,
     );
 }
 
-plain_and_real_time!(
-    semaphore_two_permits_three_threads_plain,
+c11_and_real_time!(
+    semaphore_two_permits_three_threads_c11,
     semaphore_two_permits_three_threads_real_time,
     locks::semaphore(2),
     TestMatrix::new(vec![
@@ -149,7 +157,7 @@ plain_and_real_time!(
 #[test]
 fn semaphore_shared_pile_fails_real_time() {
     let verdict = expect_verdict(
-        &real_time_ordered(&locks::shared_stash_semaphore(1)),
+        &locks::shared_stash_semaphore(1),
         &TestMatrix::new(vec![vec![ACQUIRE, RELEASE], vec![TRY_ACQUIRE, RELEASE]]),
         &Config::default(),
         Expected::FailFull,

@@ -1,23 +1,24 @@
 //! concurrent-queue 2.5.0 under loom (see `docs/black-box-crates.md`): its single-slot queue
 //! (`bounded(1)`), its array queue (`bounded(2)`) and its unbounded queue.
 //!
-//! Every matrix is checked twice: as the crate is (`*_plain`), and with real-time order turned
-//! into happens-before (`*_real_time`, see `lineup_blackbox::real_time`). A plain check that fails
-//! while the real-time-ordered one passes is a weak-memory-only finding: an operation read an
-//! older value than one that an operation which had already returned wrote, with nothing to make
-//! it see it (C11 allows that; linearizability's real-time order does not).
+//! Every matrix is checked twice: in loom's bare C11 model (`*_c11`, `real_time_happens_before:
+//! false`), and with real-time order as happens-before (`*_real_time`, lineup's default; see
+//! `lineup_blackbox::expectation`). A C11 check that fails while the real-time one passes is a
+//! weak-memory-only finding: an operation read an older value than one that an operation which
+//! had already returned wrote, with nothing to make it see it (C11 allows that; linearizability's
+//! real-time order does not).
 #![cfg(loom)]
 
 use lineup::TestMatrix;
+use lineup_blackbox::c11_and_real_time;
 use lineup_blackbox::expectation::Expected;
-use lineup_blackbox::plain_and_real_time;
 use lineup_blackbox::queues::{self, op::*};
 
 // The single-slot queue (`bounded(1)`): a state word of LOCKED, PUSHED and CLOSED bits, changed
-// only by read-modify-writes, so the crate as it is and the real-time-ordered object agree.
+// only by read-modify-writes, so the C11 and the real-time checks agree.
 
-plain_and_real_time!(
-    single_push_pop_is_full_plain,
+c11_and_real_time!(
+    single_push_pop_is_full_c11,
     single_push_pop_is_full_real_time,
     queues::bounded(1),
     TestMatrix::new(vec![vec![PUSH_1, POP], vec![PUSH_2, IS_FULL]]),
@@ -25,8 +26,8 @@ plain_and_real_time!(
     Expected::Pass
 );
 
-plain_and_real_time!(
-    single_len_is_empty_plain,
+c11_and_real_time!(
+    single_len_is_empty_c11,
     single_len_is_empty_real_time,
     queues::bounded(1),
     TestMatrix::new(vec![vec![PUSH_1, LEN], vec![POP, IS_EMPTY]]),
@@ -34,8 +35,8 @@ plain_and_real_time!(
     Expected::Pass
 );
 
-plain_and_real_time!(
-    single_close_plain,
+c11_and_real_time!(
+    single_close_c11,
     single_close_real_time,
     queues::bounded(1),
     TestMatrix::new(vec![vec![PUSH_1, CLOSE], vec![PUSH_2, POP]]),
@@ -49,8 +50,8 @@ plain_and_real_time!(
 // gets `Full` on an empty, open queue: no serial execution does that. Only read-modify-writes are
 // involved (they read the latest value in loom as in C11), so this is an interleaving bug, not a
 // weak-memory one.
-plain_and_real_time!(
-    single_three_threads_plain,
+c11_and_real_time!(
+    single_three_threads_c11,
     single_three_threads_real_time,
     queues::bounded(1),
     TestMatrix::new(vec![vec![PUSH_1, POP], vec![PUSH_2, LEN], vec![POP, CLOSE]]),
@@ -60,8 +61,8 @@ plain_and_real_time!(
 
 // The same bug, on the smallest matrix that shows it: B's pop sees the slot emptied by A's pop,
 // then B's push finds it full.
-plain_and_real_time!(
-    single_full_after_empty_plain,
+c11_and_real_time!(
+    single_full_after_empty_c11,
     single_full_after_empty_real_time,
     queues::bounded(1),
     TestMatrix::new(vec![vec![POP], vec![POP, PUSH_2]]).with_initial(vec![PUSH_1]),
@@ -70,12 +71,12 @@ plain_and_real_time!(
 );
 
 // The array queue (`bounded(2)`): `len`, `is_empty`, `is_full` and `pop`'s emptiness test load
-// the head and tail indices (SeqCst loads, which loom treats as Acquire). As the crate is, an
-// operation can read an index older than the one an already returned operation wrote: every
-// plain failure below is such a weak-memory-only history (the real-time-ordered checks pass).
+// the head and tail indices (SeqCst loads, which loom treats as Acquire). In C11, an operation
+// can read an index older than the one an already returned operation wrote: every C11 failure
+// below is such a weak-memory-only history (the real-time checks pass).
 
-plain_and_real_time!(
-    array_push_pop_len_plain,
+c11_and_real_time!(
+    array_push_pop_len_c11,
     array_push_pop_len_real_time,
     queues::bounded(2),
     TestMatrix::new(vec![vec![PUSH_1, POP], vec![PUSH_2, LEN]]),
@@ -83,8 +84,8 @@ plain_and_real_time!(
     Expected::Pass
 );
 
-plain_and_real_time!(
-    array_fill_plain,
+c11_and_real_time!(
+    array_fill_c11,
     array_fill_real_time,
     queues::bounded(2),
     TestMatrix::new(vec![vec![PUSH_1, PUSH_2], vec![POP, IS_FULL]]),
@@ -92,8 +93,8 @@ plain_and_real_time!(
     Expected::Pass
 );
 
-plain_and_real_time!(
-    array_close_plain,
+c11_and_real_time!(
+    array_close_c11,
     array_close_real_time,
     queues::bounded(2),
     TestMatrix::new(vec![vec![PUSH_1, CLOSE], vec![POP, PUSH_2]]),
@@ -101,8 +102,8 @@ plain_and_real_time!(
     Expected::Pass
 );
 
-plain_and_real_time!(
-    array_two_by_three_plain,
+c11_and_real_time!(
+    array_two_by_three_c11,
     array_two_by_three_real_time,
     queues::bounded(2),
     TestMatrix::new(vec![vec![PUSH_1, PUSH_2, POP], vec![PUSH_2, POP, LEN]]),
@@ -110,8 +111,8 @@ plain_and_real_time!(
     Expected::Pass
 );
 
-plain_and_real_time!(
-    array_three_threads_plain,
+c11_and_real_time!(
+    array_three_threads_c11,
     array_three_threads_real_time,
     queues::bounded(2),
     TestMatrix::new(vec![vec![PUSH_1, POP], vec![PUSH_2, IS_FULL], vec![PUSH_1, LEN]]),
@@ -119,10 +120,10 @@ plain_and_real_time!(
     Expected::Pass
 );
 
-// The unbounded queue: the same kind of index loads, the same weak-memory-only plain failures.
+// The unbounded queue: the same kind of index loads, the same weak-memory-only C11 failures.
 
-plain_and_real_time!(
-    unbounded_push_pop_len_plain,
+c11_and_real_time!(
+    unbounded_push_pop_len_c11,
     unbounded_push_pop_len_real_time,
     queues::unbounded(),
     TestMatrix::new(vec![vec![PUSH_1, POP], vec![PUSH_2, LEN]]),
@@ -130,8 +131,8 @@ plain_and_real_time!(
     Expected::Pass
 );
 
-plain_and_real_time!(
-    unbounded_close_plain,
+c11_and_real_time!(
+    unbounded_close_c11,
     unbounded_close_real_time,
     queues::unbounded(),
     TestMatrix::new(vec![vec![PUSH_1, IS_EMPTY], vec![POP, CLOSE]]),
@@ -139,8 +140,8 @@ plain_and_real_time!(
     Expected::Pass
 );
 
-plain_and_real_time!(
-    unbounded_two_by_three_plain,
+c11_and_real_time!(
+    unbounded_two_by_three_c11,
     unbounded_two_by_three_real_time,
     queues::unbounded(),
     TestMatrix::new(vec![vec![PUSH_1, PUSH_2, POP], vec![POP, LEN, IS_EMPTY]]),
@@ -154,8 +155,8 @@ plain_and_real_time!(
 // head CAS in the SeqCst order, which itself comes after B's SeqCst push and len loads. C11
 // forbids that read; loom treats SeqCst accesses as AcqRel (its README: "causing Loom to generate
 // false alarms") and allows it. See docs/black-box-crates.md.
-plain_and_real_time!(
-    unbounded_three_threads_plain,
+c11_and_real_time!(
+    unbounded_three_threads_c11,
     unbounded_three_threads_real_time,
     queues::unbounded(),
     TestMatrix::new(vec![vec![PUSH_1, POP], vec![PUSH_2, LEN], vec![POP, IS_EMPTY]]),
@@ -163,11 +164,11 @@ plain_and_real_time!(
     Expected::FailFull
 );
 
-// Three threads that only push and pop: at preemption bound 2 the real-time-ordered check runs
-// for more than 15 minutes (loom explores the pops' spinning on a block being installed), so this
+// Three threads that only push and pop: at preemption bound 2 the real-time check runs for
+// more than 15 minutes (loom explores the pops' spinning on a block being installed), so this
 // one is checked at bound 1.
-plain_and_real_time!(
-    unbounded_three_threads_push_pop_plain,
+c11_and_real_time!(
+    unbounded_three_threads_push_pop_c11,
     unbounded_three_threads_push_pop_real_time,
     queues::unbounded(),
     TestMatrix::new(vec![vec![PUSH_1, POP], vec![PUSH_2, POP], vec![POP, PUSH_1]]),
@@ -180,8 +181,8 @@ plain_and_real_time!(
 );
 
 // The harness is not vacuous: a wrapper that reports two calls of the crate as one operation.
-plain_and_real_time!(
-    non_atomic_pop_if_not_empty_fails_plain,
+c11_and_real_time!(
+    non_atomic_pop_if_not_empty_fails_c11,
     non_atomic_pop_if_not_empty_fails_real_time,
     queues::non_atomic_pop_if_not_empty(2),
     TestMatrix::new(vec![vec![POP_IF_NOT_EMPTY], vec![POP]]).with_initial(vec![PUSH_1]),
