@@ -1,6 +1,7 @@
 //! Benchmarks of lineup. Each prints one JSON object per line.
 //!
-//! `cargo run --release -p lineup-bench -- phases`, `... -- random` and `... -- table2 [--samples K]`
+//! `cargo run --release -p lineup-bench -- phases`, `... -- random`, `... -- table2 [--samples K]`
+//! and `... -- loom [queue|counter1]`
 //!
 //! * `phase1_3x3`: phase 1 (every serial execution) of a non-blocking 3x3 queue matrix, median
 //!   of several runs. Target: <= 20 ms.
@@ -11,8 +12,12 @@
 //!   (`add(200)`, `add(400)`, `try_take()`) at bound 2, with one worker and with two, in the same
 //!   process. Target: speedup >= 1.8. `randomcheck_100_3x3_blocking` does the same with the
 //!   blocking queue (with `take()`), whose stuck executions cost shuttle a fresh stack each.
+//! * `loom_vs_shuttle` (`loom`): the same 2x2 matrix checked on shuttle (here) and on loom (this
+//!   command again under `--cfg loom`, in its own target directory): executions and time of each
+//!   phase on each backend; see [`loom_vs_shuttle`]. The other subcommands run on shuttle only.
 
 mod histories;
+mod loom_vs_shuttle;
 #[path = "../../examples/objects/mod.rs"]
 mod objects;
 
@@ -301,8 +306,17 @@ fn main() {
             phase1_3x3();
             phase2_vs_shuttle_dfs();
         }
+        "loom" => {
+            if let Err(e) = loom_vs_shuttle::run(&std::env::args().skip(2).collect::<Vec<_>>()) {
+                eprintln!("lineup-bench loom: {e}");
+                std::process::exit(1);
+            }
+        }
         other => {
-            eprintln!("unknown benchmark `{other}`; available: phases, random, table2 [--samples K], phase1, phase2");
+            eprintln!(
+                "unknown benchmark `{other}`; available: phases, random, table2 [--samples K], phase1, phase2, \
+                 loom [queue|counter1]"
+            );
             std::process::exit(2);
         }
     }
