@@ -25,12 +25,13 @@
 //! operations' own orderings inside overlapping operations, where a weak-memory finding still
 //! shows. `real_time_happens_before: false` is loom's bare C11 model.
 //!
-//! [`c11_and_real_time!`](crate::c11_and_real_time) checks a matrix both ways. The comparison is the
-//! label that lineup cannot give for a black-box crate, whose atomics are loom's, not
+//! [`c11_and_real_time!`](crate::c11_and_real_time) checks a matrix both ways. The comparison is
+//! the label that lineup cannot give for a black-box crate, whose atomics are loom's, not
 //! `lineup::sync::atomic` (which lineup tracks and labels in its report): if the C11 check fails
 //! and the real-time one passes, every violation of the C11 check needs a load that did not return
 //! the latest store of the interleaving (in a sequentially consistent execution the harness's
-//! read-modify-writes change nothing), so it is a weak-memory-only finding, not an interleaving bug.
+//! read-modify-writes change nothing), so it is a weak-memory-only finding, not an interleaving
+//! bug.
 
 use std::time::Instant;
 
@@ -161,7 +162,8 @@ pub fn expect_verdict<O: Send + Sync + 'static>(
 /// `$c11_test` checks it in loom's bare C11 model (`real_time_happens_before: false`) and expects
 /// `$c11`; `$real_time_test` checks it with real-time order as happens-before
 /// (`real_time_happens_before: true`, lineup's default) and expects `$real_time`. A C11 failure
-/// next to a real-time pass is a weak-memory-only finding (see [`expectation`](crate::expectation)).
+/// next to a real-time pass is a weak-memory-only finding (see
+/// [`expectation`](crate::expectation)).
 ///
 /// ```ignore
 /// c11_and_real_time!(
