@@ -127,7 +127,11 @@ impl fmt::Display for Violation {
                 writeln!(
                     f,
                     "memory: no atomic of lineup::sync::atomic was read weakly in this execution: an interleaving \
-                     bug, unless the object uses loom's atomics directly (those are not tracked)"
+                     bug if every atomic of the object is one of those. Atomics it takes from loom directly (a \
+                     crate's own) are not tracked: then the violation may need weak memory too, and loom models \
+                     SeqCst accesses as AcqRel, so an algorithm that relies on SeqCst fences or on the SeqCst \
+                     total order can fail under loom and not in C11 (a loom false alarm; see \
+                     docs/black-box-crates.md)"
                 )?;
             }
         }
