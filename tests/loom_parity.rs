@@ -263,6 +263,7 @@ fn exploration_goes_on_past_stuck_executions() {
         Expected::FailStuck,
     );
     assert!(verdict.stats().concurrent_executions > 1);
+    assert_eq!(verdict.stats().stuck_resumed, 0);
 }
 
 #[test]
@@ -277,4 +278,5 @@ fn stuck_executions_are_justified_and_explored_past() {
     assert!(s.concurrent_executions > 1, "{s:?}");
     assert!(s.distinct_histories > 1, "{s:?}");
     assert_eq!(s.stuck_histories, s.distinct_histories, "{s:?}");
+    assert_eq!(s.stuck_resumed, 0, "{s:?}");
 }

@@ -2,11 +2,29 @@
 //! on: shuttle's by default, loom's under `--cfg loom` (see [`sync`](crate::sync)).
 
 /// Threads of the backend: `spawn`, `yield_now`, `JoinHandle`, ...
+///
+/// Under loom, `spawn` is loom's with the thread tracked while it runs, so that lineup can tell
+/// when every thread of an execution waits for good in `lineup::sync` (and end that stuck
+/// execution itself instead of loom's deadlock assertion, which would end the exploration).
+/// Its `JoinHandle::join` returns `Err`, as for a panicked thread, if the thread was waiting
+/// when lineup ended such an execution.
 pub mod thread {
+    #[cfg(loom)]
+    pub use crate::loom_backend::wait_registry::JoinHandle;
     #[cfg(loom)]
     pub use loom::thread::*;
     #[cfg(not(loom))]
     pub use shuttle::thread::*;
+
+    /// Spawns a thread of the backend (under loom, tracked: see the module).
+    #[cfg(loom)]
+    pub fn spawn<F, T>(f: F) -> JoinHandle<T>
+    where
+        F: FnOnce() -> T + Send + 'static,
+        T: Send + 'static,
+    {
+        crate::loom_backend::wait_registry::spawn(f)
+    }
 }
 
 /// Spin-loop hints of the backend.

@@ -291,6 +291,7 @@ fn conclude<O>(subject: &Subject<O>, matrix: &TestMatrix, phase2: Exploration2, 
     stats.concurrent_executions = phase2.executions;
     stats.distinct_histories = phase2.distinct;
     stats.stuck_histories = phase2.stuck;
+    stats.stuck_resumed = phase2.resumed;
     stats.phase2_time = phase2.elapsed;
     match phase2.violation {
         None => Verdict::Pass(stats.clone()),

@@ -21,6 +21,8 @@ pub(crate) struct Exploration2 {
     pub executions: u64,
     pub distinct: usize,
     pub stuck: usize,
+    /// Under loom: stuck executions after which the exploration resumed from a stored path.
+    pub resumed: usize,
     pub elapsed: Duration,
     /// What the loom backend knows about the violating execution.
     pub loom: Option<crate::LoomEvidence>,
@@ -148,6 +150,7 @@ fn check_concurrent_on_shuttle<O: Send + Sync + 'static>(
         executions: explored.executions,
         distinct: found.seen.len(),
         stuck: found.stuck,
+        resumed: 0,
         elapsed: explored.elapsed,
         loom: None,
     })

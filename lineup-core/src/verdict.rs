@@ -28,6 +28,10 @@ pub struct CheckStats {
     pub preemption_bound: u32,
     /// Whether phase 2 ran from a specification read from a file rather than a fresh phase 1.
     pub spec_from_file: bool,
+    /// Under loom: stuck executions after which phase 2 resumed from loom's stored path (a thread
+    /// blocked outside `lineup::sync`, or a spin loop), skipping the schedules only they would
+    /// have led to. Always 0 on shuttle.
+    pub stuck_resumed: usize,
 }
 
 /// Why a check failed.

@@ -24,7 +24,7 @@ pub mod observable_mutex;
 mod path_step;
 mod serial_orders;
 pub mod tracked_atomic;
-mod wait_registry;
+pub(crate) mod wait_registry;
 mod wire;
 
 use std::collections::HashSet;
@@ -442,6 +442,7 @@ pub(crate) fn check_concurrent<O: Send + Sync + 'static>(
                     executions,
                     distinct: distinct.len(),
                     stuck: stuck_histories.len(),
+                    resumed: cut,
                     elapsed: start.elapsed(),
                     loom: Some(crate::LoomEvidence {
                         weak_loads: weak_loads.clone(),
@@ -467,6 +468,7 @@ pub(crate) fn check_concurrent<O: Send + Sync + 'static>(
         executions,
         distinct: distinct.len(),
         stuck: stuck_histories.len(),
+        resumed: cut,
         elapsed: start.elapsed(),
         loom: None,
     })

@@ -1,26 +1,30 @@
-//! loom's `Mutex` and a `Condvar`, wrapped so that loom also explores a `try_lock` while another
-//! thread holds the lock, and so that a thread blocked in them is parked where lineup can see it.
+//! A mutex and a condition variable for loom, built so that loom explores a `try_lock` while
+//! another thread holds the lock, and so that a thread blocked in them is parked where lineup can
+//! see it.
 //!
-//! loom schedules threads only at its own operations, and releasing a mutex is not one: a
-//! critical section without a loom operation inside is atomic under loom, so a `try_lock` never
-//! finds the mutex held (shuttle does switch threads there). The wrapper marks the lock as held
-//! in a loom atomic right after acquiring it and clears the mark right before releasing it, and
-//! `try_lock` reads the mark first: the mark's loads and stores conflict, so loom's DPOR runs a
-//! `try_lock` between them, when the lock is held. The wrapper adds schedules loom did not
-//! explore, never behaviours a real mutex cannot have.
+//! The lock word is a loom `AtomicBool`, taken with an acquire compare-and-swap and released
+//! with a release store. loom schedules threads only at its own operations, and a `try_lock` of
+//! loom's own mutex never finds it held unless the critical section has a loom operation inside
+//! (shuttle does switch threads there); the lock word's accesses conflict, so loom's DPOR also
+//! runs a `try_lock` while another thread holds the lock. loom's own mutex is not used for the
+//! lock: loom blocks a thread whose next operation is on a held loom mutex, even a `try_lock`,
+//! which a real `try_lock` never does.
 //!
-//! Blocking never happens inside loom's mutex: `lock` takes it with `try_lock` and otherwise
-//! queues the thread and parks it ([`wait_registry`](super::wait_registry)); `unlock` wakes the
-//! first queued thread, which tries again. The condition variable queues and parks its waiters
-//! the same way. So when every worker of a phase-2 execution blocks in these, lineup knows the
-//! execution is stuck, takes its stuck history and ends it normally, and loom's exploration goes
-//! on past it (loom's own deadlock assertion would end the exploration).
+//! A thread that finds the lock taken queues itself and parks
+//! ([`wait_registry`](super::wait_registry)); `unlock` wakes the first queued thread, which tries
+//! again. The condition variable queues and parks its waiters the same way. The queues have a
+//! loom mutex of their own, held for a few steps and never while blocking. So when every thread
+//! of a phase-2 execution blocks in these, lineup knows the execution is stuck, takes its stuck
+//! history and ends it normally, and loom's exploration goes on past it (loom's own deadlock
+//! assertion would end the exploration).
 
+use std::cell::UnsafeCell;
 use std::collections::VecDeque;
 use std::ops::{Deref, DerefMut};
+use std::sync::atomic::Ordering::{Acquire, Release};
 use std::sync::{LockResult, TryLockError, TryLockResult};
 
-use loom::sync::atomic::{AtomicBool, Ordering::SeqCst};
+use loom::sync::atomic::AtomicBool;
 use loom::thread::Thread;
 
 use super::wait_registry::{park_until_woken, wake};
@@ -36,61 +40,66 @@ impl WaitQueue {
     }
 }
 
-/// loom's `Mutex`, with its held state visible to loom's exploration and its waiting threads
-/// visible to lineup (see the module).
-#[derive(Debug)]
+/// A mutual-exclusion lock for loom whose held state loom's exploration sees and whose waiting
+/// threads lineup sees (see the module). It is never poisoned.
 pub struct Mutex<T> {
-    inner: loom::sync::Mutex<T>,
-    held: AtomicBool,
+    locked: AtomicBool,
     waiters: WaitQueue,
+    value: UnsafeCell<T>,
+}
+
+// SAFETY: as std's `Mutex`: the value is only reached through a guard, and the lock word's
+// acquire/release accesses give a guard exclusive access.
+unsafe impl<T: Send> Send for Mutex<T> {}
+// SAFETY: as above.
+unsafe impl<T: Send> Sync for Mutex<T> {}
+
+impl<T> std::fmt::Debug for Mutex<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Mutex").finish_non_exhaustive()
+    }
 }
 
 /// The guard of a [`Mutex`]; the lock is released when it is dropped.
-#[derive(Debug)]
 pub struct MutexGuard<'a, T> {
-    guard: Option<loom::sync::MutexGuard<'a, T>>,
     mutex: &'a Mutex<T>,
+}
+
+impl<T: std::fmt::Debug> std::fmt::Debug for MutexGuard<'_, T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        (**self).fmt(f)
+    }
 }
 
 impl<T> Mutex<T> {
     /// A new unlocked mutex holding `value`.
     pub fn new(value: T) -> Self {
         Self {
-            inner: loom::sync::Mutex::new(value),
-            held: AtomicBool::new(false),
+            locked: AtomicBool::new(false),
             waiters: WaitQueue::default(),
+            value: UnsafeCell::new(value),
         }
     }
 
-    fn acquired<'a>(&'a self, guard: loom::sync::MutexGuard<'a, T>) -> MutexGuard<'a, T> {
-        self.held.store(true, SeqCst);
-        MutexGuard {
-            guard: Some(guard),
-            mutex: self,
-        }
+    fn try_acquire(&self) -> Option<MutexGuard<'_, T>> {
+        self.locked
+            .compare_exchange(false, true, Acquire, Acquire)
+            .ok()
+            .map(|_| MutexGuard { mutex: self })
     }
 
-    fn try_inner(&self) -> Option<loom::sync::MutexGuard<'_, T>> {
-        match self.inner.try_lock() {
-            Ok(guard) => Some(guard),
-            Err(TryLockError::WouldBlock) => None,
-            Err(TryLockError::Poisoned(e)) => Some(e.into_inner()),
-        }
-    }
-
-    /// Blocks until the lock is acquired. (loom never poisons a lock.)
+    /// Blocks until the lock is acquired.
     pub fn lock(&self) -> LockResult<MutexGuard<'_, T>> {
         loop {
-            if let Some(guard) = self.try_inner() {
-                return Ok(self.acquired(guard));
+            if let Some(guard) = self.try_acquire() {
+                return Ok(guard);
             }
             {
                 // Try again with the queue locked: the holder releases with the queue locked
                 // too, so it either finds this thread queued or this try succeeds.
                 let mut queue = self.waiters.lock();
-                if let Some(guard) = self.try_inner() {
-                    drop(queue);
-                    return Ok(self.acquired(guard));
+                if let Some(guard) = self.try_acquire() {
+                    return Ok(guard);
                 }
                 queue.push_back(loom::thread::current());
             }
@@ -98,11 +107,15 @@ impl<T> Mutex<T> {
         }
     }
 
-    /// Releases the lock held through `guard` and wakes the first waiting thread.
-    fn release(&self, guard: loom::sync::MutexGuard<'_, T>) {
-        self.held.store(false, SeqCst);
+    /// Acquires the lock if it is free, else fails with `WouldBlock`.
+    pub fn try_lock(&self) -> TryLockResult<MutexGuard<'_, T>> {
+        self.try_acquire().ok_or(TryLockError::WouldBlock)
+    }
+
+    /// Releases the lock and wakes the first waiting thread.
+    fn release(&self) {
         let mut queue = self.waiters.lock();
-        drop(guard);
+        self.locked.store(false, Release);
         let next = queue.pop_front();
         drop(queue);
         if let Some(thread) = next {
@@ -110,20 +123,14 @@ impl<T> Mutex<T> {
         }
     }
 
-    /// Acquires the lock if it is free, else fails with `WouldBlock`.
-    pub fn try_lock(&self) -> TryLockResult<MutexGuard<'_, T>> {
-        // Read the held mark first: this conflicts with the holder's marks, so loom's DPOR
-        // also tries the lock while another thread holds it.
-        let _ = self.held.load(SeqCst);
-        match self.try_inner() {
-            Some(guard) => Ok(self.acquired(guard)),
-            None => Err(TryLockError::WouldBlock),
-        }
+    /// A mutable reference to the value: the mutex is borrowed mutably, so no guard exists.
+    pub fn get_mut(&mut self) -> LockResult<&mut T> {
+        Ok(self.value.get_mut())
     }
 
     /// Consumes the mutex, returning its value.
     pub fn into_inner(self) -> LockResult<T> {
-        Ok(self.inner.into_inner().unwrap_or_else(|e| e.into_inner()))
+        Ok(self.value.into_inner())
     }
 }
 
@@ -136,21 +143,21 @@ impl<T: Default> Default for Mutex<T> {
 impl<T> Deref for MutexGuard<'_, T> {
     type Target = T;
     fn deref(&self) -> &T {
-        self.guard.as_ref().expect("a live guard")
+        // SAFETY: the guard holds the lock.
+        unsafe { &*self.mutex.value.get() }
     }
 }
 
 impl<T> DerefMut for MutexGuard<'_, T> {
     fn deref_mut(&mut self) -> &mut T {
-        self.guard.as_mut().expect("a live guard")
+        // SAFETY: the guard holds the lock, and `&mut self` makes this the only reference.
+        unsafe { &mut *self.mutex.value.get() }
     }
 }
 
 impl<T> Drop for MutexGuard<'_, T> {
     fn drop(&mut self) {
-        if let Some(guard) = self.guard.take() {
-            self.mutex.release(guard);
-        }
+        self.mutex.release();
     }
 }
 
@@ -168,14 +175,14 @@ impl Condvar {
     }
 
     /// Releases the lock, blocks until notified, and takes the lock again.
-    pub fn wait<'a, T>(&self, mut guard: MutexGuard<'a, T>) -> LockResult<MutexGuard<'a, T>> {
+    pub fn wait<'a, T>(&self, guard: MutexGuard<'a, T>) -> LockResult<MutexGuard<'a, T>> {
         let me = loom::thread::current();
         let id = me.id();
         // Queued before the lock is released: a notification after the release finds it.
         self.waiters.lock().push_back(me);
         let mutex = guard.mutex;
-        let inner = guard.guard.take().expect("a live guard");
-        mutex.release(inner);
+        std::mem::forget(guard);
+        mutex.release();
         loop {
             park_until_woken();
             // Woken by a notification when it is no longer queued.

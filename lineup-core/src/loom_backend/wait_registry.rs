@@ -4,30 +4,41 @@
 //! loom asserts when every thread is blocked ("deadlock"), and that assertion loses the state of
 //! its exploration (see [`super`]). `lineup::sync`'s [`Mutex`](super::observable_mutex::Mutex)
 //! and [`Condvar`](super::observable_mutex::Condvar) therefore block by parking
-//! ([`park_until_woken`]) and are woken by [`wake`], and this registry knows, exactly, which
-//! threads are parked there and which of them were woken since. The harness's main thread parks
-//! instead of joining the workers; when every unfinished worker is parked here and none has been
-//! woken, the last one to park wakes the main thread, which confirms the state with a yield (a
-//! yielding thread runs again only when no other thread can run, or after another thread ran
-//! and, if it was a parked worker, deregistered) and then:
+//! ([`park_until_woken`]) and are woken by [`wake`], and this registry knows which threads are
+//! parked there and which of them were woken since. It tracks the matrix's workers and every
+//! thread spawned through `lineup::thread::spawn` ([`spawn`]) until it ends. The harness's main
+//! thread parks instead of joining the workers ([`await_workers`]); when every tracked thread
+//! that has not ended is parked here and none was woken, the last one to park wakes the main
+//! thread, which confirms the state by yielding (below) and then:
 //!
 //! * takes the stuck history (every pending operation blocks forever),
-//! * abandons the workers: each returns from its park with an [`Abandoned`] unwind that the
-//!   harness catches, so every thread ends and the execution ends normally.
+//! * abandons the waits ([`abandon`]): each parked thread returns from its park with an
+//!   [`Abandoned`] unwind, which the harness (for a worker) or [`spawn`]'s wrapper (for a thread
+//!   an operation spawned) catches, so every thread ends and the execution ends normally.
 //!
-//! A worker blocked anywhere else (loom's own primitives, a crate's) is not parked here: the
-//! main thread stays parked, loom asserts its deadlock, and the execution takes the old path (a
-//! stuck history from the panic hook, exploration resumed from loom's stored path).
+//! The confirmation: a thread that could still run although the registry has it parked (one
+//! unparked by a raw `thread::unpark`) leaves the registry as soon as it runs, since its first
+//! step is the return from its park. A yielding thread is not chosen again while another thread
+//! can run; after another thread ran a step, loom may switch back to it. So the main thread
+//! yields once more than there can be threads: a thread that can still run gets a step, and the
+//! registry changes, unless none can.
 //!
-//! Assumption: threads that an operation spawns itself do not unpark, with `thread::unpark`,
-//! a worker that waits in `lineup::sync` (this registry cannot see such a wake-up; the worker's
-//! own raw unparks are seen, through the main thread's confirming yield).
+//! A thread blocked anywhere else (loom's own primitives, a crate's) is not parked here: the main
+//! thread stays parked, loom asserts its deadlock, and the execution takes the old path (a stuck
+//! history from the panic hook, exploration resumed from loom's stored path). So does a wait that
+//! starts while its thread is being abandoned (a destructor run by the unwind).
+//!
+//! Not covered: threads spawned with loom's `thread::spawn` or `thread::Builder` directly, whose
+//! wake-ups this registry cannot see, and a wait abandoned while its own thread is already
+//! unwinding from a panic of the operation (the abandonment's unwind would abort the child
+//! process; the check then fails with an error, never with a verdict).
 //!
 //! loom runs every thread of a model on one OS thread, so the registry is a plain thread-local:
-//! it is bookkeeping that loom does not see, and it only steers the harness's main thread.
+//! bookkeeping that loom does not see, and that only steers the harness's main thread.
 
 use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
+use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 
 use loom::thread::{Thread, ThreadId};
 
@@ -42,13 +53,15 @@ struct Registry {
     /// The main thread is parked in [`await_workers`] (and nowhere else: an unpark must never
     /// reach a thread that loom blocked in one of its own primitives, such as `join`).
     main_parked: bool,
-    /// Workers whose operations have not all returned.
+    /// Tracked threads (workers, threads spawned through [`spawn`]) that have not ended.
     unfinished: HashSet<ThreadId>,
     /// Threads parked in a `lineup::sync` wait.
     parked: HashMap<ThreadId, Thread>,
     /// Threads woken by [`wake`] that have not yet returned from their wait.
     woken: HashSet<ThreadId>,
-    /// Changes on every park, unpark, wake and finished worker.
+    /// Threads unwinding from an abandoned wait.
+    unwinding: HashSet<ThreadId>,
+    /// Changes on every park, return from a park, wake and ended thread.
     generation: u64,
     /// The execution is stuck: parked threads unwind with [`Abandoned`].
     abandon: bool,
@@ -63,6 +76,12 @@ fn with<R>(f: impl FnOnce(&mut Registry) -> R) -> R {
 }
 
 impl Registry {
+    fn stuck(&self) -> bool {
+        !self.unfinished.is_empty()
+            && self.unfinished.iter().all(|t| self.parked.contains_key(t))
+            && self.woken.is_empty()
+    }
+
     /// The main thread, if it is parked in [`await_workers`] and must look again.
     fn main_to_wake(&mut self) -> Option<Thread> {
         if self.main_parked {
@@ -71,14 +90,6 @@ impl Registry {
         } else {
             None
         }
-    }
-}
-
-impl Registry {
-    fn stuck(&self) -> bool {
-        !self.unfinished.is_empty()
-            && self.unfinished.iter().all(|t| self.parked.contains_key(t))
-            && self.woken.is_empty()
     }
 }
 
@@ -92,11 +103,11 @@ pub(crate) fn watch(workers: impl IntoIterator<Item = ThreadId>) {
     let main = loom::thread::current();
     with(|r| {
         r.main = Some(main);
-        r.unfinished = workers.into_iter().collect();
+        r.unfinished.extend(workers);
     });
 }
 
-/// The calling worker's operations have all returned (or were abandoned).
+/// The calling tracked thread has ended its work (its operations returned, or were abandoned).
 pub(crate) fn finished() {
     let id = loom::thread::current().id();
     let main = with(|r| {
@@ -109,45 +120,100 @@ pub(crate) fn finished() {
     }
 }
 
-/// Blocks the calling thread until [`wake`] wakes it. Panics with [`Abandoned`] (without the
+/// `lineup::thread::spawn` under loom: loom's `spawn`, with the new thread tracked until it ends.
+/// If the execution is abandoned while the thread waits in `lineup::sync`, its closure unwinds
+/// and `join` returns the `Err` of a panicked thread.
+pub(crate) fn spawn<F, T>(f: F) -> JoinHandle<T>
+where
+    F: FnOnce() -> T + Send + 'static,
+    T: Send + 'static,
+{
+    let inner = loom::thread::spawn(move || {
+        let outcome = catch_unwind(AssertUnwindSafe(f));
+        finished();
+        match outcome {
+            Ok(value) => Ok(value),
+            Err(payload) if payload.is::<Abandoned>() => Err(payload),
+            Err(payload) => resume_unwind(payload),
+        }
+    });
+    // `spawn` is not a scheduling point: the new thread has not run yet.
+    let id = inner.thread().id();
+    with(|r| {
+        r.unfinished.insert(id);
+    });
+    JoinHandle { inner }
+}
+
+/// The handle of a thread spawned through `lineup::thread::spawn` under loom.
+#[derive(Debug)]
+pub struct JoinHandle<T> {
+    inner: loom::thread::JoinHandle<std::thread::Result<T>>,
+}
+
+impl<T> JoinHandle<T> {
+    /// Waits for the thread to end: its result, or `Err` with the payload if it panicked (or was
+    /// abandoned in a stuck execution).
+    pub fn join(self) -> std::thread::Result<T> {
+        self.inner.join().and_then(|r| r)
+    }
+
+    /// The thread's handle.
+    pub fn thread(&self) -> &Thread {
+        self.inner.thread()
+    }
+}
+
+/// Blocks the calling thread until [`wake`] wakes it. Unwinds with [`Abandoned`] (without the
 /// panic hook) if the execution is abandoned meanwhile.
 pub(crate) fn park_until_woken() {
     let current = loom::thread::current();
     let me = current.id();
     loop {
-        let (done, abandon, main) = with(|r| {
+        enum Next {
+            Return,
+            Unwind,
+            ParkForGood,
+            Park(Option<Thread>),
+        }
+        let next = with(|r| {
+            // Abandonment first: a thread woken by another's unwind (which releases locks that
+            // thread would have held for good) must not go on.
+            if r.abandon {
+                return if r.unwinding.insert(me) {
+                    Next::Unwind
+                } else {
+                    Next::ParkForGood
+                };
+            }
             if r.woken.remove(&me) {
                 r.generation += 1;
-                return (true, false, None);
-            }
-            if r.abandon {
-                return (false, true, None);
+                return Next::Return;
             }
             r.parked.insert(me, current.clone());
             r.generation += 1;
-            (false, false, if r.stuck() { r.main_to_wake() } else { None })
+            Next::Park(if r.stuck() { r.main_to_wake() } else { None })
         });
-        if done {
-            return;
-        }
-        // A wait that starts while the execution is abandoned (a destructor run by the unwind)
-        // unwinds too; during an unwind it parks for good, and loom's deadlock assertion ends the
-        // execution the old way.
-        if abandon && !std::thread::panicking() {
-            std::panic::resume_unwind(Box::new(Abandoned));
-        }
-        // No loom operation between the check above and the park: nothing can run between.
-        if let Some(main) = main {
-            main.unpark();
-        }
-        loom::thread::park();
-        let abandon = with(|r| {
-            r.parked.remove(&me);
-            r.generation += 1;
-            r.abandon
-        });
-        if abandon && !std::thread::panicking() {
-            std::panic::resume_unwind(Box::new(Abandoned));
+        match next {
+            Next::Return => return,
+            Next::Unwind => resume_unwind(Box::new(Abandoned)),
+            // A wait in a destructor of the abandonment's own unwind: loom's deadlock assertion
+            // ends the execution the old way.
+            Next::ParkForGood => loop {
+                loom::thread::park();
+            },
+            Next::Park(main) => {
+                // No loom operation between the registration above and the park: nothing can
+                // run between them.
+                if let Some(main) = main {
+                    main.unpark();
+                }
+                loom::thread::park();
+                with(|r| {
+                    r.parked.remove(&me);
+                    r.generation += 1;
+                });
+            }
         }
     }
 }
@@ -167,24 +233,23 @@ pub(crate) fn wake(thread: &Thread) {
 }
 
 /// Phase 2's main thread: parks until every worker finished (`false`) or the execution is stuck
-/// (`true`: every unfinished worker is parked in a `lineup::sync` wait, for good). If the
-/// workers block elsewhere, this parks for good too, and loom reports the deadlock.
+/// (`true`: every tracked thread that has not ended is parked in a `lineup::sync` wait, for
+/// good). If a thread blocks elsewhere, this parks for good too, and loom reports the deadlock.
 pub(crate) fn await_workers() -> bool {
-    loop {
+    'look: loop {
         let (all_finished, stuck, generation) = with(|r| (r.unfinished.is_empty(), r.stuck(), r.generation));
         if all_finished {
             return false;
         }
         if stuck {
-            // A yielding thread is scheduled again only when no other thread can run. A thread
-            // that could (a parked worker unparked by some raw `unpark`) runs first and
-            // deregisters as soon as it returns from its park, which changes the generation.
-            loom::thread::yield_now();
-            let confirmed = with(|r| r.generation == generation && r.stuck());
-            if confirmed {
-                return true;
+            // Confirm (see the module): one yield more than there can be threads.
+            for _ in 0..=loom::MAX_THREADS {
+                loom::thread::yield_now();
+                if with(|r| r.generation != generation) {
+                    continue 'look;
+                }
             }
-            continue;
+            return true;
         }
         with(|r| r.main_parked = true);
         // No loom operation between the flag and the park.
