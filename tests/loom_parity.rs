@@ -108,9 +108,11 @@ fn counter2_blocks_only_under_contention() {
         // by the first `inc` and then to take it before the second `inc` does, two preemptions.
         // lineup's shuttle explorer enumerates every schedule within the bound and finds it at
         // bound 2; loom's preemption-bounded DPOR prunes (it adds backtracking points only at
-        // conflicting accesses, conservatively) and reaches it only at bound 3. No execution gets
-        // stuck at bound 2, so this is not the stuck-execution gap. Asserted both ways so that a
-        // change in either shows up here.
+        // conflicting accesses, conservatively) and reaches it only at bound 3: it attributes the
+        // conflict of the two threads' first accesses to the branch where `get`'s thread already
+        // runs, so starting `inc`'s thread first costs it a preemption that a free choice (the
+        // main thread blocked) would not. With the threads in the other order it finds it at
+        // bound 2. Asserted both ways so that a change in either shows up here.
         let at_two = expect(counter2(), matrix.clone(), Expected::Pass);
         assert_eq!(at_two.stats().stuck_histories, 0);
         let config = Config {
