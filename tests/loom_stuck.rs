@@ -10,17 +10,24 @@ use lineup::sync::atomic::{AtomicUsize, Ordering::SeqCst};
 use lineup::sync::{Condvar, Mutex};
 use lineup::{check, Config, Invocation, Subject, TestMatrix, Verdict};
 
-fn passes<O: Send + Sync + 'static>(subject: Subject<O>, matrix: Vec<Vec<usize>>, bound: u32) -> Verdict {
+fn verdict<O: Send + Sync + 'static>(subject: &Subject<O>, matrix: &TestMatrix, bound: u32) -> Verdict {
     let config = Config {
         preemption_bound: bound,
         ..Config::default()
     };
-    let verdict = check(&subject, &TestMatrix::new(matrix), &config)
-        .unwrap_or_else(|e| panic!("the check of {} runs: {e}", subject.name()));
+    check(subject, matrix, &config).unwrap_or_else(|e| panic!("the check of {} runs: {e}", subject.name()))
+}
+
+/// Passes, and every stuck execution was ended by lineup, none by loom's deadlock assertion.
+fn passes<O: Send + Sync + 'static>(subject: Subject<O>, matrix: Vec<Vec<usize>>, bound: u32) -> Verdict {
+    passes_matrix(subject, TestMatrix::new(matrix), bound)
+}
+
+fn passes_matrix<O: Send + Sync + 'static>(subject: Subject<O>, matrix: TestMatrix, bound: u32) -> Verdict {
+    let verdict = verdict(&subject, &matrix, bound);
     if let Some(v) = verdict.violation() {
         panic!("{} at bound {bound}: expected a pass\n{v}", subject.name());
     }
-    // Every stuck execution was ended by lineup, none by loom's deadlock assertion.
     assert_eq!(verdict.stats().stuck_resumed, 0, "{:?}", verdict.stats());
     verdict
 }
@@ -181,4 +188,220 @@ fn destructors_run_while_a_stuck_execution_is_ended() {
     // the first was unwinding, and it parked for good: loom's deadlock assertion cut the
     // exploration.
     passes(bumps(), vec![vec![0], vec![1]], 2);
+}
+
+/// A latch a thread can wait on until it is opened.
+#[derive(Default)]
+struct Latch {
+    open: Mutex<bool>,
+    cv: Condvar,
+}
+
+impl Latch {
+    fn wait(&self) {
+        let mut open = self.open.lock().unwrap();
+        while !*open {
+            open = self.cv.wait(open).unwrap();
+        }
+    }
+
+    fn open(&self) {
+        *self.open.lock().unwrap() = true;
+        self.cv.notify_all();
+    }
+}
+
+/// A ticket counter that loses tickets (read, then write, under two lock acquisitions), and
+/// owns a background thread that idles until the counter is dropped.
+struct Tickets {
+    n: Mutex<u32>,
+    background: Arc<Latch>,
+}
+
+impl Drop for Tickets {
+    fn drop(&mut self) {
+        self.background.open();
+    }
+}
+
+fn tickets() -> Subject<Tickets> {
+    Subject::new("Tickets", || {
+        let background = Arc::new(Latch::default());
+        let latch = Arc::clone(&background);
+        let _ = lineup::thread::spawn(move || latch.wait());
+        Tickets {
+            n: Mutex::new(0),
+            background,
+        }
+    })
+    .with(Invocation::new("ticket", |t: &Tickets| {
+        let v = *t.n.lock().unwrap();
+        *t.n.lock().unwrap() = v + 1; // BUG: two tickets can get the same number
+        v
+    }))
+}
+
+#[test]
+fn an_idle_background_thread_does_not_hide_a_bug() {
+    // Regression (loom): with the workers done and the background thread idle, every execution
+    // counted as stuck, and a history without a pending operation cannot fail.
+    let verdict = verdict(&tickets(), &TestMatrix::new(vec![vec![0], vec![0]]), 2);
+    let v = verdict.violation().expect("two tickets with the same number");
+    assert_eq!(verdict.stats().stuck_histories, 0, "{v}");
+}
+
+/// A service whose background thread (spawned when it is built) answers `call()`s, and is told
+/// to stop, and joined, when the service is dropped.
+#[derive(Default)]
+struct ServiceState {
+    requested: usize,
+    done: usize,
+    shutdown: bool,
+}
+#[derive(Default)]
+struct ServiceInner {
+    state: Mutex<ServiceState>,
+    cv: Condvar,
+}
+struct Service {
+    inner: Arc<ServiceInner>,
+    background: std::sync::Mutex<Option<lineup::thread::JoinHandle<()>>>,
+}
+
+impl Drop for Service {
+    fn drop(&mut self) {
+        self.inner.state.lock().unwrap().shutdown = true;
+        self.inner.cv.notify_all();
+        if let Some(h) = self.background.lock().unwrap().take() {
+            h.join().unwrap();
+        }
+    }
+}
+
+fn service() -> Subject<Service> {
+    Subject::new("Service", || {
+        let inner = Arc::new(ServiceInner::default());
+        let server = Arc::clone(&inner);
+        let background = lineup::thread::spawn(move || {
+            let mut state = server.state.lock().unwrap();
+            loop {
+                while state.requested == state.done && !state.shutdown {
+                    state = server.cv.wait(state).unwrap();
+                }
+                if state.shutdown {
+                    return;
+                }
+                state.done += 1;
+                server.cv.notify_all();
+            }
+        });
+        Service {
+            inner,
+            background: std::sync::Mutex::new(Some(background)),
+        }
+    })
+    .with(Invocation::new("call", |s: &Service| {
+        let mut state = s.inner.state.lock().unwrap();
+        state.requested += 1;
+        let me = state.requested;
+        s.inner.cv.notify_all();
+        while state.done < me {
+            state = s.inner.cv.wait(state).unwrap();
+        }
+        me
+    }))
+}
+
+#[test]
+fn a_background_thread_joined_on_drop() {
+    // Regression (loom): the idle background thread was abandoned before the object was
+    // dropped, and the drop's join().unwrap() failed the execution.
+    passes(service(), vec![vec![0], vec![0]], 1);
+    passes_matrix(service(), TestMatrix::new(vec![vec![0]]).with_final(vec![0]), 1);
+}
+
+/// Each operation waits for good; one holds `m` while waiting, the other's guard locks `m` when
+/// it is dropped.
+#[derive(Default)]
+struct Holders {
+    m: Mutex<u32>,
+    latch: Latch,
+}
+struct TouchOnDrop<'a>(&'a Mutex<u32>);
+impl Drop for TouchOnDrop<'_> {
+    fn drop(&mut self) {
+        *self.0.lock().unwrap() += 1;
+    }
+}
+
+fn holders() -> Subject<Holders> {
+    Subject::new("Holders", Holders::default)
+        .with(Invocation::new("hold_and_wait", |h: &Holders| {
+            let _m = h.m.lock().unwrap();
+            h.latch.wait();
+        }))
+        .with(Invocation::new("touch_later_and_wait", |h: &Holders| {
+            let _touch = TouchOnDrop(&h.m);
+            h.latch.wait();
+        }))
+}
+
+#[test]
+fn a_destructor_of_an_abandoned_operation_waits_for_a_lock() {
+    // Regression (loom): the destructor's wait, started during the abandonment's unwind, parked
+    // for good although the other abandoned thread released the lock: loom's deadlock
+    // assertion cut the exploration.
+    passes(holders(), vec![vec![0], vec![1]], 2);
+}
+
+/// `spawn_and_wait()` spawns a thread that waits for good, and waits for good itself; a guard
+/// joins the spawned thread when the operation unwinds.
+#[derive(Default)]
+struct Joiner(Arc<Latch>);
+struct JoinOnDrop(Option<lineup::thread::JoinHandle<()>>);
+impl Drop for JoinOnDrop {
+    fn drop(&mut self) {
+        if let Some(h) = self.0.take() {
+            h.join().unwrap();
+        }
+    }
+}
+
+fn joiner() -> Subject<Joiner> {
+    Subject::new("Joiner", Joiner::default).with(Invocation::new("spawn_and_wait", |j: &Joiner| {
+        let latch = Arc::clone(&j.0);
+        let _join = JoinOnDrop(Some(lineup::thread::spawn(move || latch.wait())));
+        j.0.wait();
+    }))
+}
+
+#[test]
+fn a_destructor_joins_a_thread_that_waits_for_good() {
+    // Regression (loom): the spawned thread was abandoned with the worker, its join returned Err
+    // inside the worker's unwind, and the unwrap's panic aborted the child process. The worker's
+    // join now blocks (the spawned thread is only abandoned after the workers), which loom's
+    // deadlock assertion ends: the exploration may be resumed, but the check completes.
+    let verdict = verdict(&joiner(), &TestMatrix::new(vec![vec![0]]), 1);
+    assert!(verdict.is_pass(), "{}", verdict.violation().unwrap());
+}
+
+/// `spawn_forever()` spawns a thread that waits for good and returns 7 at once.
+#[derive(Default)]
+struct Forever(Arc<Latch>);
+
+fn forever() -> Subject<Forever> {
+    Subject::new("Forever", Forever::default).with(Invocation::new("spawn_forever", |f: &Forever| {
+        let latch = Arc::clone(&f.0);
+        let _ = lineup::thread::spawn(move || latch.wait());
+        7u32
+    }))
+}
+
+#[test]
+fn a_thread_left_waiting_does_not_make_a_history_stuck() {
+    // Regression (loom): every operation returned, but the spawned threads still waited when the
+    // execution ended, and loom's deadlock assertion made phase 1's serial histories stuck.
+    let verdict = passes(forever(), vec![vec![0], vec![0]], 2);
+    let s = verdict.stats();
+    assert_eq!((s.serial_full, s.serial_stuck, s.stuck_histories), (2, 0, 0), "{s:?}");
 }

@@ -202,6 +202,10 @@ pub(crate) fn serial_body<O: Send + Sync + 'static>(
 ) -> impl Fn() + Send + Sync {
     move || {
         reset(plan.op_count);
+        // Threads the operations spawn are tracked from here on (see `wait_registry`); the
+        // workers hand the turn on through loom's own primitives, and a blocked operation ends
+        // in loom's deadlock assertion, as phase 1 needs.
+        wait_registry::watch(std::iter::empty());
         let object = Arc::new(plan.subject.build());
         for &(op, inv) in &plan.initial {
             run_op(&plan.subject, &object, op, inv, None);
@@ -239,6 +243,9 @@ pub(crate) fn serial_body<O: Send + Sync + 'static>(
             })
             .collect();
         let history = finish(&plan, object, handles);
+        // A thread an operation spawned that waits for good once everything else has ended does
+        // not make the serial history stuck.
+        wait_registry::settle_helpers();
         HOOK.with(|c| {
             if let Some(ctx) = c.borrow_mut().as_mut() {
                 ctx.executions += 1;
@@ -297,15 +304,17 @@ pub(crate) fn concurrent_body<O: Send + Sync + 'static>(
             // Every pending operation waits in lineup::sync for good: take the stuck history,
             // then end the execution normally so that loom's exploration goes on.
             let history = current(true);
-            wait_registry::abandon();
+            wait_registry::abandon_workers();
             for h in handles {
                 h.join().unwrap();
             }
             drop(object);
+            wait_registry::settle_helpers();
             judge_execution(history, Some(StuckKind::Deadlock));
             return;
         }
         let history = finish(&plan, object, handles);
+        wait_registry::settle_helpers();
         judge_execution(history, None);
     }
 }

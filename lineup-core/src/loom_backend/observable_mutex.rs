@@ -60,10 +60,15 @@ impl<T> std::fmt::Debug for Mutex<T> {
     }
 }
 
-/// The guard of a [`Mutex`]; the lock is released when it is dropped.
+/// The guard of a [`Mutex`]; the lock is released when it is dropped. Like std's, it stays on
+/// the thread that locked (`!Send`).
 pub struct MutexGuard<'a, T> {
     mutex: &'a Mutex<T>,
+    _not_send: std::marker::PhantomData<*const ()>,
 }
+
+// SAFETY: as std's `MutexGuard`: sharing the guard shares `&T`.
+unsafe impl<T: Sync> Sync for MutexGuard<'_, T> {}
 
 impl<T: std::fmt::Debug> std::fmt::Debug for MutexGuard<'_, T> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -85,7 +90,10 @@ impl<T> Mutex<T> {
         self.locked
             .compare_exchange(false, true, Acquire, Acquire)
             .ok()
-            .map(|_| MutexGuard { mutex: self })
+            .map(|_| MutexGuard {
+                mutex: self,
+                _not_send: std::marker::PhantomData,
+            })
     }
 
     /// Blocks until the lock is acquired.

@@ -6,15 +6,22 @@
 //! and [`Condvar`](super::observable_mutex::Condvar) therefore block by parking
 //! ([`park_until_woken`]) and are woken by [`wake`], and this registry knows which threads are
 //! parked there and which of them were woken since. It tracks the matrix's workers and every
-//! thread spawned through `lineup::thread::spawn` ([`spawn`]) until it ends. The harness's main
-//! thread parks instead of joining the workers ([`await_workers`]); when every tracked thread
-//! that has not ended is parked here and none was woken, the last one to park wakes the main
-//! thread, which confirms the state by yielding (below) and then:
+//! thread spawned through `lineup::thread::spawn` ([`spawn`], *helpers*) until it ends. The
+//! harness's main thread parks instead of joining the workers ([`await_workers`]); when a worker
+//! has not finished and every tracked thread that has not ended is parked here and none was
+//! woken, the last one to park wakes the main thread, which confirms the state by yielding
+//! (below) and then:
 //!
 //! * takes the stuck history (every pending operation blocks forever),
-//! * abandons the waits ([`abandon`]): each parked thread returns from its park with an
-//!   [`Abandoned`] unwind, which the harness (for a worker) or [`spawn`]'s wrapper (for a thread
-//!   an operation spawned) catches, so every thread ends and the execution ends normally.
+//! * abandons the workers' waits ([`abandon_workers`]): each returns from its park with an
+//!   [`Abandoned`] unwind, which the harness catches, so the workers end;
+//! * joins them and drops the object (whose `Drop` may stop its helpers).
+//!
+//! After the workers (and, in a finished execution, the final operations and the object's drop),
+//! [`settle_helpers`] waits until every helper has ended, or abandons the helpers that wait here
+//! for good ([`spawn`]'s wrapper catches the unwind), so that every thread ends and the execution
+//! ends normally. A helper idling in a wait while the workers run (a background thread) does not
+//! make the execution stuck.
 //!
 //! The confirmation: a thread that could still run although the registry has it parked (one
 //! unparked by a raw `thread::unpark`) leaves the registry as soon as it runs, since its first
@@ -25,8 +32,9 @@
 //!
 //! A thread blocked anywhere else (loom's own primitives, a crate's) is not parked here: the main
 //! thread stays parked, loom asserts its deadlock, and the execution takes the old path (a stuck
-//! history from the panic hook, exploration resumed from loom's stored path). So does a wait that
-//! starts while its thread is being abandoned (a destructor run by the unwind).
+//! history from the panic hook, exploration resumed from loom's stored path). So does a wait
+//! that a destructor run by the abandonment's unwind starts, if nothing ends it (it is an
+//! ordinary wait: a lock another abandoned thread releases is taken).
 //!
 //! Not covered: threads spawned with loom's `thread::spawn` or `thread::Builder` directly, whose
 //! wake-ups this registry cannot see, and a wait abandoned while its own thread is already
@@ -53,18 +61,20 @@ struct Registry {
     /// The main thread is parked in [`await_workers`] (and nowhere else: an unpark must never
     /// reach a thread that loom blocked in one of its own primitives, such as `join`).
     main_parked: bool,
-    /// Tracked threads (workers, threads spawned through [`spawn`]) that have not ended.
+    /// The matrix's workers.
+    workers: HashSet<ThreadId>,
+    /// Tracked threads (workers, helpers spawned through [`spawn`]) that have not ended.
     unfinished: HashSet<ThreadId>,
     /// Threads parked in a `lineup::sync` wait.
     parked: HashMap<ThreadId, Thread>,
     /// Threads woken by [`wake`] that have not yet returned from their wait.
     woken: HashSet<ThreadId>,
-    /// Threads unwinding from an abandoned wait.
+    /// Threads whose wait must unwind with [`Abandoned`].
+    abandoned: HashSet<ThreadId>,
+    /// Abandoned threads that are unwinding (a wait they start is an ordinary one).
     unwinding: HashSet<ThreadId>,
     /// Changes on every park, return from a park, wake and ended thread.
     generation: u64,
-    /// The execution is stuck: parked threads unwind with [`Abandoned`].
-    abandon: bool,
 }
 
 thread_local! {
@@ -76,10 +86,15 @@ fn with<R>(f: impl FnOnce(&mut Registry) -> R) -> R {
 }
 
 impl Registry {
-    fn stuck(&self) -> bool {
+    /// Every tracked thread that has not ended waits here, and none was woken.
+    fn quiescent(&self) -> bool {
         !self.unfinished.is_empty()
             && self.unfinished.iter().all(|t| self.parked.contains_key(t))
             && self.woken.is_empty()
+    }
+
+    fn workers_running(&self) -> bool {
+        self.workers.iter().any(|w| self.unfinished.contains(w))
     }
 
     /// The main thread, if it is parked in [`await_workers`] and must look again.
@@ -103,7 +118,10 @@ pub(crate) fn watch(workers: impl IntoIterator<Item = ThreadId>) {
     let main = loom::thread::current();
     with(|r| {
         r.main = Some(main);
-        r.unfinished.extend(workers);
+        for worker in workers {
+            r.workers.insert(worker);
+            r.unfinished.insert(worker);
+        }
     });
 }
 
@@ -173,18 +191,13 @@ pub(crate) fn park_until_woken() {
         enum Next {
             Return,
             Unwind,
-            ParkForGood,
             Park(Option<Thread>),
         }
         let next = with(|r| {
             // Abandonment first: a thread woken by another's unwind (which releases locks that
             // thread would have held for good) must not go on.
-            if r.abandon {
-                return if r.unwinding.insert(me) {
-                    Next::Unwind
-                } else {
-                    Next::ParkForGood
-                };
+            if r.abandoned.contains(&me) && r.unwinding.insert(me) {
+                return Next::Unwind;
             }
             if r.woken.remove(&me) {
                 r.generation += 1;
@@ -192,16 +205,11 @@ pub(crate) fn park_until_woken() {
             }
             r.parked.insert(me, current.clone());
             r.generation += 1;
-            Next::Park(if r.stuck() { r.main_to_wake() } else { None })
+            Next::Park(if r.quiescent() { r.main_to_wake() } else { None })
         });
         match next {
             Next::Return => return,
             Next::Unwind => resume_unwind(Box::new(Abandoned)),
-            // A wait in a destructor of the abandonment's own unwind: loom's deadlock assertion
-            // ends the execution the old way.
-            Next::ParkForGood => loop {
-                loom::thread::park();
-            },
             Next::Park(main) => {
                 // No loom operation between the registration above and the park: nothing can
                 // run between them.
@@ -233,15 +241,30 @@ pub(crate) fn wake(thread: &Thread) {
 }
 
 /// Phase 2's main thread: parks until every worker finished (`false`) or the execution is stuck
-/// (`true`: every tracked thread that has not ended is parked in a `lineup::sync` wait, for
-/// good). If a thread blocks elsewhere, this parks for good too, and loom reports the deadlock.
+/// (`true`: a worker has not finished, and every tracked thread that has not ended is parked in
+/// a `lineup::sync` wait, for good). If a thread blocks elsewhere, this parks for good too, and
+/// loom reports the deadlock.
 pub(crate) fn await_workers() -> bool {
+    settle(|r| !r.workers_running())
+}
+
+/// Phase 2's main thread, after the workers, the final operations and the object's drop: parks
+/// until every helper has ended, or abandons the helpers that wait for good.
+pub(crate) fn settle_helpers() {
+    if settle(|r| r.unfinished.is_empty()) {
+        abandon(|r| r.unfinished.iter().copied().collect());
+    }
+}
+
+/// Parks until `done` (`false`) or until every tracked thread that has not ended waits for good
+/// (`true`, confirmed: see the module).
+fn settle(done: impl Fn(&Registry) -> bool) -> bool {
     'look: loop {
-        let (all_finished, stuck, generation) = with(|r| (r.unfinished.is_empty(), r.stuck(), r.generation));
-        if all_finished {
+        let (finished, quiescent, generation) = with(|r| (done(r), r.quiescent(), r.generation));
+        if finished {
             return false;
         }
-        if stuck {
+        if quiescent {
             // Confirm (see the module): one yield more than there can be threads.
             for _ in 0..=loom::MAX_THREADS {
                 loom::thread::yield_now();
@@ -258,12 +281,24 @@ pub(crate) fn await_workers() -> bool {
     }
 }
 
-/// Abandons a stuck execution: every parked thread unwinds with [`Abandoned`].
-pub(crate) fn abandon() {
+/// Abandons the waits of a stuck execution's workers: each unwinds with [`Abandoned`].
+pub(crate) fn abandon_workers() {
+    abandon(|r| r.workers.iter().copied().collect());
+}
+
+/// Abandons the waits of the parked threads among `targets`.
+fn abandon(targets: impl FnOnce(&Registry) -> Vec<ThreadId>) {
     let parked: Vec<Thread> = with(|r| {
-        r.abandon = true;
+        let targets = targets(r);
         r.generation += 1;
-        r.parked.values().cloned().collect()
+        let mut parked = Vec::new();
+        for id in targets {
+            if let Some(thread) = r.parked.get(&id) {
+                r.abandoned.insert(id);
+                parked.push(thread.clone());
+            }
+        }
+        parked
     });
     for thread in parked {
         thread.unpark();
