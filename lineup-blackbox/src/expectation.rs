@@ -74,16 +74,26 @@ impl Expected {
 
 /// Checks `subject` on `matrix` with `config`, prints the matrix, the memory model (C11 or
 /// real-time order as happens-before, see the module), the preemption bound, the executions of
-/// both phases and the time (on stderr, one line for people and one JSON line for
-/// the documentation's table), prints the report of a violation, and panics unless the verdict
-/// is `expected`. Returns the verdict for further assertions.
+/// both phases, the stuck histories and resumed executions of phase 2 and the time (on stderr, one
+/// line for people and one JSON line for the documentation's table), prints the report of a
+/// violation, and panics unless the verdict is `expected`. Returns the verdict for further
+/// assertions.
 ///
-/// A pass is refused if every execution that phase 2 explored got stuck: lineup's loom backend
-/// resumes loom's exploration after a stuck execution from the path loom stored *before* running
-/// it, and when the very first execution gets stuck that path is empty, so the exploration ends
-/// there. Such a "pass" explored one schedule; the matrix must change (see
-/// `docs/black-box-crates.md`). Fewer stuck executions cut the exploration too (the schedules
-/// after them that only they would have led to are skipped); the figures line says how many.
+/// Stuck executions of phase 2 come in two kinds. A worker blocked for good in `lineup::sync`'s
+/// `Mutex` or `Condvar` (the oneshot channel's halves, the shared pile of permits) is seen by
+/// lineup's loom backend, which takes the stuck history and ends the execution normally: loom's
+/// exploration goes on, nothing is skipped. A worker blocked anywhere else (loom's own primitives,
+/// as in `lineup::future::block_on`, or the crate's: event-listener's waits, oneshot's `recv`) or
+/// spinning ends in loom's deadlock assertion (or its branch limit), and the backend resumes loom's
+/// exploration from the path loom stored *before* running that execution, which skips the
+/// schedules that only it would have led to; [`lineup::CheckStats::stuck_resumed`] counts those
+/// executions, and the figures print it.
+///
+/// A pass is refused if every execution that phase 2 explored was resumed that way: when the very
+/// first execution gets stuck outside `lineup::sync`, the stored path is empty, so the exploration
+/// ends there. Such a "pass" explored one schedule; the matrix must change (see
+/// `docs/black-box-crates.md`). A pass in which every history is stuck inside `lineup::sync` is
+/// not refused: the exploration went on past each of them.
 ///
 /// Run each check in its own `#[test]`: the loom backend re-runs the current test in child
 /// processes until it reaches the same check, so a test with several checks runs the earlier
@@ -112,12 +122,14 @@ pub fn expect_verdict<O: Send + Sync + 'static>(
     );
     eprintln!(
         "  verdict {got:?}; phase 1: {} serial executions ({} full, {} stuck histories) in {:.2?}; phase 2: {} \
-         executions, {} distinct histories ({} stuck, each one cuts loom's exploration) in {:.2?}; total {:.2?}",
+         executions ({} stuck outside lineup::sync, each resumed from loom's stored path), {} distinct histories ({} \
+         stuck) in {:.2?}; total {:.2?}",
         s.serial_executions,
         s.serial_full,
         s.serial_stuck,
         s.phase1_time,
         s.concurrent_executions,
+        s.stuck_resumed,
         s.distinct_histories,
         s.stuck_histories,
         s.phase2_time,
@@ -125,7 +137,7 @@ pub fn expect_verdict<O: Send + Sync + 'static>(
     );
     eprintln!(
         "{{\"blackbox\":{:?},\"matrix\":{:?},\"real_time_happens_before\":{},\"preemption_bound\":{},\"verdict\":\"{got:?}\",\
-         \"serial_executions\":{},\"concurrent_executions\":{},\"distinct_histories\":{},\"stuck_histories\":{},\"seconds\":{:.3}}}",
+         \"serial_executions\":{},\"concurrent_executions\":{},\"distinct_histories\":{},\"stuck_histories\":{},\"stuck_resumed\":{},\"seconds\":{:.3}}}",
         subject.name(),
         matrix.display(&labels).to_string().trim_end().replace('\n', ";"),
         config.real_time_happens_before,
@@ -134,15 +146,17 @@ pub fn expect_verdict<O: Send + Sync + 'static>(
         s.concurrent_executions,
         s.distinct_histories,
         s.stuck_histories,
+        s.stuck_resumed,
         elapsed.as_secs_f64()
     );
     if let Some(violation) = verdict.violation() {
         eprintln!("{violation}");
     }
     assert!(
-        !(verdict.is_pass() && s.concurrent_executions > 0 && s.concurrent_executions <= s.stuck_histories as u64),
-        "{} ({}): a vacuous pass: every one of the {} execution(s) of phase 2 got stuck, and loom's exploration cannot \
-         resume after a stuck first execution; choose a matrix whose first (unpreempted) schedule finishes",
+        !(verdict.is_pass() && s.concurrent_executions > 0 && s.concurrent_executions <= s.stuck_resumed as u64),
+        "{} ({}): a vacuous pass: every one of the {} execution(s) of phase 2 got stuck outside lineup::sync (in loom's \
+         or the crate's own primitives, or spinning), and loom's exploration cannot resume after a first execution that \
+         got stuck there; choose a matrix whose first (unpreempted) schedule finishes",
         subject.name(),
         model(config),
         s.concurrent_executions

@@ -193,9 +193,9 @@ pub fn semaphore(permits: usize) -> Subject<HeldSemaphore> {
     .with(Invocation::new("available", HeldSemaphore::available))
 }
 
-/// A semaphore whose permits are kept on one shared pile (a loom mutex), whoever took them: a
-/// deliberately wrong wrapper. `acquire` takes a permit, *then* puts it on the pile; another
-/// thread's `release` in between finds the pile empty although the permit is taken, and a
+/// A semaphore whose permits are kept on one shared pile (a `lineup::sync::Mutex`), whoever took
+/// them: a deliberately wrong wrapper. `acquire` takes a permit, *then* puts it on the pile;
+/// another thread's `release` in between finds the pile empty although the permit is taken, and a
 /// `try_acquire` of that thread just before has seen the permit taken: no serial execution does
 /// both. lineup must reject it (this is why [`HeldSemaphore`] keeps permits per thread).
 #[derive(Debug)]

@@ -3,8 +3,10 @@
 //! dependency; `std` too, for the blocking `recv`).
 //!
 //! A oneshot channel has two halves that its operations consume: `Sender::send(self, msg)` and
-//! `Receiver::recv(self)` take their half by value. The object keeps each half in a loom mutex
-//! around an `Option` and says what happens to a half that is gone:
+//! `Receiver::recv(self)` take their half by value. The object keeps each half in a
+//! `lineup::sync::Mutex` around an `Option` (under loom: a loom atomic lock word, and waits that
+//! lineup sees, so a thread blocked on it does not cut loom's exploration) and says what happens
+//! to a half that is gone:
 //!
 //! * `send(7)` takes the sender and sends: `Ok(())`, or `Err(7)` (the message back) if the
 //!   receiver is gone; `already consumed` if the sender was used before.

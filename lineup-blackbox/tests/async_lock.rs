@@ -69,8 +69,9 @@ c11_and_real_time!(
     locks::mutex(),
     // Not `with_lock` in one thread and `try_lock` in another: a `try_lock` that meets a critical
     // section inside one operation is the scoped try_lock below, seen from the other side. And no
-    // lock that stays held at the end of a column: loom's first schedule would deadlock, and
-    // lineup's loom backend cannot resume after a stuck first execution.
+    // lock that stays held at the end of a column: loom's first schedule would deadlock in
+    // async-lock's own waits (outside lineup::sync), and lineup's loom backend cannot resume after
+    // a first execution stuck there.
     TestMatrix::new(vec![
         vec![LOCK, UNLOCK],
         vec![LOCK_BLOCKING, UNLOCK],
