@@ -405,3 +405,96 @@ fn a_thread_left_waiting_does_not_make_a_history_stuck() {
     let s = verdict.stats();
     assert_eq!((s.serial_full, s.serial_stuck, s.stuck_histories), (2, 0, 0), "{s:?}");
 }
+
+/// Two operations hold `m` in turn and wait for good; a background thread waits for good too.
+struct HoldersWithBackground {
+    m: Mutex<u32>,
+    latch: Latch,
+    _background: Arc<Latch>,
+}
+
+fn holders_with_background() -> Subject<HoldersWithBackground> {
+    Subject::new("HoldersWithBackground", || {
+        let background = Arc::new(Latch::default());
+        let latch = Arc::clone(&background);
+        let _ = lineup::thread::spawn(move || latch.wait());
+        HoldersWithBackground {
+            m: Mutex::new(0),
+            latch: Latch::default(),
+            _background: background,
+        }
+    })
+    .with(Invocation::new("hold_and_wait", |h: &HoldersWithBackground| {
+        let _m = h.m.lock().unwrap();
+        h.latch.wait();
+    }))
+}
+
+/// `wait()` waits for good on a condition variable the drop notifies; a background thread
+/// waits for good too.
+struct Notified {
+    flag: Mutex<bool>,
+    cv: Condvar,
+    _background: Arc<Latch>,
+}
+
+impl Drop for Notified {
+    fn drop(&mut self) {
+        self.cv.notify_all();
+    }
+}
+
+fn notified() -> Subject<Notified> {
+    Subject::new("Notified", || {
+        let background = Arc::new(Latch::default());
+        let latch = Arc::clone(&background);
+        let _ = lineup::thread::spawn(move || latch.wait());
+        Notified {
+            flag: Mutex::new(false),
+            cv: Condvar::new(),
+            _background: background,
+        }
+    })
+    .with(Invocation::new("wait", |n: &Notified| {
+        let mut set = n.flag.lock().unwrap();
+        while !*set {
+            set = n.cv.wait(set).unwrap();
+        }
+    }))
+    .with(Invocation::new("noop", |_: &Notified| 0u32))
+}
+
+#[test]
+fn wake_ups_of_abandoned_threads_do_not_keep_helpers_waiting() {
+    // Regression (loom): an abandoned worker woken by another's unwind (or by the drop's
+    // notify_all, through its stale queue entry) stayed in the registry's woken set, so the
+    // helpers never looked settled, and loom's deadlock assertion cut the exploration.
+    passes(holders_with_background(), vec![vec![0], vec![0]], 2);
+    passes(notified(), vec![vec![0], vec![1]], 2);
+}
+
+/// `spawn_pair()` spawns a thread that spawns a second one, both waiting for good; the first
+/// joins the second (with `unwrap`) when it unwinds.
+#[derive(Default)]
+struct Nest(Arc<Latch>);
+
+fn nest() -> Subject<Nest> {
+    Subject::new("Nest", Nest::default).with(Invocation::new("spawn_pair", |n: &Nest| {
+        let (outer, inner) = (Arc::clone(&n.0), Arc::clone(&n.0));
+        let _ = lineup::thread::spawn(move || {
+            let _join = JoinOnDrop(Some(lineup::thread::spawn(move || inner.wait())));
+            outer.wait();
+        });
+        1u32
+    }))
+}
+
+#[test]
+fn a_thread_that_joins_an_abandoned_thread_while_unwinding() {
+    // Regression (loom): both threads were abandoned at once, the join inside the first one's
+    // unwind returned Err, and its unwrap panicked inside the unwind: the check failed with an
+    // error. That join now waits for good (loom's deadlock assertion ends the execution, which
+    // may cut the exploration), and the check completes.
+    let verdict = verdict(&nest(), &TestMatrix::new(vec![vec![0]]), 1);
+    assert!(verdict.is_pass(), "{}", verdict.violation().unwrap());
+}

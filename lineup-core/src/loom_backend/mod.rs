@@ -94,7 +94,13 @@ fn serve_child_job<O: Send + Sync + 'static>(subject: &Subject<O>, matrix: &Test
                 None => orders.first(),
                 Some(prefix) => orders.next_after(&prefix),
             };
-            // No preemption at all: the only choices left are the ones inside an operation.
+            // No preemption at all: the only choices left are the ones inside an operation. (A
+            // thread an operation spawned therefore runs only when the serial thread blocks or
+            // ends; shuttle's phase 1 also runs it at other points. Such an object has serial
+            // histories this misses, which phase 2 may then report without a witness: the
+            // verdict, not deterministically linearizable, stands, since the missed history and
+            // the one found for the same order differ; the evidence is not the one shuttle gives,
+            // nondeterminism. Without a bound the exploration of the turn hand-over explodes.)
             builder.preemption_bound = Some(0);
             while let Some(order) = next {
                 harness::HOOK.with(|c| {

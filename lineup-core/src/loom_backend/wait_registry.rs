@@ -86,11 +86,14 @@ fn with<R>(f: impl FnOnce(&mut Registry) -> R) -> R {
 }
 
 impl Registry {
-    /// Every tracked thread that has not ended waits here, and none was woken.
+    /// Every tracked thread that has not ended waits here, and none of them was woken. (A wake-up
+    /// of a thread that ended, or was abandoned, left in a queue, does not count.)
     fn quiescent(&self) -> bool {
         !self.unfinished.is_empty()
-            && self.unfinished.iter().all(|t| self.parked.contains_key(t))
-            && self.woken.is_empty()
+            && self
+                .unfinished
+                .iter()
+                .all(|t| self.parked.contains_key(t) && !self.woken.contains(t))
     }
 
     fn workers_running(&self) -> bool {
@@ -130,6 +133,7 @@ pub(crate) fn finished() {
     let id = loom::thread::current().id();
     let main = with(|r| {
         r.unfinished.remove(&id);
+        r.woken.remove(&id);
         r.generation += 1;
         r.main_to_wake()
     });
@@ -171,9 +175,21 @@ pub struct JoinHandle<T> {
 
 impl<T> JoinHandle<T> {
     /// Waits for the thread to end: its result, or `Err` with the payload if it panicked (or was
-    /// abandoned in a stuck execution).
+    /// abandoned in a stuck execution). A thread that is itself unwinding from an abandoned wait
+    /// (a destructor that joins) waits for good instead of getting that `Err`, which an
+    /// `unwrap` would turn into a panic inside the unwind, aborting the process: loom's deadlock
+    /// assertion then ends the execution the old way.
     pub fn join(self) -> std::thread::Result<T> {
-        self.inner.join().and_then(|r| r)
+        let result = self.inner.join().and_then(|r| r);
+        if matches!(&result, Err(payload) if payload.is::<Abandoned>()) {
+            let me = loom::thread::current().id();
+            if with(|r| r.unwinding.contains(&me)) {
+                loop {
+                    loom::thread::park();
+                }
+            }
+        }
+        result
     }
 
     /// The thread's handle.
@@ -197,6 +213,7 @@ pub(crate) fn park_until_woken() {
             // Abandonment first: a thread woken by another's unwind (which releases locks that
             // thread would have held for good) must not go on.
             if r.abandoned.contains(&me) && r.unwinding.insert(me) {
+                r.woken.remove(&me);
                 return Next::Unwind;
             }
             if r.woken.remove(&me) {
