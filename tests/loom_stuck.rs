@@ -211,6 +211,14 @@ impl Latch {
     }
 }
 
+/// Spawns a background thread that waits on the returned latch until it is opened.
+fn background_thread() -> Arc<Latch> {
+    let latch = Arc::new(Latch::default());
+    let waited = Arc::clone(&latch);
+    let _ = lineup::thread::spawn(move || waited.wait());
+    latch
+}
+
 /// A ticket counter that loses tickets (read, then write, under two lock acquisitions), and
 /// owns a background thread that idles until the counter is dropped.
 struct Tickets {
@@ -226,9 +234,7 @@ impl Drop for Tickets {
 
 fn tickets() -> Subject<Tickets> {
     Subject::new("Tickets", || {
-        let background = Arc::new(Latch::default());
-        let latch = Arc::clone(&background);
-        let _ = lineup::thread::spawn(move || latch.wait());
+        let background = background_thread();
         Tickets {
             n: Mutex::new(0),
             background,
@@ -415,9 +421,7 @@ struct HoldersWithBackground {
 
 fn holders_with_background() -> Subject<HoldersWithBackground> {
     Subject::new("HoldersWithBackground", || {
-        let background = Arc::new(Latch::default());
-        let latch = Arc::clone(&background);
-        let _ = lineup::thread::spawn(move || latch.wait());
+        let background = background_thread();
         HoldersWithBackground {
             m: Mutex::new(0),
             latch: Latch::default(),
@@ -446,9 +450,7 @@ impl Drop for Notified {
 
 fn notified() -> Subject<Notified> {
     Subject::new("Notified", || {
-        let background = Arc::new(Latch::default());
-        let latch = Arc::clone(&background);
-        let _ = lineup::thread::spawn(move || latch.wait());
+        let background = background_thread();
         Notified {
             flag: Mutex::new(false),
             cv: Condvar::new(),
