@@ -12,7 +12,7 @@ use std::sync::Arc;
 use super::child::report;
 use super::tracked_atomic;
 use super::wait_registry::{self, Abandoned};
-use super::wire::{Record, WireHistory};
+use super::wire::{Record, Tally, WireHistory};
 use crate::phase2::judge;
 use crate::{Event, ObservationSet, OpTable, Response, StuckKind, Subject, TestMatrix, ThreadId};
 
@@ -80,6 +80,17 @@ pub(crate) struct HookContext {
     pub weak_violations: HashSet<u64>,
     /// Phase 2: the distinct stuck histories (fingerprints), as shuttle's phase 2 counts them.
     pub stuck_histories: HashSet<u64>,
+}
+
+impl HookContext {
+    /// What phase 2 explored so far.
+    pub(crate) fn tally(&self) -> Tally {
+        Tally {
+            executions: self.executions,
+            distinct: self.distinct.iter().copied().collect(),
+            stuck_histories: self.stuck_histories.iter().copied().collect(),
+        }
+    }
 }
 
 pub(crate) enum HookPhase {
@@ -383,9 +394,7 @@ fn judge_execution(history: WireHistory, stuck: Option<StuckKind>) {
             report(
                 &ctx.results,
                 &Record::Violation {
-                    executions: ctx.executions,
-                    stuck_histories: ctx.stuck_histories.iter().copied().collect(),
-                    distinct: ctx.distinct.iter().copied().collect(),
+                    tally: ctx.tally(),
                     history,
                     stuck: stuck.map(|s| format!("{s:?}")),
                     weak_loads,
@@ -491,9 +500,7 @@ fn on_stuck(kind: StuckKind) {
                     report(
                         &ctx.results,
                         &Record::StuckJustified {
-                            executions: ctx.executions,
-                            stuck_histories: ctx.stuck_histories.iter().copied().collect(),
-                            distinct: ctx.distinct.iter().copied().collect(),
+                            tally: ctx.tally(),
                             kind: format!("{kind:?}"),
                         },
                     );

@@ -155,23 +155,8 @@ fn serve_child_job<O: Send + Sync + 'static>(subject: &Subject<O>, matrix: &Test
                 max_executions,
                 job.real_time,
             ));
-            let (executions, stuck_histories, distinct) = harness::HOOK.with(|c| {
-                let c = c.borrow();
-                let ctx = c.as_ref().expect("the hook context is set");
-                (
-                    ctx.executions,
-                    ctx.stuck_histories.iter().copied().collect(),
-                    ctx.distinct.iter().copied().collect(),
-                )
-            });
-            child::report(
-                &job.results,
-                &Record::ConcurrentDone {
-                    executions,
-                    stuck_histories,
-                    distinct,
-                },
-            );
+            let tally = harness::HOOK.with(|c| c.borrow().as_ref().expect("the hook context is set").tally());
+            child::report(&job.results, &Record::ConcurrentDone { tally });
         }
     }
     std::process::exit(0);
@@ -310,12 +295,9 @@ pub(crate) fn check_concurrent<O: Send + Sync + 'static>(
     observation_file::write_observation_file(&spec_file, &spec)?;
     let checkpoint = dir.join("loom-path.json");
     start_from_user_checkpoint(&checkpoint)?;
-    let mut executions = 0u64;
-    let mut distinct: HashSet<u64> = HashSet::new();
-    // Stuck executions after which loom's exploration resumed from its stored path (cut), and
-    // the distinct stuck histories (fingerprints).
+    let mut explored = Explored::default();
+    // Stuck executions after which loom's exploration resumed from its stored path.
     let mut cut = 0usize;
-    let mut stuck_histories: HashSet<u64> = HashSet::new();
     let mut weak_candidate: Option<Record> = None;
     let preemption_bound = config.preemption_bound;
     loop {
@@ -325,7 +307,7 @@ pub(crate) fn check_concurrent<O: Send + Sync + 'static>(
                 spec: spec_file.clone(),
                 checkpoint: checkpoint.clone(),
                 preemption_bound,
-                max_executions: config.max_executions.map(|m| m.saturating_sub(executions)),
+                max_executions: config.max_executions.map(|m| m.saturating_sub(explored.executions)),
             },
             results: dir.join("results.jsonl"),
             check_stuck: config.check_stuck,
@@ -345,17 +327,10 @@ pub(crate) fn check_concurrent<O: Send + Sync + 'static>(
         let Some(mut last) = report.records.last().cloned() else {
             return Err(child_failure(PHASE, &report, "the child process reported nothing"));
         };
-        if let Record::ConcurrentDone {
-            executions: e,
-            stuck_histories: s,
-            distinct: d,
-        } = &last
-        {
+        if let Record::ConcurrentDone { tally } = &last {
             match weak_candidate.take() {
                 None => {
-                    executions += e;
-                    stuck_histories.extend(s);
-                    distinct.extend(d);
+                    explored.add(tally);
                     break;
                 }
                 Some(Record::Violation {
@@ -366,9 +341,7 @@ pub(crate) fn check_concurrent<O: Send + Sync + 'static>(
                     ..
                 }) => {
                     last = Record::Violation {
-                        executions: *e,
-                        stuck_histories: s.clone(),
-                        distinct: d.clone(),
+                        tally: tally.clone(),
                         history,
                         stuck,
                         weak_loads,
@@ -380,15 +353,8 @@ pub(crate) fn check_concurrent<O: Send + Sync + 'static>(
         }
         match &last {
             Record::ConcurrentDone { .. } => unreachable!("handled above"),
-            Record::StuckJustified {
-                executions: e,
-                stuck_histories: s,
-                distinct: d,
-                ..
-            } => {
-                executions += e;
-                stuck_histories.extend(s);
-                distinct.extend(d);
+            Record::StuckJustified { tally, .. } => {
+                explored.add(tally);
                 cut += 1;
                 let path = std::fs::read_to_string(&checkpoint).map_err(scratch)?;
                 match path_step::step_path(&path).map_err(|problem| CheckError::ExecutionFailed {
@@ -401,22 +367,18 @@ pub(crate) fn check_concurrent<O: Send + Sync + 'static>(
                     Some(next) => std::fs::write(&checkpoint, next).map_err(scratch)?,
                     None => break,
                 }
-                if config.max_executions.is_some_and(|m| executions >= m) {
+                if config.max_executions.is_some_and(|m| explored.executions >= m) {
                     break;
                 }
             }
             Record::Violation {
-                executions: e,
-                stuck_histories: s,
-                distinct: d,
+                tally,
                 history,
                 stuck: stuck_kind,
                 weak_loads,
                 checkpoint: saved,
             } => {
-                executions += e;
-                stuck_histories.extend(s);
-                distinct.extend(d);
+                explored.add(tally);
                 let h = history
                     .history(&ops)
                     .map_err(|e| child_failure(PHASE, &report, &format!("a malformed history: {e}")))?;
@@ -445,9 +407,9 @@ pub(crate) fn check_concurrent<O: Send + Sync + 'static>(
                             choices: Vec::new(),
                         },
                     )),
-                    executions,
-                    distinct: distinct.len(),
-                    stuck: stuck_histories.len(),
+                    executions: explored.executions,
+                    distinct: explored.distinct.len(),
+                    stuck: explored.stuck_histories.len(),
                     resumed: cut,
                     elapsed: start.elapsed(),
                     loom: Some(crate::LoomEvidence {
@@ -471,13 +433,29 @@ pub(crate) fn check_concurrent<O: Send + Sync + 'static>(
     }
     Ok(Exploration2 {
         violation: None,
-        executions,
-        distinct: distinct.len(),
-        stuck: stuck_histories.len(),
+        executions: explored.executions,
+        distinct: explored.distinct.len(),
+        stuck: explored.stuck_histories.len(),
         resumed: cut,
         elapsed: start.elapsed(),
         loom: None,
     })
+}
+
+/// What phase 2's children explored together.
+#[derive(Default)]
+struct Explored {
+    executions: u64,
+    distinct: HashSet<u64>,
+    stuck_histories: HashSet<u64>,
+}
+
+impl Explored {
+    fn add(&mut self, tally: &wire::Tally) {
+        self.executions += tally.executions;
+        self.distinct.extend(&tally.distinct);
+        self.stuck_histories.extend(&tally.stuck_histories);
+    }
 }
 
 /// The environment variable loom reads a stored path from; a report's replay line names it.

@@ -67,6 +67,15 @@ impl WireHistory {
     }
 }
 
+/// What a phase-2 child explored so far: its executions and the fingerprints of its distinct
+/// histories and of the stuck ones among them.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub(crate) struct Tally {
+    pub executions: u64,
+    pub distinct: Vec<u64>,
+    pub stuck_histories: Vec<u64>,
+}
+
 /// One line of a child's report.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub(crate) enum Record {
@@ -83,31 +92,17 @@ pub(crate) enum Record {
     SerialDone,
     /// Phase 2: a stuck execution had stuck serial witnesses; the exploration goes on from the
     /// stored path.
-    StuckJustified {
-        executions: u64,
-        /// The distinct stuck histories so far (fingerprints).
-        stuck_histories: Vec<u64>,
-        distinct: Vec<u64>,
-        kind: String,
-    },
+    StuckJustified { tally: Tally, kind: String },
     /// Phase 2: a violation.
     Violation {
-        executions: u64,
-        /// The distinct stuck histories so far (fingerprints).
-        stuck_histories: Vec<u64>,
-        distinct: Vec<u64>,
+        tally: Tally,
         history: WireHistory,
         stuck: Option<String>,
         weak_loads: Vec<String>,
         checkpoint: Option<String>,
     },
     /// Phase 2: the exploration is complete.
-    ConcurrentDone {
-        executions: u64,
-        /// The distinct stuck histories (fingerprints).
-        stuck_histories: Vec<u64>,
-        distinct: Vec<u64>,
-    },
+    ConcurrentDone { tally: Tally },
     /// The execution failed outside any operation (the object's constructor panicked, loom
     /// reported a leak or a causality violation, ...).
     Failed { message: String },
