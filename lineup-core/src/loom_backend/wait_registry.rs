@@ -58,7 +58,7 @@ pub(crate) struct Abandoned;
 struct Registry {
     /// The harness's main thread, while phase 2 watches this execution.
     main: Option<Thread>,
-    /// The main thread is parked in [`await_workers`] (and nowhere else: an unpark must never
+    /// The main thread is parked in [`settle`] ([`await_workers`], [`settle_helpers`]) (and nowhere else: an unpark must never
     /// reach a thread that loom blocked in one of its own primitives, such as `join`).
     main_parked: bool,
     /// The matrix's workers.
@@ -100,7 +100,7 @@ impl Registry {
         self.workers.iter().any(|w| self.unfinished.contains(w))
     }
 
-    /// The main thread, if it is parked in [`await_workers`] and must look again.
+    /// The main thread, if it is parked in [`settle`] and must look again.
     fn main_to_wake(&mut self) -> Option<Thread> {
         if self.main_parked {
             self.main_parked = false;
