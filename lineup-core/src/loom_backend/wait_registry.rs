@@ -58,8 +58,9 @@ pub(crate) struct Abandoned;
 struct Registry {
     /// The harness's main thread, while phase 2 watches this execution.
     main: Option<Thread>,
-    /// The main thread is parked in [`settle`] ([`await_workers`], [`settle_helpers`]) (and nowhere else: an unpark must never
-    /// reach a thread that loom blocked in one of its own primitives, such as `join`).
+    /// The main thread is parked in [`settle`] (for [`await_workers`] or [`settle_helpers`]), and
+    /// nowhere else: an unpark must never reach a thread that loom blocked in one of its own
+    /// primitives, such as `join`.
     main_parked: bool,
     /// The matrix's workers.
     workers: HashSet<ThreadId>,
