@@ -101,3 +101,37 @@ pub fn stack_under_queue_labels() -> Subject<StackUnderQueueLabels> {
         .with(Invocation::new("add", |s: &S| s.0.lock().unwrap().push(400)).arg(400))
         .with(Invocation::new("try_take", |s: &S| s.0.lock().unwrap().pop()))
 }
+
+/// A blocking queue with a lost wake-up: `take` looks at the queue, lets go of the lock, and only
+/// then waits, so an `add` in between notifies nobody and `take` waits for good on a queue that
+/// holds an element.
+#[derive(Default)]
+pub struct LostWakeUpQueue {
+    items: Mutex<VecDeque<u32>>,
+    not_empty: Condvar,
+}
+
+impl LostWakeUpQueue {
+    pub fn add(&self, value: u32) {
+        self.items.lock().unwrap().push_back(value);
+        self.not_empty.notify_one();
+    }
+
+    pub fn take(&self) -> u32 {
+        loop {
+            if let Some(value) = self.items.lock().unwrap().pop_front() {
+                return value;
+            }
+            // The bug: the lock is let go between the look and the wait.
+            let items = self.items.lock().unwrap();
+            drop(self.not_empty.wait(items).unwrap());
+        }
+    }
+}
+
+/// Invocations 0: `add(200)`, 1: `take()`.
+pub fn lost_wake_up_queue() -> Subject<LostWakeUpQueue> {
+    Subject::new("LostWakeUpQueue", LostWakeUpQueue::default)
+        .with(Invocation::new("add", |q: &LostWakeUpQueue| q.add(200)).arg(200))
+        .with(Invocation::new("take", LostWakeUpQueue::take))
+}

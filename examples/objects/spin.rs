@@ -64,3 +64,106 @@ impl Race {
 pub fn race() -> Subject<Race> {
     Subject::new("Race", Race::default).with(Invocation::new("race", Race::race))
 }
+
+/// A correct counter behind a ticket lock whose waiters spin with `std::hint::spin_loop()`: the
+/// CPU hint, which yields to no scheduler (code is often written so). Every spin iteration is a
+/// scheduling point (an atomic load), but never a yield: only a fair scheduler lets the lock's
+/// holder run again and end the spin.
+#[derive(Default)]
+pub struct TicketLockCounter {
+    next_ticket: AtomicU64,
+    now_serving: AtomicU64,
+    value: AtomicU64,
+}
+
+impl TicketLockCounter {
+    fn locked<R>(&self, f: impl FnOnce() -> R) -> R {
+        let ticket = self.next_ticket.fetch_add(1, Ordering::SeqCst);
+        while self.now_serving.load(Ordering::SeqCst) != ticket {
+            std::hint::spin_loop();
+        }
+        let result = f();
+        self.now_serving.store(ticket + 1, Ordering::SeqCst);
+        result
+    }
+
+    pub fn inc(&self) {
+        self.locked(|| {
+            let v = self.value.load(Ordering::SeqCst);
+            self.value.store(v + 1, Ordering::SeqCst);
+        });
+    }
+
+    pub fn get(&self) -> u64 {
+        self.locked(|| self.value.load(Ordering::SeqCst))
+    }
+}
+
+/// Invocations 0: `inc()`, 1: `get()`.
+pub fn ticket_lock_counter() -> Subject<TicketLockCounter> {
+    Subject::new("TicketLockCounter", TicketLockCounter::default)
+        .with(Invocation::new("inc", TicketLockCounter::inc))
+        .with(Invocation::new("get", TicketLockCounter::get))
+}
+
+/// How a waiter of [`TwoFlagLockCounter`] spins.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Spin {
+    /// `std::hint::spin_loop()`: no yield.
+    CpuHint,
+    /// `lineup::hint::spin_loop()`: a yield to the model checker.
+    Yield,
+}
+
+/// A counter behind a broken two-flag lock: a thread raises its own flag, then waits while the
+/// other thread's flag is up. Serially every operation returns; two threads that raise their
+/// flags together wait for each other forever, however fairly they are scheduled (a real
+/// livelock). Operations are `inc_a`/`get_a` (flag 0) and `inc_b`/`get_b` (flag 1).
+pub struct TwoFlagLockCounter {
+    flags: [AtomicBool; 2],
+    value: AtomicU64,
+    spin: Spin,
+}
+
+impl TwoFlagLockCounter {
+    pub fn new(spin: Spin) -> Self {
+        Self {
+            flags: [AtomicBool::new(false), AtomicBool::new(false)],
+            value: AtomicU64::new(0),
+            spin,
+        }
+    }
+
+    fn locked<R>(&self, me: usize, f: impl FnOnce() -> R) -> R {
+        self.flags[me].store(true, Ordering::SeqCst);
+        while self.flags[1 - me].load(Ordering::SeqCst) {
+            match self.spin {
+                Spin::CpuHint => std::hint::spin_loop(),
+                Spin::Yield => lineup::hint::spin_loop(),
+            }
+        }
+        let result = f();
+        self.flags[me].store(false, Ordering::SeqCst);
+        result
+    }
+
+    pub fn inc(&self, me: usize) {
+        self.locked(me, || {
+            let v = self.value.load(Ordering::SeqCst);
+            self.value.store(v + 1, Ordering::SeqCst);
+        });
+    }
+
+    pub fn get(&self, me: usize) -> u64 {
+        self.locked(me, || self.value.load(Ordering::SeqCst))
+    }
+}
+
+/// Invocations 0: `inc_a()`, 1: `get_a()`, 2: `inc_b()`, 3: `get_b()`.
+pub fn two_flag_lock_counter(spin: Spin) -> Subject<TwoFlagLockCounter> {
+    Subject::new("TwoFlagLockCounter", move || TwoFlagLockCounter::new(spin))
+        .with(Invocation::new("inc_a", |c: &TwoFlagLockCounter| c.inc(0)))
+        .with(Invocation::new("get_a", |c: &TwoFlagLockCounter| c.get(0)))
+        .with(Invocation::new("inc_b", |c: &TwoFlagLockCounter| c.inc(1)))
+        .with(Invocation::new("get_b", |c: &TwoFlagLockCounter| c.get(1)))
+}

@@ -183,6 +183,8 @@ pub struct Replayed {
     /// For a phase-2 token: why the history violates the specification of a fresh phase 1, if it
     /// does.
     pub violation: Option<ViolationKind>,
+    /// The execution reached the step limit ([`Config::max_steps`]): its history is not judged.
+    pub inconclusive: bool,
 }
 
 /// Re-runs exactly the execution a [`ReplayToken`] from a report describes, and for a phase-2
@@ -207,7 +209,7 @@ pub fn replay<O: Send + Sync + 'static>(
             },
         ),
     };
-    type Captured = Option<(Trace, Option<StuckKind>)>;
+    type Captured = Option<(Trace, Option<StuckKind>, bool)>;
     let captured: Rc<RefCell<Captured>> = Rc::default();
     let sink_captured = Rc::clone(&captured);
     explore(
@@ -217,18 +219,19 @@ pub fn replay<O: Send + Sync + 'static>(
         DecisionTree::replaying(&token.choices),
         &config,
         move |result| {
-            *sink_captured.borrow_mut() = Some((result.trace.to_owned(), result.stuck));
+            *sink_captured.borrow_mut() = Some((result.trace.to_owned(), result.stuck, result.inconclusive));
             Control::Stop
         },
     )
     .map_err(|e| name_token(e, Some(token)))?;
-    let (trace, stuck) = captured.borrow_mut().take().ok_or_else(|| CheckError::BadReplayToken {
+    let (trace, stuck, inconclusive) = captured.borrow_mut().take().ok_or_else(|| CheckError::BadReplayToken {
         token: token.to_string(),
         problem: "the schedule does not fit this matrix".into(),
     })?;
     let ops = op_table(matrix, &subject.labels());
     let history = trace.as_ref().history(&ops);
     let violation = match token.phase {
+        _ if inconclusive => None,
         Phase::Serial | Phase::LoomSerial | Phase::LoomConcurrent { .. } => None,
         Phase::Concurrent { .. } => {
             let synthesis = synthesize_spec(subject, matrix, &config)?;
@@ -239,6 +242,7 @@ pub fn replay<O: Send + Sync + 'static>(
         history,
         stuck,
         violation,
+        inconclusive,
     })
 }
 
@@ -291,6 +295,7 @@ fn conclude<O>(subject: &Subject<O>, matrix: &TestMatrix, phase2: Exploration2, 
     stats.concurrent_executions = phase2.executions;
     stats.distinct_histories = phase2.distinct;
     stats.stuck_histories = phase2.stuck;
+    stats.inconclusive_executions = phase2.inconclusive;
     stats.stuck_resumed = phase2.resumed;
     stats.phase2_time = phase2.elapsed;
     match phase2.violation {

@@ -16,12 +16,27 @@ pub struct Config {
     /// Check stuck histories (Def. 2). Switching this off reduces the check to classic
     /// linearizability, which cannot see erroneous blocking (paper §2.2.2). Default on.
     pub check_stuck: bool,
-    /// A set of threads is livelocked when each of them has yielded (`yield_now`, spin hints)
-    /// this many times within its current operation while none of them made progress. Phase 1
-    /// and phase 2 use the same bound, so a spin-wait is judged alike in both. Default 500.
+    /// A set of threads is livelocked when each of them has yielded (`yield_now`, spin hints, or
+    /// a fair switch, see [`fair_switch_steps`](Self::fair_switch_steps)) this many times within
+    /// its current operation while no operation was called or returned anywhere. Phase 1 and
+    /// phase 2 use the same bound, so a spin-wait is judged alike in both. Default 500.
     pub spin_bound: u32,
-    /// An execution that takes this many scheduling steps is stopped and its history counted as
-    /// stuck (a diverging loop). Default 100 000.
+    /// A thread that has run this many scheduling steps in a row (without a yield, and without
+    /// another thread running in between) is switched away from for free, to the thread that ran
+    /// least recently, in both phases: a *fair* switch, not counted against the preemption bound.
+    /// A loop that spins on `std::hint::spin_loop()` (a CPU hint that yields to no scheduler) then
+    /// lets the thread it waits for run, as any real machine would, instead of spinning until the
+    /// step limit in a schedule that is not fair. Each fair switch counts as a yield towards
+    /// [`spin_bound`](Self::spin_bound). Lower values explore spin loops faster (each iteration
+    /// that can be preempted is a branch of the search); higher ones switch less often inside long
+    /// operations. Default 64.
+    pub fair_switch_steps: u32,
+    /// An execution that takes this many scheduling steps is stopped and *inconclusive*: its
+    /// history is not judged, and [`CheckStats::inconclusive_executions`](crate::CheckStats)
+    /// counts it (in phase 1, where every serial history is needed for the specification, it is a
+    /// [`CheckError::StepLimit`](crate::CheckError::StepLimit)). Spin loops end long before it
+    /// (fair switches, and livelock after `spin_bound` of them): it only stops a thread that keeps
+    /// making progress for that long. Default 100 000.
     pub max_steps: u64,
     /// Phase 2 stops after this many executions (`None`: explore every schedule within the
     /// preemption bound). Phase 1 is never bounded. Default `None`.
@@ -45,6 +60,7 @@ impl Default for Config {
             preemption_bound: 2,
             check_stuck: true,
             spin_bound: 500,
+            fair_switch_steps: 64,
             max_steps: 100_000,
             max_executions: None,
             real_time_happens_before: true,

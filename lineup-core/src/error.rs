@@ -39,6 +39,19 @@ pub enum CheckError {
         /// Options there now.
         found: u32,
     },
+    /// A serial execution of phase 1 reached the step limit: the specification would miss its
+    /// history, so no verdict can be reached.
+    #[error(
+        "phase 1 (serial executions): a serial execution took more than max_steps = {max_steps} scheduling steps \
+         without ending, livelocking, or blocking (schedule {schedule:?}); the specification needs every serial \
+         history. Raise Config::max_steps if the operations really run that long"
+    )]
+    StepLimit {
+        /// The step limit.
+        max_steps: u64,
+        /// The serial schedule's choices (a `lineup:p1:` replay token's).
+        schedule: Vec<u32>,
+    },
     /// A replay token could not be read.
     #[error("bad replay token `{token}`: {problem}")]
     BadReplayToken {

@@ -37,6 +37,7 @@ pub(crate) fn explore<O: Send + Sync + 'static>(
     };
     let limits = Limits {
         spin_bound: config.spin_bound,
+        fair_switch_steps: config.fair_switch_steps.max(1),
         max_steps: config.max_steps,
         max_executions: match mode {
             Mode::Serial => None,

@@ -68,6 +68,9 @@ pub struct TestSummary {
     pub matrices: usize,
     /// Executions of both phases.
     pub executions: u64,
+    /// Phase-2 executions of passing matrices that reached the step limit
+    /// ([`Config::max_steps`](crate::Config)): not judged, so the PASS does not cover them.
+    pub inconclusive_executions: u64,
     /// Time taken.
     pub elapsed: Duration,
 }
@@ -353,8 +356,19 @@ impl LineupTest {
     pub fn run_subject<O: Send + Sync + 'static>(self, subject: &Subject<O>) {
         match self.check_subject(subject) {
             Ok(summary) => eprintln!(
-                "lineup_test `{}`: PASS, {} matrices, {} executions in {:.2?} (seed {})",
-                self.name, summary.matrices, summary.executions, summary.elapsed, summary.seed
+                "lineup_test `{}`: PASS, {} matrices, {} executions in {:.2?} (seed {}){}",
+                self.name,
+                summary.matrices,
+                summary.executions,
+                summary.elapsed,
+                summary.seed,
+                match summary.inconclusive_executions {
+                    0 => String::new(),
+                    n => format!(
+                        "; {n} executions reached the step limit (max_steps) and were not judged: the PASS does \
+                         not cover them"
+                    ),
+                }
             ),
             Err(failure) => panic!("{failure}"),
         }
@@ -408,6 +422,7 @@ impl LineupTest {
             seed,
             matrices: 0,
             executions: 0,
+            inconclusive_executions: 0,
             elapsed: Duration::ZERO,
         };
 
@@ -464,6 +479,7 @@ impl LineupTest {
             progress.finish();
             summary.matrices += outcome.checked;
             summary.executions += outcome.executions;
+            summary.inconclusive_executions += outcome.inconclusive_executions;
             if let Some((position, result)) = outcome.first_failure {
                 let origin = MatrixOrigin::Sampled {
                     seed,
@@ -512,6 +528,7 @@ impl LineupTest {
         match result {
             Ok(Verdict::Pass(stats)) => {
                 summary.executions += stats.serial_executions + stats.concurrent_executions;
+                summary.inconclusive_executions += stats.inconclusive_executions;
                 Ok(())
             }
             Ok(Verdict::Fail(v)) => Err(self.failed(subject, matrix, Ok(v), config, origin, save_in)),

@@ -20,6 +20,9 @@ pub struct BatchOutcome {
     pub checked: usize,
     /// Executions of both phases over all checked matrices.
     pub executions: u64,
+    /// Phase-2 executions over all passing matrices that ended at the step limit, unjudged
+    /// ([`CheckStats::inconclusive_executions`](crate::CheckStats)).
+    pub inconclusive_executions: u64,
 }
 
 /// Checks `matrices` with `workers` OS threads. Workers take matrices in index order and stop
@@ -35,6 +38,7 @@ pub fn check_matrices<O: Send + Sync + 'static>(
     let next = AtomicUsize::new(0);
     let checked = AtomicUsize::new(0);
     let executions = AtomicU64::new(0);
+    let inconclusive = AtomicU64::new(0);
     let failure: Mutex<Option<BatchFailure>> = Mutex::new(None);
     let failing_index = || {
         failure
@@ -58,6 +62,7 @@ pub fn check_matrices<O: Send + Sync + 'static>(
                 let outcome = match result {
                     Ok(Verdict::Pass(stats)) => {
                         executions.fetch_add(stats.serial_executions + stats.concurrent_executions, Ordering::Relaxed);
+                        inconclusive.fetch_add(stats.inconclusive_executions, Ordering::Relaxed);
                         None
                     }
                     Ok(Verdict::Fail(v)) => {
@@ -83,5 +88,6 @@ pub fn check_matrices<O: Send + Sync + 'static>(
         first_failure: failure.into_inner().expect("no worker panics"),
         checked: checked.into_inner(),
         executions: executions.into_inner(),
+        inconclusive_executions: inconclusive.into_inner(),
     }
 }

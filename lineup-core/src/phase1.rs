@@ -53,6 +53,8 @@ fn synthesize_spec_on_shuttle<O: Send + Sync + 'static>(
         Rc::new(RefCell::new((ObservationSet::new(ops.clone()), TraceSet::default())));
     let sink_found = Rc::clone(&found);
     let sink_ops = ops.clone();
+    let step_limit: Rc<RefCell<Option<Vec<u32>>>> = Rc::default();
+    let sink_step_limit = Rc::clone(&step_limit);
     let explored = explore(
         subject,
         matrix,
@@ -60,6 +62,10 @@ fn synthesize_spec_on_shuttle<O: Send + Sync + 'static>(
         DecisionTree::new(),
         config,
         move |result| {
+            if result.inconclusive {
+                *sink_step_limit.borrow_mut() = Some(result.schedule());
+                return Control::Stop;
+            }
             let (spec, schedules) = &mut *sink_found.borrow_mut();
             if schedules.insert(result.trace, result.schedule()) {
                 spec.insert_new(result.trace.history(&sink_ops));
@@ -67,6 +73,12 @@ fn synthesize_spec_on_shuttle<O: Send + Sync + 'static>(
             Control::Continue
         },
     )?;
+    if let Some(schedule) = step_limit.take() {
+        return Err(CheckError::StepLimit {
+            max_steps: config.max_steps,
+            schedule,
+        });
+    }
     let (spec, schedules) = Rc::try_unwrap(found)
         .map_err(|_| ())
         .expect("exploration finished")

@@ -21,6 +21,8 @@ pub(crate) struct Exploration2 {
     pub executions: u64,
     pub distinct: usize,
     pub stuck: usize,
+    /// Executions stopped at the step limit (or loom's branch limit) without a verdict.
+    pub inconclusive: u64,
     /// Under loom: stuck executions after which the exploration resumed from a stored path.
     pub resumed: usize,
     pub elapsed: Duration,
@@ -91,12 +93,14 @@ fn check_concurrent_on_shuttle<O: Send + Sync + 'static>(
         seen: TraceFingerprints,
         full_index: Option<FullSpecIndex>,
         stuck: usize,
+        inconclusive: u64,
         violation: Option<(ViolationKind, ReplayToken)>,
     }
     let found = Rc::new(RefCell::new(Found {
         seen: TraceFingerprints::default(),
         full_index: None,
         stuck: 0,
+        inconclusive: 0,
         violation: None,
     }));
     let sink_found = Rc::clone(&found);
@@ -108,6 +112,10 @@ fn check_concurrent_on_shuttle<O: Send + Sync + 'static>(
     };
     let explored = explore(subject, matrix, mode, tree, config, move |result| {
         let found = &mut *sink_found.borrow_mut();
+        if result.inconclusive {
+            found.inconclusive += 1;
+            return Control::Continue;
+        }
         if found.seen.contains(result.trace) {
             return Control::Continue;
         }
@@ -150,6 +158,7 @@ fn check_concurrent_on_shuttle<O: Send + Sync + 'static>(
         executions: explored.executions,
         distinct: found.seen.len(),
         stuck: found.stuck,
+        inconclusive: found.inconclusive,
         resumed: 0,
         elapsed: explored.elapsed,
         loom: None,

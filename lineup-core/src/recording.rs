@@ -19,7 +19,8 @@ pub(crate) struct Recording {
     pub responses: Vec<Option<u32>>,
     /// Whether each operation has been called and not returned, indexed by `op - 1`.
     pub pending: Vec<bool>,
-    /// Yields taken inside each operation since it was called, indexed by `op - 1`.
+    /// Yields (and fair switches) taken inside each operation since it was called or since the
+    /// last progress (a call or return anywhere), whichever came later, indexed by `op - 1`.
     pub yields: Vec<u32>,
     /// The role of each task, indexed by task id (`None`: not seen yet).
     pub roles: Vec<Option<Role>>,
@@ -164,15 +165,23 @@ impl Recording {
 
     /// Records the call of `op`.
     pub fn call(&mut self, op: usize) {
+        self.progress();
         self.events.push(Event::Call(op));
         self.pending[op - 1] = true;
     }
 
     /// Records the return of `op` with the interned `response`.
     pub fn ret(&mut self, op: usize, response: u32) {
+        self.progress();
         self.events.push(Event::Return(op));
         self.responses[op - 1] = Some(response);
         self.pending[op - 1] = false;
+    }
+
+    /// An operation was called or returned: the threads spinning so far may see something new, so
+    /// their livelock counts start again.
+    fn progress(&mut self) {
+        self.yields.fill(0);
     }
 
     /// Sets the role of `task`.

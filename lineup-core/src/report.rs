@@ -139,7 +139,7 @@ impl fmt::Display for Violation {
         write!(
             f,
             "explored: phase 1 {} serial executions ({} full, {} stuck serial histories{}) in {:.1?}; phase 2 {} \
-             executions ({} distinct histories, {} stuck) in {:.1?} at preemption bound {}",
+             executions ({} distinct histories, {} stuck{}) in {:.1?} at preemption bound {}",
             s.serial_executions,
             s.serial_full,
             s.serial_stuck,
@@ -152,6 +152,10 @@ impl fmt::Display for Violation {
             s.concurrent_executions,
             s.distinct_histories,
             s.stuck_histories,
+            match s.inconclusive_executions {
+                0 => String::new(),
+                n => format!("; {n} inconclusive at the step limit, not judged"),
+            },
             s.phase2_time,
             s.preemption_bound
         )

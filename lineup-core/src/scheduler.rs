@@ -13,9 +13,17 @@
 //!   CHESS, allowed while fewer than the bound have been spent. Switches away from blocked or
 //!   finished threads are free.
 //! * A yield (`yield_now`, spin hints) is a free switch to the thread that ran least recently,
-//!   so spin-waits are explored fairly. Yields are counted per operation: when every thread that
-//!   could run is inside an operation that has yielded `spin_bound` times, the history is stuck
+//!   so spin-waits are explored fairly.
+//! * A thread that has run `fair_switch_steps` scheduling steps in a row (a loop that spins on
+//!   `std::hint::spin_loop()`, which yields to no scheduler) gets the same free, fair switch, in
+//!   both modes: with the preemption budget spent, an unfair scheduler would let it spin forever
+//!   while the thread it waits for never runs again, a schedule no real machine keeps up.
+//! * Yields and fair switches are counted per operation since the last progress (a call or a
+//!   return anywhere): when every thread that could run is inside an operation that has counted
+//!   `spin_bound` of them, no fair continuation lets an operation return and the history is stuck
 //!   (livelock). When only the watchdog can run, every thread is blocked (deadlock).
+//! * An execution that still reaches `max_steps` is stopped and *inconclusive*: it is counted,
+//!   never judged.
 
 use std::cell::RefCell;
 use std::fmt;
@@ -43,10 +51,10 @@ pub(crate) enum Mode {
 pub enum StuckKind {
     /// Every unfinished thread is blocked.
     Deadlock,
-    /// Every thread that could run is spinning (yielding) inside an operation without progress.
+    /// Every thread that could run is spinning (yielding, or running without a yield until it is
+    /// switched away from for fairness) inside an operation, and no operation returns however
+    /// fairly they are scheduled.
     Livelock,
-    /// The execution exceeded the step limit (a loop that does not yield and does not end).
-    StepLimit,
 }
 
 impl fmt::Display for StuckKind {
@@ -54,7 +62,6 @@ impl fmt::Display for StuckKind {
         f.write_str(match self {
             StuckKind::Deadlock => "deadlock: every unfinished thread is blocked",
             StuckKind::Livelock => "livelock: every thread that can run spins inside an operation without progress",
-            StuckKind::StepLimit => "the execution exceeded the step limit (a diverging loop)",
         })
     }
 }
@@ -64,6 +71,8 @@ impl fmt::Display for StuckKind {
 pub(crate) struct ExecutionResult<'a> {
     pub trace: TraceRef<'a>,
     pub stuck: Option<StuckKind>,
+    /// The execution reached the step limit: its history is not judged.
+    pub inconclusive: bool,
     tree: &'a DecisionTree,
 }
 
@@ -85,6 +94,7 @@ pub(crate) enum Control {
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Limits {
     pub spin_bound: u32,
+    pub fair_switch_steps: u32,
     pub max_steps: u64,
     pub max_executions: Option<u64>,
 }
@@ -108,7 +118,11 @@ pub(crate) struct Exploration {
     step: u64,
     preemptions: u32,
     last_run: Vec<u64>,
+    /// The task that ran last, and how many steps in a row it has run since it was switched to
+    /// (or since its last yield or fair switch).
+    run: Option<(TaskId, u32)>,
     stuck: Option<StuckKind>,
+    inconclusive: bool,
     diverged: bool,
     saw_background: bool,
     members_buffer: Vec<(TaskId, Class)>,
@@ -121,6 +135,8 @@ enum Decision {
     End,
     /// The history is stuck.
     Stuck(StuckKind),
+    /// The execution reached the step limit: stop it without a verdict.
+    Inconclusive,
     /// The schedule diverged from the one explored before.
     Diverged(Divergence),
 }
@@ -149,7 +165,9 @@ impl Exploration {
             step: 0,
             preemptions: 0,
             last_run: Vec::new(),
+            run: None,
             stuck: None,
+            inconclusive: false,
             diverged: false,
             saw_background: false,
             members_buffer: Vec::new(),
@@ -179,6 +197,7 @@ impl Exploration {
         let result = ExecutionResult {
             trace,
             stuck,
+            inconclusive: std::mem::take(&mut self.inconclusive),
             tree: &self.tree,
         };
         let control = (self.sink)(result);
@@ -202,7 +221,9 @@ impl Exploration {
         self.step = 0;
         self.preemptions = 0;
         self.last_run.clear();
+        self.run = None;
         self.stuck = None;
+        self.inconclusive = false;
         self.saw_background = false;
         recording::reset(self.op_count);
         Some(Schedule::new(0))
@@ -228,9 +249,17 @@ impl Exploration {
                     self.last_run.resize(i + 1, 0);
                 }
                 self.last_run[i] = self.step;
+                self.run = match self.run {
+                    Some((t, n)) if t == task => Some((t, n + 1)),
+                    _ => Some((task, 1)),
+                };
                 Some(task)
             }
             Decision::End => None,
+            Decision::Inconclusive => {
+                self.inconclusive = true;
+                None
+            }
             Decision::Stuck(kind) => {
                 self.stuck = Some(kind);
                 None
@@ -265,8 +294,16 @@ impl Exploration {
                 .map_or(Decision::End, Decision::Run);
         }
         if self.step > self.limits.max_steps {
-            return Decision::Stuck(StuckKind::StepLimit);
+            return Decision::Inconclusive;
         }
+        // A thread that has run `fair_switch_steps` steps in a row without yielding is treated as
+        // if it yielded: a free switch to the thread that ran least recently (fairness), counted
+        // towards livelock like a yield. A yield ends a run too.
+        let fair_switch = matches!(self.run, Some((t, n)) if Some(t) == current && n >= self.limits.fair_switch_steps);
+        if is_yielding || fair_switch {
+            self.run = None;
+        }
+        let is_yielding = is_yielding || fair_switch;
         let current_role = current.and_then(|c| r.roles.get(usize::from(c)).copied().flatten());
         let current_op = match current_role {
             Some(Role::InOp(op)) if r.pending[op - 1] => Some(op),

@@ -22,6 +22,10 @@ pub struct CheckStats {
     pub distinct_histories: usize,
     /// Of those, stuck ones.
     pub stuck_histories: usize,
+    /// Phase-2 executions stopped at the step limit ([`Config::max_steps`](crate::Config)) or, under
+    /// loom, at loom's branch limit while some thread was still making progress: their histories
+    /// were not judged, so the PASS does not cover them. Never a FAIL.
+    pub inconclusive_executions: u64,
     /// Time spent in phase 2.
     pub phase2_time: Duration,
     /// The preemption bound of phase 2.

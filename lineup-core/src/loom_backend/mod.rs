@@ -410,6 +410,7 @@ pub(crate) fn check_concurrent<O: Send + Sync + 'static>(
                     executions: explored.executions,
                     distinct: explored.distinct.len(),
                     stuck: explored.stuck_histories.len(),
+                    inconclusive: 0,
                     resumed: cut,
                     elapsed: start.elapsed(),
                     loom: Some(crate::LoomEvidence {
@@ -436,6 +437,7 @@ pub(crate) fn check_concurrent<O: Send + Sync + 'static>(
         executions: explored.executions,
         distinct: explored.distinct.len(),
         stuck: explored.stuck_histories.len(),
+        inconclusive: 0,
         resumed: cut,
         elapsed: start.elapsed(),
         loom: None,
