@@ -16,6 +16,14 @@ pub mod thread {
     #[cfg(not(loom))]
     pub use shuttle::thread::*;
 
+    /// Under loom: loom's `yield_now`, noted by lineup, so that a branch-limit overflow in which
+    /// every pending operation's thread yields is told apart from an unfair schedule.
+    #[cfg(loom)]
+    pub fn yield_now() {
+        crate::loom_backend::harness::note_yield();
+        loom::thread::yield_now();
+    }
+
     /// Spawns a thread of the backend (under loom, tracked: see the module).
     #[cfg(loom)]
     pub fn spawn<F, T>(f: F) -> JoinHandle<T>
@@ -33,6 +41,14 @@ pub mod hint {
     pub use loom::hint::*;
     #[cfg(not(loom))]
     pub use shuttle::hint::*;
+
+    /// Under loom: loom's `spin_loop` (a yield), noted by lineup (see
+    /// [`thread::yield_now`](super::thread::yield_now)).
+    #[cfg(loom)]
+    pub fn spin_loop() {
+        crate::loom_backend::harness::note_yield();
+        loom::hint::spin_loop();
+    }
 }
 
 /// Running a future to completion on the current thread of the backend, for asynchronous

@@ -39,18 +39,21 @@ pub enum CheckError {
         /// Options there now.
         found: u32,
     },
-    /// A serial execution of phase 1 reached the step limit: the specification would miss its
+    /// A serial execution of phase 1 reached the step limit (shuttle's `Config::max_steps`, loom's
+    /// branch limit) without ending, blocking or livelocking: the specification would miss its
     /// history, so no verdict can be reached.
     #[error(
-        "phase 1 (serial executions): a serial execution took more than max_steps = {max_steps} scheduling steps \
-         without ending, livelocking, or blocking (schedule {schedule:?}); the specification needs every serial \
-         history. Raise Config::max_steps if the operations really run that long"
+        "{phase}: the serial execution {execution} reached {limit} without ending, blocking, or livelocking; the \
+         specification needs every serial history, so there is no verdict. Raise the limit if the operations \
+         really run that long"
     )]
     StepLimit {
-        /// The step limit.
-        max_steps: u64,
-        /// The serial schedule's choices (a `lineup:p1:` replay token's).
-        schedule: Vec<u32>,
+        /// Which phase ran.
+        phase: &'static str,
+        /// The limit and its value (`Config::max_steps = 100000`, ...).
+        limit: String,
+        /// Which serial execution (its schedule or order).
+        execution: String,
     },
     /// A replay token could not be read.
     #[error("bad replay token `{token}`: {problem}")]

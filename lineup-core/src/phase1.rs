@@ -75,8 +75,9 @@ fn synthesize_spec_on_shuttle<O: Send + Sync + 'static>(
     )?;
     if let Some(schedule) = step_limit.take() {
         return Err(CheckError::StepLimit {
-            max_steps: config.max_steps,
-            schedule,
+            phase: "phase 1 (serial executions)",
+            limit: format!("Config::max_steps = {}", config.max_steps),
+            execution: format!("with schedule {schedule:?}"),
         });
     }
     let (spec, schedules) = Rc::try_unwrap(found)

@@ -66,6 +66,58 @@ struct Recording {
     events: Vec<Event>,
     responses: Vec<Option<Response>>,
     in_op: usize,
+    /// The thread that runs each operation, indexed by `op - 1` (set at the call).
+    op_threads: Vec<Option<loom::thread::ThreadId>>,
+    /// Yields (`lineup::hint::spin_loop`, `lineup::thread::yield_now`) of each thread since the
+    /// last call or return anywhere.
+    yields: std::collections::HashMap<loom::thread::ThreadId, u32>,
+}
+
+/// The calling thread yields (`lineup::hint::spin_loop`, `lineup::thread::yield_now`): evidence,
+/// if loom's branch limit comes, that it spins waiting rather than runs unfairly on.
+pub(crate) fn note_yield() {
+    let me = loom::thread::current().id();
+    RECORDING.with(|r| {
+        if let Ok(mut r) = r.try_borrow_mut() {
+            *r.yields.entry(me).or_default() += 1;
+        }
+    });
+}
+
+/// At loom's branch limit: whether the execution is a livelock rather than an unfair schedule.
+/// It is when some operation is pending and the thread of every pending operation has, since the
+/// last call or return anywhere, either yielded (so loom let the other threads run) or waits for
+/// good in `lineup::sync`; in phase 1 also when no thread but the serial operation's could run
+/// (the other workers wait for their turn, and no thread an operation spawned is running). A
+/// thread that spins without yielding (`std::hint::spin_loop()`) may only be running because
+/// loom's preemption budget is spent while the thread it waits for could run: that execution is
+/// inconclusive, never a stuck history.
+fn livelock_evidence() -> bool {
+    let serial = HOOK.with(|c| {
+        c.try_borrow()
+            .is_ok_and(|c| matches!(c.as_ref().map(|ctx| &ctx.phase), Some(HookPhase::Serial { .. })))
+    });
+    if serial && !wait_registry::tracked_thread_could_run() {
+        return RECORDING.with(|r| r.try_borrow().is_ok_and(|r| r.in_op > 0));
+    }
+    RECORDING.with(|r| {
+        let Ok(r) = r.try_borrow() else { return false };
+        let pending: Vec<usize> = r
+            .events
+            .iter()
+            .filter_map(|e| match *e {
+                Event::Call(op) if !r.events.contains(&Event::Return(op)) => Some(op),
+                _ => None,
+            })
+            .collect();
+        !pending.is_empty()
+            && pending
+                .iter()
+                .all(|&op| match r.op_threads.get(op - 1).copied().flatten() {
+                    Some(t) => r.yields.get(&t).is_some_and(|&n| n > 0) || wait_registry::waits(t),
+                    None => false,
+                })
+    })
 }
 
 /// What the panic hook needs to turn a loom failure into a record.
@@ -117,6 +169,8 @@ fn reset(op_count: usize) {
             events: Vec::with_capacity(2 * op_count),
             responses: vec![None; op_count],
             in_op: 0,
+            op_threads: vec![None; op_count],
+            yields: std::collections::HashMap::new(),
         }
     });
     tracked_atomic::reset();
@@ -160,6 +214,8 @@ fn run_op<O>(subject: &Subject<O>, object: &O, op: usize, invocation: usize, clo
         let mut r = r.borrow_mut();
         r.events.push(Event::Call(op));
         r.in_op += 1;
+        r.op_threads[op - 1] = Some(loom::thread::current().id());
+        r.yields.clear();
     });
     tick(clock);
     let outcome = catch_unwind(AssertUnwindSafe(|| subject.invocations()[invocation].call(object)));
@@ -178,6 +234,7 @@ fn run_op<O>(subject: &Subject<O>, object: &O, op: usize, invocation: usize, clo
         r.in_op -= 1;
         r.responses[op - 1] = Some(response);
         r.events.push(Event::Return(op));
+        r.yields.clear();
     });
     true
 }
@@ -411,9 +468,11 @@ fn judge_execution(history: WireHistory, stuck: Option<StuckKind>) {
     });
 }
 
-/// Installs the child's panic hook: a loom deadlock or branch-limit overflow becomes a stuck
-/// history (phase 1: a stuck serial history; phase 2: judged by Def. 2), reported before loom's
-/// engine unwinds; the child then exits. Panics inside operations are responses, reported
+/// Installs the child's panic hook: a loom deadlock, or a branch-limit overflow with evidence of
+/// a livelock ([`livelock_evidence`]), becomes a stuck history (phase 1: a stuck serial history;
+/// phase 2: judged by Def. 2), reported before loom's engine unwinds; a branch-limit overflow
+/// without that evidence is inconclusive (phase 1: an error; phase 2: counted, not judged); the
+/// child then exits. Panics inside operations are responses, reported
 /// silently; any other panic is reported as a failure of the execution.
 pub(crate) fn install_hook() {
     let default = std::panic::take_hook();
@@ -424,9 +483,13 @@ pub(crate) fn install_hook() {
             .map(|s| s.to_string())
             .or_else(|| info.payload().downcast_ref::<String>().cloned())
             .unwrap_or_default();
+        let branch_limit = message.starts_with("Model exceeded maximum number of branches");
+        if branch_limit && !livelock_evidence() {
+            on_inconclusive();
+        }
         let stuck = if message.starts_with("deadlock;") {
             Some(StuckKind::Deadlock)
-        } else if message.starts_with("Model exceeded maximum number of branches") {
+        } else if branch_limit {
             Some(StuckKind::Livelock)
         } else {
             None
@@ -454,6 +517,23 @@ pub(crate) fn install_hook() {
             }
         }
     }));
+}
+
+/// loom's branch limit without evidence of a livelock: reported as inconclusive; the child exits.
+fn on_inconclusive() -> ! {
+    HOOK.with(|c| {
+        if let Some(ctx) = c.borrow_mut().as_mut() {
+            let record = match &ctx.phase {
+                HookPhase::Serial { order } => Record::SerialInconclusive { order: order.clone() },
+                HookPhase::Concurrent { .. } => {
+                    ctx.executions += 1;
+                    Record::Inconclusive { tally: ctx.tally() }
+                }
+            };
+            report(&ctx.results, &record);
+        }
+    });
+    std::process::exit(0);
 }
 
 fn on_stuck(kind: StuckKind) {

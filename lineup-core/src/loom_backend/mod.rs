@@ -19,7 +19,7 @@
 //!   loses its exploration state and can abort the process.
 
 pub(crate) mod child;
-mod harness;
+pub(crate) mod harness;
 pub mod observable_mutex;
 mod path_step;
 mod serial_orders;
@@ -240,6 +240,13 @@ pub(crate) fn synthesize_spec<O: Send + Sync + 'static>(
                     resume_after = Some(prefix.clone());
                     continue 'children;
                 }
+                Record::SerialInconclusive { order } => {
+                    return Err(CheckError::StepLimit {
+                        phase: PHASE,
+                        limit: format!("loom's branch limit (LOOM_MAX_BRANCHES = {})", max_branches()),
+                        execution: format!("of the order {order:?}"),
+                    })
+                }
                 Record::SerialDone => break 'children,
                 other => return Err(record_error(PHASE, &report, other)),
             }
@@ -298,6 +305,8 @@ pub(crate) fn check_concurrent<O: Send + Sync + 'static>(
     let mut explored = Explored::default();
     // Stuck executions after which loom's exploration resumed from its stored path.
     let mut cut = 0usize;
+    // Executions that reached the branch limit without evidence of a livelock (also resumed).
+    let mut inconclusive = 0u64;
     let mut weak_candidate: Option<Record> = None;
     let preemption_bound = config.preemption_bound;
     loop {
@@ -353,9 +362,13 @@ pub(crate) fn check_concurrent<O: Send + Sync + 'static>(
         }
         match &last {
             Record::ConcurrentDone { .. } => unreachable!("handled above"),
-            Record::StuckJustified { tally, .. } => {
+            Record::StuckJustified { tally, .. } | Record::Inconclusive { tally } => {
                 explored.add(tally);
-                cut += 1;
+                if matches!(last, Record::Inconclusive { .. }) {
+                    inconclusive += 1;
+                } else {
+                    cut += 1;
+                }
                 let path = std::fs::read_to_string(&checkpoint).map_err(scratch)?;
                 match path_step::step_path(&path).map_err(|problem| CheckError::ExecutionFailed {
                     phase: PHASE,
@@ -410,7 +423,7 @@ pub(crate) fn check_concurrent<O: Send + Sync + 'static>(
                     executions: explored.executions,
                     distinct: explored.distinct.len(),
                     stuck: explored.stuck_histories.len(),
-                    inconclusive: 0,
+                    inconclusive,
                     resumed: cut,
                     elapsed: start.elapsed(),
                     loom: Some(crate::LoomEvidence {
@@ -437,7 +450,7 @@ pub(crate) fn check_concurrent<O: Send + Sync + 'static>(
         executions: explored.executions,
         distinct: explored.distinct.len(),
         stuck: explored.stuck_histories.len(),
-        inconclusive: 0,
+        inconclusive,
         resumed: cut,
         elapsed: start.elapsed(),
         loom: None,

@@ -112,6 +112,21 @@ impl Registry {
     }
 }
 
+/// Whether `thread` waits in a `lineup::sync` wait and was not woken since.
+pub(crate) fn waits(thread: ThreadId) -> bool {
+    with(|r| r.parked.contains_key(&thread) && !r.woken.contains(&thread))
+}
+
+/// Whether a tracked thread (one that `lineup::thread::spawn` started) has not ended and does not
+/// wait in `lineup::sync`: it could still run.
+pub(crate) fn tracked_thread_could_run() -> bool {
+    with(|r| {
+        r.unfinished
+            .iter()
+            .any(|t| !r.parked.contains_key(t) || r.woken.contains(t))
+    })
+}
+
 /// Forgets everything: a new execution starts.
 pub(crate) fn reset() {
     with(|r| *r = Registry::default());

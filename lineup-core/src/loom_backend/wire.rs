@@ -88,11 +88,17 @@ pub(crate) enum Record {
         history: WireHistory,
         kind: String,
     },
+    /// Phase 1: a serial execution of `order` reached loom's branch limit without evidence of a
+    /// livelock (a thread spinning without a yield while another could run).
+    SerialInconclusive { order: Vec<usize> },
     /// Phase 1: every order was run.
     SerialDone,
     /// Phase 2: a stuck execution had stuck serial witnesses; the exploration goes on from the
     /// stored path.
     StuckJustified { tally: Tally, kind: String },
+    /// Phase 2: an execution reached loom's branch limit without evidence of a livelock: not
+    /// judged; the exploration goes on from the stored path.
+    Inconclusive { tally: Tally },
     /// Phase 2: a violation.
     Violation {
         tally: Tally,
