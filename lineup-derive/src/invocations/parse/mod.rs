@@ -1,0 +1,5 @@
+//! Parsing for `#[invocations]`.
+
+pub(super) mod invoke_args;
+pub(super) mod method;
+pub(super) mod receiver;
