@@ -1,13 +1,35 @@
-//! Generation for `#[invocations]`.
+//! Generation for `#[invocations]`: the `impl` block as it is, followed by its
+//! `impl ::lineup::Invocations` or by the errors.
 
 use proc_macro2::{Span, TokenStream};
 use quote::{quote, quote_spanned, ToTokens};
 use syn::spanned::Spanned;
-use syn::{Expr, Ident, ItemImpl, LitStr, Type};
+use syn::{Expr, Ident, LitStr, Type};
+
+use super::model::{InvocationsBlock, InvokeMethod, Parsed, Rejected};
+
+/// The tokens that replace the item: the block and its trait impl, or the errors and the item.
+pub(super) fn expansion(parsed: Parsed) -> TokenStream {
+    match parsed {
+        Parsed::Block(block) => {
+            let trait_impl = trait_impl(&block);
+            let block = &block.block;
+            quote! {
+                #block
+                #trait_impl
+            }
+        }
+        Parsed::Rejected(Rejected { errors, item }) => {
+            let mut tokens = errors.into_compile_error();
+            item.to_tokens(&mut tokens);
+            tokens
+        }
+    }
+}
 
 /// The `impl ::lineup::Invocations` for the block's self type.
-/// `invocations` holds each marked method's `#[cfg]` attributes and its invocations.
-pub(super) fn trait_impl(block: &ItemImpl, invocations: &[(TokenStream, Vec<TokenStream>)]) -> TokenStream {
+fn trait_impl(model: &InvocationsBlock) -> TokenStream {
+    let block = &model.block;
     let self_ty = &block.self_ty;
     let (impl_generics, _, where_clause) = block.generics.split_for_impl();
     // The trait requires `Send + Sync + 'static`. Stating it for `Self` lets a generic impl
@@ -27,10 +49,12 @@ pub(super) fn trait_impl(block: &ItemImpl, invocations: &[(TokenStream, Vec<Toke
         impl #impl_generics ::lineup::Invocations for #self_ty
     };
     let set = Ident::new("__lineup_set", Span::mixed_site());
-    let capacity: usize = invocations.iter().map(|(_, generated)| generated.len()).sum();
-    let pushes = invocations.iter().map(|(cfgs, generated)| {
+    let capacity: usize = model.methods.iter().map(|method| method.calls.len()).sum();
+    let pushes = model.methods.iter().map(|method| {
+        let cfgs = &method.cfgs;
+        let generated = invocations(method);
         quote! {
-            #cfgs
+            #(#cfgs)*
             {
                 #(#set.push(#generated);)*
             }
@@ -49,11 +73,19 @@ pub(super) fn trait_impl(block: &ItemImpl, invocations: &[(TokenStream, Vec<Toke
     }
 }
 
+/// The method's invocations, one per entry of its `calls`.
+fn invocations(method: &InvokeMethod) -> impl Iterator<Item = TokenStream> + '_ {
+    method
+        .calls
+        .iter()
+        .map(|arguments| invocation(&method.label, &method.ident, arguments, &method.param_types))
+}
+
 /// One `::lineup::Invocation::new(...)` call with its `.arg(...)`s. Each value is evaluated once
 /// into a local of the parameter's type (so a value of the wrong type is reported at the value);
 /// the `move` closure owns a clone and clones it again at every call (so that it is `Fn`), and
 /// the original is recorded for display.
-pub(super) fn invocation(label: &LitStr, method: &Ident, values: &[Expr], types: &[Type]) -> TokenStream {
+fn invocation(label: &LitStr, method: &Ident, values: &[Expr], types: &[Type]) -> TokenStream {
     // Spanned at the user's value, so that a missing `Clone` or `Debug` is reported there (a
     // mixed-site name moves the report to the attribute). Each invocation is a block of its
     // own and the names are reserved-looking, so they do not clash with the user's.

@@ -1,140 +1,19 @@
 //! `#[invocations]`: an `impl lineup::Invocations` from `#[invoke(...)]` attributes on methods.
+//!
+//! [`parse`] reads the attribute's arguments and the `impl` block into a [`model::Parsed`]
+//! (checking everything the macro can check, with the errors at the user's tokens), and
+//! [`generate`] turns that into tokens: the block, and the trait impl or the errors.
 
 mod generate;
+mod model;
 mod parse;
 #[cfg(test)]
 mod tests;
 
 use proc_macro2::TokenStream;
-use quote::{quote, ToTokens};
-use syn::ext::IdentExt;
-use syn::{Attribute, ImplItem, Item};
-
-use generate::trait_impl;
-use parse::method::method_invocations;
-
-/// Collects errors so that one expansion reports every problem at once.
-#[derive(Default)]
-struct Errors(Option<syn::Error>);
-
-impl Errors {
-    fn push(&mut self, error: syn::Error) {
-        match &mut self.0 {
-            Some(first) => first.combine(error),
-            None => self.0 = Some(error),
-        }
-    }
-}
 
 /// Expands `#[invocations]` (`args` are the attribute's own arguments, `input` the item).
 pub(crate) fn expand(args: TokenStream, input: TokenStream) -> syn::Result<TokenStream> {
-    let mut errors = Errors::default();
-    if !args.is_empty() {
-        errors.push(syn::Error::new_spanned(
-            args,
-            "`#[invocations]` takes no arguments; put the values on each method's `#[invoke(...)]`",
-        ));
-    }
-    let item: Item = syn::parse2(input)?;
-    // On a wrong target the item is kept (without `#[invoke]` attributes), so that the only
-    // errors the user sees are ours.
-    let mut block = match item {
-        Item::Impl(block) => block,
-        other => {
-            errors.push(syn::Error::new_spanned(
-                &other,
-                "`#[invocations]` goes on an inherent `impl` block (`impl MyObject { ... }`) whose methods are \
-                 marked `#[invoke]`",
-            ));
-            return Ok(with_errors(errors, other));
-        }
-    };
-    if let Some((_, path, _)) = &block.trait_ {
-        errors.push(syn::Error::new_spanned(
-            path,
-            "`#[invocations]` goes on an inherent `impl` block (`impl MyObject { ... }`), not on a trait impl; \
-             call the trait's methods from `#[invoke]` methods of an inherent impl",
-        ));
-        for impl_item in &mut block.items {
-            if let ImplItem::Fn(method) = impl_item {
-                take_invoke_attrs(&mut method.attrs);
-            }
-        }
-        return Ok(with_errors(errors, block));
-    }
-
-    let mut invocations = Vec::new();
-    let mut marked = 0usize;
-    for impl_item in &mut block.items {
-        let (attrs, method) = match impl_item {
-            ImplItem::Fn(method) => (take_invoke_attrs(&mut method.attrs), Some(&*method)),
-            ImplItem::Const(item) => (take_invoke_attrs(&mut item.attrs), None),
-            ImplItem::Type(item) => (take_invoke_attrs(&mut item.attrs), None),
-            ImplItem::Macro(item) => (take_invoke_attrs(&mut item.attrs), None),
-            _ => (Vec::new(), None),
-        };
-        let Some(first) = attrs.first() else { continue };
-        let Some(method) = method else {
-            errors.push(syn::Error::new_spanned(
-                first,
-                "`#[invoke]` goes on methods that take `&self`",
-            ));
-            continue;
-        };
-        marked += 1;
-        if let Some(second) = attrs.get(1) {
-            errors.push(syn::Error::new_spanned(
-                second,
-                format!(
-                    "`{}` is marked `#[invoke]` twice; list every value in one `#[invoke(...)]`",
-                    method.sig.ident.unraw()
-                ),
-            ));
-            continue;
-        }
-        match method_invocations(method, first) {
-            Ok(generated) => {
-                // A method compiled out by `#[cfg]` takes its invocations with it.
-                let cfgs: Vec<&Attribute> = method.attrs.iter().filter(|a| a.path().is_ident("cfg")).collect();
-                invocations.push((quote!(#(#cfgs)*), generated));
-            }
-            Err(e) => errors.push(e),
-        }
-    }
-    if marked == 0 {
-        let impl_token = block.impl_token;
-        let self_ty = &block.self_ty;
-        errors.push(syn::Error::new_spanned(
-            quote!(#impl_token #self_ty),
-            "`#[invocations]` needs at least one method marked `#[invoke]`, e.g. `#[invoke(1, 2)] fn add(&self, \
-             value: u32)` or `#[invoke] fn try_take(&self) -> Option<u32>`",
-        ));
-    }
-    if errors.0.is_some() {
-        // The impl block without its `#[invoke]` attributes keeps the methods defined, so the
-        // only errors the user sees are ours.
-        return Ok(with_errors(errors, block));
-    }
-
-    let trait_impl = trait_impl(&block, &invocations);
-    Ok(quote! {
-        #block
-        #trait_impl
-    })
-}
-
-/// The errors, then the item.
-fn with_errors(errors: Errors, item: impl ToTokens) -> TokenStream {
-    let mut tokens = errors.0.map(syn::Error::into_compile_error).unwrap_or_default();
-    item.to_tokens(&mut tokens);
-    tokens
-}
-
-/// Removes and returns the `#[invoke]` attributes of an item.
-fn take_invoke_attrs(attrs: &mut Vec<Attribute>) -> Vec<Attribute> {
-    let (invoke, others) = std::mem::take(attrs)
-        .into_iter()
-        .partition(|a| a.path().is_ident("invoke"));
-    *attrs = others;
-    invoke
+    let parsed = parse::parse(args, input)?;
+    Ok(generate::expansion(parsed))
 }

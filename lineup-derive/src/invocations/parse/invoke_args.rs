@@ -1,12 +1,31 @@
-//! The arguments of `#[invoke(...)]`.
+//! The arguments of an `#[invoke(...)]` attribute.
 
 use syn::parse::{Parse, ParseStream};
-use syn::{Expr, Ident, LitStr, Token};
+use syn::{Attribute, Expr, Ident, LitStr, Meta, Token};
 
 /// The arguments of an `#[invoke(...)]` attribute: an optional `name = "..."` and the values.
-pub(crate) struct InvokeArgs {
-    pub(crate) name: Option<LitStr>,
-    pub(crate) values: Vec<Expr>,
+pub(super) struct InvokeArgs {
+    /// The `name = "..."` option: the label of the invocations instead of the method's name.
+    pub(super) name: Option<LitStr>,
+    /// The values, one per invocation, in the order written.
+    pub(super) values: Vec<Expr>,
+}
+
+impl InvokeArgs {
+    /// The arguments of `attr`: none for `#[invoke]`, the list for `#[invoke(...)]`.
+    pub(super) fn from_attr(attr: &Attribute) -> syn::Result<Self> {
+        match &attr.meta {
+            Meta::Path(_) => Ok(Self {
+                name: None,
+                values: Vec::new(),
+            }),
+            Meta::List(list) => list.parse_args_with(Self::parse),
+            Meta::NameValue(_) => Err(syn::Error::new_spanned(
+                attr,
+                "write `#[invoke]` for a method without arguments, or `#[invoke(value, ...)]` with the values to try",
+            )),
+        }
+    }
 }
 
 impl Parse for InvokeArgs {

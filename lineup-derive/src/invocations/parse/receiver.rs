@@ -1,10 +1,10 @@
-//! The receiver of an `#[invoke]` method.
+//! The receiver of an `#[invoke]` method: `&self`, or an error that says why.
 
 use quote::{quote, ToTokens};
 use syn::{ImplItemFn, Type};
 
 /// Accepts `&self`, `&'a self` and `self: &Self`; explains everything else.
-pub(crate) fn check_receiver(method: &ImplItemFn, method_name: &str) -> syn::Result<()> {
+pub(super) fn check_receiver(method: &ImplItemFn, method_name: &str) -> syn::Result<()> {
     const WHY: &str = "operations take `&self` because several threads call them on one shared object at once";
     let sig = &method.sig;
     let Some(receiver) = sig.receiver() else {
