@@ -1,13 +1,33 @@
-//! The function `#[lineup_test]` is on.
+//! The function `#[lineup_test]` is on: checked to be able to build the object under test.
 
 use quote::quote;
 use syn::ext::IdentExt;
-use syn::{ItemFn, ReturnType};
+use syn::{ItemFn, ReturnType, Signature, Type};
 
-/// Rejects what cannot be a builder function.
-pub(crate) fn check_signature(function: &ItemFn) -> syn::Result<()> {
+use crate::lineup_test::model::BuilderFn;
+
+/// The builder function, or the first reason `function` cannot be one.
+pub(super) fn builder_fn(function: ItemFn) -> syn::Result<BuilderFn> {
+    let object = check_signature(&function.sig)?;
+    let ItemFn { attrs, vis, sig, block } = function;
+    if let Some(test) = attrs.iter().find(|a| a.path().is_ident("test")) {
+        return Err(syn::Error::new_spanned(
+            test,
+            "`#[lineup_test]` already makes the function a test; remove `#[test]`",
+        ));
+    }
+    Ok(BuilderFn {
+        attrs,
+        vis,
+        name: sig.ident,
+        object,
+        body: block,
+    })
+}
+
+/// Rejects what cannot be a builder function; otherwise the type of the object it returns.
+fn check_signature(sig: &Signature) -> syn::Result<Box<Type>> {
     const SHAPE: &str = "`#[lineup_test]` goes on a function `fn name() -> MyObject` that builds the object under test";
-    let sig = &function.sig;
     if let Some(asyncness) = &sig.asyncness {
         return Err(syn::Error::new_spanned(
             asyncness,
@@ -44,7 +64,7 @@ pub(crate) fn check_signature(function: &ItemFn) -> syn::Result<()> {
             format!("{SHAPE}; it takes no parameters"),
         ));
     }
-    if let ReturnType::Default = sig.output {
+    let ReturnType::Type(_, object) = &sig.output else {
         let fn_token = sig.fn_token;
         let ident = &sig.ident;
         let paren = sig.paren_token;
@@ -58,6 +78,6 @@ pub(crate) fn check_signature(function: &ItemFn) -> syn::Result<()> {
                 sig.ident.unraw()
             ),
         ));
-    }
-    Ok(())
+    };
+    Ok(object.clone())
 }

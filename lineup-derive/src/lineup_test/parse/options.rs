@@ -1,7 +1,6 @@
-//! The options of `#[lineup_test(...)]`.
+//! The options of `#[lineup_test(...)]`: the `key = value` syntax, then each option's name and
+//! value checked into a [`TestOption`].
 
-use proc_macro2::{Literal, TokenStream};
-use quote::quote_spanned;
 use syn::ext::IdentExt;
 use syn::parse::{Parse, ParseStream};
 use syn::punctuated::Punctuated;
@@ -9,9 +8,10 @@ use syn::{Expr, Ident, Token};
 
 use super::suggestion::closest_option;
 use super::values::{boolean, integer, labels, matrix, string};
+use crate::lineup_test::model::{Setting, TestOption};
 
 /// Every option, in the order the error message lists them.
-pub(crate) const OPTIONS: &[&str] = &[
+pub(super) const OPTIONS: &[&str] = &[
     "threads",
     "ops",
     "samples",
@@ -27,8 +27,10 @@ pub(crate) const OPTIONS: &[&str] = &[
 ];
 
 /// One `key = value` of the attribute.
-pub(crate) struct OptionArg {
+pub(super) struct OptionArg {
+    /// The option's name (a keyword such as `final` included).
     key: Ident,
+    /// Its value, checked later against what the option takes.
     value: Expr,
 }
 
@@ -56,10 +58,10 @@ impl Parse for OptionArg {
     }
 }
 
-/// The `LineupTest` builder calls for the options, in the order they were given.
-pub(crate) fn builder_calls(options: &Punctuated<OptionArg, Token![,]>) -> syn::Result<Vec<TokenStream>> {
+/// The options, in the order given, or the first unknown, duplicated or ill-typed one.
+pub(super) fn test_options(options: &Punctuated<OptionArg, Token![,]>) -> syn::Result<Vec<TestOption>> {
     let mut seen: Vec<String> = Vec::new();
-    let mut calls = Vec::new();
+    let mut checked = Vec::new();
     for OptionArg { key, value } in options {
         let name = key.unraw().to_string();
         if !OPTIONS.contains(&name.as_str()) {
@@ -78,77 +80,29 @@ pub(crate) fn builder_calls(options: &Punctuated<OptionArg, Token![,]>) -> syn::
             }
             seen.push(name.clone());
         }
-        let span = key.span();
-        let call = match name.as_str() {
-            "threads" => {
-                let n = integer(value, &name, "usize", |l| {
-                    l.base10_parse::<usize>().map(Literal::usize_suffixed)
-                })?;
-                quote_spanned!(span=> .threads(#n))
-            }
-            "ops" => {
-                let n = integer(value, &name, "usize", |l| {
-                    l.base10_parse::<usize>().map(Literal::usize_suffixed)
-                })?;
-                quote_spanned!(span=> .ops(#n))
-            }
-            "samples" => {
-                let n = integer(value, &name, "usize", |l| {
-                    l.base10_parse::<usize>().map(Literal::usize_suffixed)
-                })?;
-                quote_spanned!(span=> .samples(#n))
-            }
-            "workers" => {
-                let n = integer(value, &name, "usize", |l| {
-                    l.base10_parse::<usize>().map(Literal::usize_suffixed)
-                })?;
-                quote_spanned!(span=> .workers(#n))
-            }
-            "preemption_bound" => {
-                let n = integer(value, &name, "u32", |l| {
-                    l.base10_parse::<u32>().map(Literal::u32_suffixed)
-                })?;
-                quote_spanned!(span=> .preemption_bound(#n))
-            }
-            "seed" => {
-                let n = integer(value, &name, "u64", |l| {
-                    l.base10_parse::<u64>().map(Literal::u64_suffixed)
-                })?;
-                quote_spanned!(span=> .seed(#n))
-            }
-            "time_budget_ms" => {
-                let n = integer(value, &name, "u64", |l| {
-                    l.base10_parse::<u64>().map(Literal::u64_suffixed)
-                })?;
-                quote_spanned!(span=> .time_budget(::std::time::Duration::from_millis(#n)))
-            }
-            "check_stuck" => {
-                let on = boolean(value, &name)?;
-                quote_spanned!(span=> .check_stuck(#on))
-            }
-            "observations" => {
-                let dir = string(
-                    value,
-                    &name,
-                    "the directory of the observation files, e.g. `\"observations\"`",
-                )?;
-                quote_spanned!(span=> .observations(#dir))
-            }
-            "initial" => {
-                let ops = labels(value, &name)?;
-                quote_spanned!(span=> .initial(&[#(#ops),*]))
-            }
-            "final" => {
-                let ops = labels(value, &name)?;
-                quote_spanned!(span=> .finals(&[#(#ops),*]))
-            }
-            "matrix" => {
-                let columns = matrix(value)?;
-                quote_spanned!(span=> .matrix(&[#(&[#(#columns),*]),*]))
-            }
+        let setting = match name.as_str() {
+            "threads" => Setting::Threads(integer(value, &name, "usize")?),
+            "ops" => Setting::Ops(integer(value, &name, "usize")?),
+            "samples" => Setting::Samples(integer(value, &name, "usize")?),
+            "workers" => Setting::Workers(integer(value, &name, "usize")?),
+            "preemption_bound" => Setting::PreemptionBound(integer(value, &name, "u32")?),
+            "seed" => Setting::Seed(integer(value, &name, "u64")?),
+            "time_budget_ms" => Setting::TimeBudgetMs(integer(value, &name, "u64")?),
+            "check_stuck" => Setting::CheckStuck(boolean(value, &name)?),
+            "observations" => Setting::Observations(string(
+                value,
+                &name,
+                "the directory of the observation files, e.g. `\"observations\"`",
+            )?),
+            "initial" => Setting::Initial(labels(value, &name)?),
+            "final" => Setting::Final(labels(value, &name)?),
+            "matrix" => Setting::Matrix(matrix(value)?),
             _ => unreachable!("every option in OPTIONS is handled"),
         };
-        calls.push(call);
+        checked.push(TestOption {
+            span: key.span(),
+            setting,
+        });
     }
-    Ok(calls)
+    Ok(checked)
 }

@@ -1,9 +1,9 @@
-//! Suggesting an option for a misspelled one.
+//! The option a misspelled one was probably meant to be.
 
 use super::options::OPTIONS;
 
 /// The option nearest to a misspelled one, if it is close (edit distance at most 2).
-pub(crate) fn closest_option(name: &str) -> Option<&'static str> {
+pub(super) fn closest_option(name: &str) -> Option<&'static str> {
     OPTIONS
         .iter()
         .map(|o| (edit_distance(name, o), *o))

@@ -1,15 +1,20 @@
-//! The values of `#[lineup_test(...)]`'s options.
+//! The values of `#[lineup_test(...)]`'s options: literals of the expected kind, or an error at
+//! the value that says what the option takes.
 
-use proc_macro2::Literal;
-use syn::{Expr, ExprArray, Lit, LitBool, LitInt, LitStr};
+use std::fmt::Display;
+use std::str::FromStr;
 
-/// An integer literal that fits `ty`, re-emitted with the `ty` suffix at the user's span.
-pub(crate) fn integer(
-    value: &Expr,
-    option: &str,
-    ty: &str,
-    convert: impl FnOnce(&LitInt) -> syn::Result<Literal>,
-) -> syn::Result<Literal> {
+use syn::{Expr, ExprArray, Lit, LitBool, LitStr};
+
+use crate::lineup_test::model::Integer;
+
+/// An integer literal that fits `T` (named `ty` in the messages), without a suffix or with
+/// `ty`'s.
+pub(super) fn integer<T>(value: &Expr, option: &str, ty: &str) -> syn::Result<Integer<T>>
+where
+    T: FromStr,
+    T::Err: Display,
+{
     let Expr::Lit(syn::ExprLit { lit: Lit::Int(lit), .. }) = value else {
         return Err(syn::Error::new_spanned(
             value,
@@ -25,14 +30,17 @@ pub(crate) fn integer(
             ),
         ));
     }
-    let mut out = convert(lit)
+    let value = lit
+        .base10_parse::<T>()
         .map_err(|_| syn::Error::new_spanned(lit, format!("`{option}` takes a `{ty}`; {lit} does not fit")))?;
-    out.set_span(lit.span());
-    Ok(out)
+    Ok(Integer {
+        value,
+        span: lit.span(),
+    })
 }
 
 /// A `true` or `false` literal.
-pub(crate) fn boolean(value: &Expr, option: &str) -> syn::Result<LitBool> {
+pub(super) fn boolean(value: &Expr, option: &str) -> syn::Result<LitBool> {
     match value {
         Expr::Lit(syn::ExprLit { lit: Lit::Bool(b), .. }) => Ok(b.clone()),
         other => Err(syn::Error::new_spanned(
@@ -43,7 +51,7 @@ pub(crate) fn boolean(value: &Expr, option: &str) -> syn::Result<LitBool> {
 }
 
 /// A string literal.
-pub(crate) fn string(value: &Expr, option: &str, what: &str) -> syn::Result<LitStr> {
+pub(super) fn string(value: &Expr, option: &str, what: &str) -> syn::Result<LitStr> {
     match value {
         Expr::Lit(syn::ExprLit { lit: Lit::Str(s), .. }) => Ok(s.clone()),
         other => Err(syn::Error::new_spanned(
@@ -54,7 +62,7 @@ pub(crate) fn string(value: &Expr, option: &str, what: &str) -> syn::Result<LitS
 }
 
 /// `["add(200)", "try_take()"]`: a list of invocation labels.
-pub(crate) fn labels(value: &Expr, option: &str) -> syn::Result<Vec<LitStr>> {
+pub(super) fn labels(value: &Expr, option: &str) -> syn::Result<Vec<LitStr>> {
     let Expr::Array(ExprArray { elems, .. }) = value else {
         return Err(syn::Error::new_spanned(
             value,
@@ -74,7 +82,7 @@ pub(crate) fn labels(value: &Expr, option: &str) -> syn::Result<Vec<LitStr>> {
 }
 
 /// `[["add(200)", "try_take()"], ["add(400)", "try_take()"]]`: one column of labels per thread.
-pub(crate) fn matrix(value: &Expr) -> syn::Result<Vec<Vec<LitStr>>> {
+pub(super) fn matrix(value: &Expr) -> syn::Result<Vec<Vec<LitStr>>> {
     const EXAMPLE: &str = "e.g. `matrix = [[\"add(200)\", \"try_take()\"], [\"add(400)\", \"try_take()\"]]`";
     let Expr::Array(ExprArray { elems, .. }) = value else {
         return Err(syn::Error::new_spanned(
