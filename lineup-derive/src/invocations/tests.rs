@@ -1,4 +1,5 @@
-//! Unit tests of `#[invocations]`.
+//! Unit tests of `#[invocations]`, through [`expand`]: what a valid block expands to, and the
+//! message of every error.
 
 use proc_macro2::TokenStream;
 use quote::quote;
@@ -26,6 +27,7 @@ fn errors_with(args: TokenStream, input: TokenStream) -> Vec<String> {
     messages
 }
 
+/// The message of the one error `#[invocations]` reports for `input`.
 fn error(input: TokenStream) -> String {
     let messages = errors(input);
     assert_eq!(messages.len(), 1, "{messages:?}");

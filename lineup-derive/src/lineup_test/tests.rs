@@ -1,4 +1,5 @@
-//! Unit tests of `#[lineup_test]`.
+//! Unit tests of `#[lineup_test]`, through [`expand`]: the builder calls of the options, what
+//! is kept of the function, and the message of every error.
 
 use proc_macro2::TokenStream;
 use quote::quote;
@@ -13,6 +14,7 @@ fn error(args: TokenStream, function: TokenStream) -> String {
         .to_string()
 }
 
+/// A valid builder function.
 fn builder() -> TokenStream {
     quote!(
         fn queue() -> Queue {
