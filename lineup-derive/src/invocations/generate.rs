@@ -11,9 +11,9 @@ use super::model::{InvocationsBlock, InvokeMethod, Parsed, Rejected};
 /// The tokens that replace the item: the block and its trait impl, or the errors and the item.
 pub(super) fn expansion(parsed: Parsed) -> TokenStream {
     match parsed {
-        Parsed::Block(block) => {
-            let trait_impl = trait_impl(&block);
-            let block = &block.block;
+        Parsed::Block(model) => {
+            let trait_impl = trait_impl(&model);
+            let block = &model.block;
             quote! {
                 #block
                 #trait_impl
