@@ -1,0 +1,48 @@
+//! What `#[invocations]` found on an item: the plain description [`parse`](super::parse) builds
+//! and [`generate`](super::generate) reads. It holds the user's tokens, so their spans are
+//! where the generated code and the errors point.
+
+use syn::{Attribute, Expr, Ident, Item, ItemImpl, LitStr, Type};
+
+/// The outcome of parsing an item marked `#[invocations]`.
+pub(super) enum Parsed {
+    /// An inherent `impl` block whose marked methods all passed the macro's checks.
+    Block(InvocationsBlock),
+    /// An item with errors.
+    Rejected(Rejected),
+}
+
+/// An item with errors. The errors are reported and the item is kept after them, without its
+/// `#[invoke]` attributes, so that its methods stay defined and the only errors the user sees
+/// are ours.
+pub(super) struct Rejected {
+    /// Every error found in the item, combined.
+    pub(super) errors: syn::Error,
+    /// The item without its `#[invoke]` attributes.
+    pub(super) item: Item,
+}
+
+/// An inherent `impl` block and the invocations of its marked methods.
+pub(super) struct InvocationsBlock {
+    /// The block as it is emitted: as written, without its `#[invoke]` attributes.
+    pub(super) block: ItemImpl,
+    /// The methods marked `#[invoke]`, in the order they appear in the block.
+    pub(super) methods: Vec<InvokeMethod>,
+}
+
+/// A method marked `#[invoke]` and the invocations it stands for.
+pub(super) struct InvokeMethod {
+    /// The method's `#[cfg]` attributes: a method compiled out takes its invocations with it.
+    pub(super) cfgs: Vec<Attribute>,
+    /// The method's name as written (the calls and the errors about its result point at it).
+    pub(super) ident: Ident,
+    /// The label of its invocations: the `name = "..."` of `#[invoke]`, or the method's name
+    /// (without `r#`) at the method's name.
+    pub(super) label: LitStr,
+    /// The type of each parameter besides `&self`, as the type of a local: every lifetime is
+    /// `'_`.
+    pub(super) param_types: Vec<Type>,
+    /// One entry per invocation, in the order of `#[invoke]`'s values: the arguments of the
+    /// call, one expression per parameter (none for a method without parameters).
+    pub(super) calls: Vec<Vec<Expr>>,
+}

@@ -1,0 +1,88 @@
+//! One method marked `#[invoke]`: its signature checked, its parameters and the invocations
+//! its values stand for.
+
+use syn::ext::IdentExt;
+use syn::{Attribute, FnArg, GenericParam, ImplItemFn, LitStr, Pat, Signature};
+
+use super::arguments::invocation_arguments;
+use super::invoke_args::InvokeArgs;
+use super::local_type::local_type;
+use super::receiver::check_receiver;
+use crate::invocations::model::InvokeMethod;
+
+/// The invocations of `method`, marked with `attr`, or the first problem with them.
+pub(super) fn invoke_method(method: &ImplItemFn, attr: &Attribute) -> syn::Result<InvokeMethod> {
+    let sig = &method.sig;
+    let method_name = sig.ident.unraw().to_string();
+    check_callable(sig, &method_name)?;
+    check_receiver(method, &method_name)?;
+    let mut param_names = Vec::new();
+    let mut param_types = Vec::new();
+    for arg in &sig.inputs {
+        if let FnArg::Typed(typed) = arg {
+            param_names.push(match typed.pat.as_ref() {
+                Pat::Ident(p) => p.ident.unraw().to_string(),
+                _ => "_".to_string(),
+            });
+            param_types.push(local_type(&typed.ty, &method_name)?);
+        }
+    }
+
+    let args = InvokeArgs::from_attr(attr)?;
+    let label = args
+        .name
+        .as_ref()
+        .map_or_else(|| LitStr::new(&method_name, sig.ident.span()), Clone::clone);
+    let calls = invocation_arguments(&args.values, attr, &method_name, &param_names)?;
+    Ok(InvokeMethod {
+        cfgs: method
+            .attrs
+            .iter()
+            .filter(|a| a.path().is_ident("cfg"))
+            .cloned()
+            .collect(),
+        ident: sig.ident.clone(),
+        label,
+        param_types,
+        calls,
+    })
+}
+
+/// Rejects generic, async and unsafe methods: an invocation calls the method with fixed values
+/// from a plain closure.
+fn check_callable(sig: &Signature, method_name: &str) -> syn::Result<()> {
+    if let Some(param) = sig
+        .generics
+        .params
+        .iter()
+        .find(|p| !matches!(p, GenericParam::Lifetime(_)))
+    {
+        return Err(syn::Error::new_spanned(
+            param,
+            format!(
+                "`#[invoke]` does not support generic methods: an invocation calls `{method_name}` with fixed \
+                 argument values, so every type must be known; add a non-generic method with concrete types that \
+                 calls it, and mark that one `#[invoke]`"
+            ),
+        ));
+    }
+    if let Some(asyncness) = &sig.asyncness {
+        return Err(syn::Error::new_spanned(
+            asyncness,
+            format!(
+                "`#[invoke]` does not support async methods: each operation runs to completion on its own \
+                 thread; make `{method_name}` synchronous"
+            ),
+        ));
+    }
+    if let Some(unsafety) = &sig.unsafety {
+        return Err(syn::Error::new_spanned(
+            unsafety,
+            format!(
+                "`#[invoke]` does not call unsafe methods: lineup calls operations in every order, so `{method_name}` \
+                 must be safe to call at any time; add a safe wrapper method and mark that one `#[invoke]`"
+            ),
+        ));
+    }
+    Ok(())
+}

@@ -1,0 +1,216 @@
+//! Unit tests of `#[invocations]`, through [`expand`]: what a valid block expands to, and the
+//! message of every error.
+
+use proc_macro2::TokenStream;
+use quote::quote;
+
+use super::expand;
+
+/// The messages of the errors `#[invocations]` reports for `input`.
+fn errors(input: TokenStream) -> Vec<String> {
+    errors_with(TokenStream::new(), input)
+}
+
+/// The same with attribute arguments.
+fn errors_with(args: TokenStream, input: TokenStream) -> Vec<String> {
+    let out = expand(args, input).unwrap_or_else(|e| e.to_compile_error());
+    let text = out.to_string();
+    let mut messages = Vec::new();
+    let mut rest = text.as_str();
+    while let Some(at) = rest.find("compile_error !") {
+        rest = &rest[at..];
+        let start = rest.find('"').unwrap() + 1;
+        let end = rest[start..].find("\" }").unwrap() + start;
+        messages.push(rest[start..end].replace("\\\"", "\"").replace("\\'", "'"));
+        rest = &rest[end..];
+    }
+    messages
+}
+
+/// The message of the one error `#[invocations]` reports for `input`.
+fn error(input: TokenStream) -> String {
+    let messages = errors(input);
+    assert_eq!(messages.len(), 1, "{messages:?}");
+    messages.into_iter().next().unwrap()
+}
+
+#[test]
+fn a_valid_block_expands_to_the_block_and_the_trait_impl() {
+    let out = expand(
+        TokenStream::new(),
+        quote! {
+            impl Queue {
+                #[invoke(200, 400)]
+                fn add(&self, value: u32) {}
+                #[invoke]
+                fn try_take(&self) -> Option<u32> { None }
+                #[invoke((1, "a"))]
+                fn put(&self, key: u32, value: &'static str) {}
+                #[invoke(name = "push_front", 7)]
+                fn add_first(&self, value: u32) {}
+            }
+        },
+    )
+    .unwrap()
+    .to_string();
+    assert!(!out.contains("invoke ("), "the #[invoke] attributes are removed: {out}");
+    assert!(out.contains("impl :: lineup :: Invocations for Queue"), "{out}");
+    let order = [
+        "\"add\"",
+        ". arg (__lineup_arg0)",
+        "\"add\"",
+        "\"try_take\"",
+        "let __lineup_arg0 : u32 = 1",
+        "let __lineup_arg1 : & '_ str = \"a\"",
+        "\"put\"",
+        "\"push_front\"",
+        "Self :: add_first",
+    ];
+    let mut at = 0;
+    for piece in order {
+        let found = out[at..]
+            .find(piece)
+            .unwrap_or_else(|| panic!("`{piece}` missing after {at} in {out}"));
+        at += found + piece.len();
+    }
+    assert!(
+        !out.contains("Self : :: core :: marker :: Send"),
+        "no extra bound without generics: {out}"
+    );
+}
+
+#[test]
+fn a_generic_block_gets_the_supertrait_bounds() {
+    let out = expand(
+        TokenStream::new(),
+        quote! {
+            impl<T: Clone> Stack<T> where T: Default {
+                #[invoke]
+                fn pop(&self) -> Option<T> { None }
+            }
+        },
+    )
+    .unwrap()
+    .to_string();
+    assert!(
+        out.contains(
+            "impl < T : Clone > :: lineup :: Invocations for Stack < T > where T : Default , Self : :: core :: \
+             marker :: Send + :: core :: marker :: Sync + 'static"
+        ),
+        "{out}"
+    );
+}
+
+#[test]
+fn wrong_targets_are_rejected_and_kept() {
+    let on_struct = expand(
+        TokenStream::new(),
+        quote!(
+            struct Queue;
+        ),
+    )
+    .unwrap()
+    .to_string();
+    assert!(on_struct.contains("goes on an inherent `impl` block"), "{on_struct}");
+    assert!(on_struct.ends_with("struct Queue ;"), "the item is kept: {on_struct}");
+    let trait_impl = quote!(impl Clone for Queue { #[invoke] fn clone(&self) -> Self { Queue } });
+    let on_trait_impl = expand(TokenStream::new(), trait_impl).unwrap().to_string();
+    assert!(on_trait_impl.contains("not on a trait impl"), "{on_trait_impl}");
+    assert!(
+        on_trait_impl.contains("impl Clone for Queue { fn clone"),
+        "kept without `#[invoke]`: {on_trait_impl}"
+    );
+    let messages = errors_with(quote!(Queue), quote!(impl Queue { #[invoke] fn f(&self) {} }));
+    assert_eq!(
+        messages,
+        ["`#[invocations]` takes no arguments; put the values on each method's `#[invoke(...)]`"]
+    );
+    assert!(error(quote!(impl Queue { fn f(&self) {} }))
+        .starts_with("`#[invocations]` needs at least one method marked `#[invoke]`"));
+}
+
+#[test]
+fn receivers_other_than_shared_self_are_explained() {
+    let none = error(quote!(impl Q { #[invoke] fn make() -> u32 { 0 } }));
+    assert!(none.contains("`make` has no receiver"), "{none}");
+    assert!(
+        none.contains("several threads call them on one shared object at once"),
+        "{none}"
+    );
+    let by_value = error(quote!(impl Q { #[invoke] fn take(self) {} }));
+    assert!(by_value.contains("`take` takes `self` by value"), "{by_value}");
+    let mutable = error(quote!(impl Q { #[invoke] fn inc(&mut self) {} }));
+    assert!(mutable.contains("`inc` takes `&mut self`"), "{mutable}");
+    assert!(mutable.contains("interior mutability"), "{mutable}");
+    let boxed = error(quote!(impl Q { #[invoke] fn b(self: Box<Self>) {} }));
+    assert!(boxed.contains("`b` takes `self: Box<Self>`"), "{boxed}");
+    let arc = error(quote!(impl Q { #[invoke] fn b(self: &std::sync::Arc<Self>) {} }));
+    assert!(arc.contains("`b` takes `self: &std::sync::Arc<Self>`"), "{arc}");
+    // `self: &Self` is `&self`.
+    assert!(errors(quote!(impl Q { #[invoke] fn get(self: &Self) -> u32 { 0 } })).is_empty());
+}
+
+#[test]
+fn unsupported_methods_are_explained() {
+    let generic = error(quote!(impl Q { #[invoke(1)] fn add<T: Debug>(&self, v: T) {} }));
+    assert!(generic.contains("does not support generic methods"), "{generic}");
+    let impl_trait = error(quote!(impl Q { #[invoke(1)] fn add(&self, v: impl Debug) {} }));
+    assert!(impl_trait.contains("`impl Trait` parameters"), "{impl_trait}");
+    // Lifetime parameters are fine.
+    assert!(errors(quote!(impl Q { #[invoke("a")] fn get<'a>(&'a self, k: &'a str) -> usize { 0 } })).is_empty());
+    assert!(error(quote!(impl Q { #[invoke] async fn get(&self) {} })).contains("async methods"));
+    assert!(error(quote!(impl Q { #[invoke] unsafe fn get(&self) {} })).contains("unsafe methods"));
+}
+
+#[test]
+fn values_must_fit_the_parameters() {
+    let missing = error(quote!(impl Q { #[invoke] fn add(&self, value: u32) {} }));
+    assert!(missing.contains("`add` takes 1 argument besides `&self`"), "{missing}");
+    assert!(missing.contains("`#[invoke(1, 2)]`"), "{missing}");
+    let missing2 = error(quote!(impl Q { #[invoke] fn put(&self, k: u32, v: u32) {} }));
+    assert!(missing2.contains("e.g. `#[invoke((1, 2))]`"), "{missing2}");
+    let extra = error(quote!(impl Q { #[invoke(1)] fn get(&self) {} }));
+    assert!(extra.contains("`get` takes no arguments besides `&self`"), "{extra}");
+    let not_tuple = error(quote!(impl Q { #[invoke(1, 2)] fn put(&self, key: u32, value: u32) {} }));
+    assert!(
+        not_tuple.contains("each value of `#[invoke]` is a tuple `(key, value)`"),
+        "{not_tuple}"
+    );
+    let arity = error(quote!(impl Q { #[invoke((1, 2), (3,))] fn put(&self, key: u32, value: u32) {} }));
+    assert_eq!(
+        arity,
+        "this tuple has 1 value but `put` takes 2 arguments besides `&self`: `(key, value)`"
+    );
+    // With one parameter, a tuple is one value of tuple type.
+    assert!(errors(quote!(impl Q { #[invoke((1, 2))] fn put(&self, pair: (u32, u32)) {} })).is_empty());
+}
+
+#[test]
+fn attribute_misuse_is_reported() {
+    let twice = error(quote!(impl Q { #[invoke(1)] #[invoke(2)] fn add(&self, v: u32) {} }));
+    assert!(twice.contains("`add` is marked `#[invoke]` twice"), "{twice}");
+    let on_const = error(quote!(impl Q { #[invoke] const N: u32 = 1; #[invoke] fn f(&self) {} }));
+    assert!(on_const.contains("`#[invoke]` goes on methods"), "{on_const}");
+    let option = error(quote!(impl Q { #[invoke(label = "x", 1)] fn add(&self, v: u32) {} }));
+    assert!(option.contains("unknown option `label` in `#[invoke]`"), "{option}");
+    let name_twice = error(quote!(impl Q { #[invoke(name = "a", name = "b", 1)] fn add(&self, v: u32) {} }));
+    assert!(name_twice.contains("duplicate option `name`"), "{name_twice}");
+    let name_type = error(quote!(impl Q { #[invoke(name = push, 1)] fn add(&self, v: u32) {} }));
+    assert!(name_type.contains("`name` takes a string literal"), "{name_type}");
+    let name_value = error(quote!(impl Q { #[invoke = 1] fn add(&self, v: u32) {} }));
+    assert!(name_value.contains("write `#[invoke]`"), "{name_value}");
+    // `==` is a value, not an option.
+    assert!(errors(quote!(impl Q { #[invoke(a == 1)] fn f(&self, v: bool) {} })).is_empty());
+}
+
+#[test]
+fn every_error_of_a_block_is_reported_at_once() {
+    let messages = errors(quote! {
+        impl Q {
+            #[invoke] fn a(&mut self) {}
+            #[invoke] fn b(&self, v: u32) {}
+            #[invoke(1)] fn c(&self) {}
+        }
+    });
+    assert_eq!(messages.len(), 3, "{messages:?}");
+}
