@@ -139,6 +139,40 @@ fn malformed_input_names_file_line_and_expectation_and_exits_2() {
     assert!(stderr.contains("odd.txt: cannot tell the format"), "{stderr}");
 }
 
+/// Regression (issue 12): an empty file is linearizable, also with `--format auto` (it was
+/// "cannot tell the format", exit 2), and a Jepsen log with spaces between its fields is read
+/// (it was "expected four tab-separated fields").
+#[test]
+fn empty_files_pass_and_space_separated_jepsen_logs_are_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let empty = dir.path().join("empty.log");
+    std::fs::write(&empty, "").unwrap();
+    for format in ["auto", "etcd", "edn", "jsonl"] {
+        let out = lineup(&["check-history", "--model", "register", "--format", format], &[&empty]);
+        let stdout = text(&out.stdout);
+        assert_eq!(out.status.code(), Some(0), "{format}: {stdout}{}", text(&out.stderr));
+        assert!(
+            stdout.starts_with(&format!("PASS {} (register, ", empty.display())),
+            "{stdout}"
+        );
+        assert!(stdout.contains(", 0 ops, "), "{stdout}");
+    }
+    let spaced = dir.path().join("spaced.log");
+    std::fs::write(
+        &spaced,
+        "INFO  jepsen.util - 0 :invoke :write 1\nINFO  jepsen.util - 0 :ok :write 1\n\
+         INFO  jepsen.util - 1 :invoke :read nil\nINFO  jepsen.util - 1 :ok :read nil\n",
+    )
+    .unwrap();
+    let out = lineup(&["check-history", "--model", "register"], &[&spaced]);
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}{}", text(&out.stderr));
+    assert!(
+        stdout.starts_with(&format!("FAIL {} (register, etcd, 2 ops,", spaced.display())),
+        "{stdout}"
+    );
+}
+
 /// A sequential counter history of `n` increments and a final get of `n`: linearizable, and
 /// any search must apply each of its operations, so it takes at least `n` steps.
 fn long_counter_history(n: usize) -> String {
