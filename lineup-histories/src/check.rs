@@ -43,6 +43,7 @@ pub fn check<M: Model>(model: &M, history: &History<M::Input, M::Output>, option
         deadline: options.time_limit.map(|limit| (start + limit, limit)),
         max_cache_entries: options.max_cache_entries,
         cancelled: None,
+        max_steps: None,
     };
     let result = search(model, history, &control);
     let stats = CheckStats {
@@ -87,6 +88,8 @@ pub(crate) fn outcome_of<I: Debug, O: Debug, S: Debug>(
             }))
         }
         SearchVerdict::Unknown(reason) => CheckOutcome::Unknown { reason },
-        SearchVerdict::Cancelled => unreachable!("a search without a cancel flag is never cancelled"),
+        SearchVerdict::Cancelled | SearchVerdict::OutOfSteps => {
+            unreachable!("a search without a cancel flag or a step limit is never stopped")
+        }
     }
 }

@@ -23,6 +23,9 @@ pub(crate) struct Control<'a> {
     pub(crate) max_cache_entries: Option<usize>,
     /// Polled now and then: `true` stops the search ([`SearchVerdict::Cancelled`]).
     pub(crate) cancelled: Option<&'a (dyn Fn() -> bool + Sync)>,
+    /// Stop ([`SearchVerdict::OutOfSteps`]) after about this many steps (checked when the
+    /// clock is polled).
+    pub(crate) max_steps: Option<u64>,
 }
 
 /// The end of a search.
@@ -36,6 +39,8 @@ pub(crate) enum SearchVerdict<S> {
     },
     Unknown(UnknownReason),
     Cancelled,
+    /// More than [`Control::max_steps`] steps.
+    OutOfSteps,
 }
 
 /// A search's verdict and figures.
@@ -155,6 +160,9 @@ pub(crate) fn search<M: Model>(
             }
             if control.cancelled.is_some_and(|cancelled| cancelled()) {
                 return finish(SearchVerdict::Cancelled, &cache, steps);
+            }
+            if control.max_steps.is_some_and(|max| steps >= max) {
+                return finish(SearchVerdict::OutOfSteps, &cache, steps);
             }
         }
         let candidate = if try_priority {
