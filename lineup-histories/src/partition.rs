@@ -7,6 +7,7 @@ use std::time::Instant;
 
 use crate::check::{check, outcome_of};
 use crate::history::{History, OpId};
+use crate::memory::MemoryMeter;
 use crate::model::PartitionedModel;
 use crate::options::CheckOptions;
 use crate::outcome::{CheckOutcome, CheckReport, CheckStats};
@@ -99,6 +100,7 @@ pub fn check_partitioned<M: PartitionedModel>(
     let start = Instant::now();
     let parts = partition_history(model, history)?;
     let failed = AtomicBool::new(false);
+    let memory = MemoryMeter::new(options.max_memory.bytes());
     let cancelled = || failed.load(Ordering::Relaxed);
     let workers = options.worker_count();
 
@@ -110,6 +112,7 @@ pub fn check_partitioned<M: PartitionedModel>(
             deadline: options.time_limit.map(|limit| (start + limit, limit)),
             max_cache_entries: options.max_cache_entries,
             cancelled: Some(&cancelled),
+            memory: &memory,
             max_steps,
         };
         let result = search(&part_model, &sub, &control);
@@ -144,6 +147,7 @@ pub fn check_partitioned<M: PartitionedModel>(
     let mut stats = CheckStats {
         cache_entries: 0,
         steps: 0,
+        peak_memory: 0,
         partitions: parts.len(),
         elapsed: Default::default(),
     };
@@ -189,6 +193,7 @@ pub fn check_partitioned<M: PartitionedModel>(
         }
     };
     stats.elapsed = start.elapsed();
+    stats.peak_memory = memory.peak();
     Ok(CheckReport { outcome, stats })
 }
 
