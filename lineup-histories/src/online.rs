@@ -11,6 +11,7 @@ use rustc_hash::FxHashSet;
 use crate::history::{ClientId, History, OpId};
 use crate::history_builder::HistoryBuilder;
 use crate::history_error::HistoryError;
+use crate::memory::{allocation, MemoryLimit};
 use crate::model::Model;
 use crate::outcome::UnknownReason;
 use crate::timeline::{Timeline, TimelineMark};
@@ -40,7 +41,7 @@ pub enum OnlineStatus {
     /// A violation was found ([`OnlineChecker::verdict`] explains it); later events are only
     /// recorded.
     Violated,
-    /// The possibilities outgrew their bound: no verdict (never a guess).
+    /// The possibilities outgrew their bound, or the memory budget: no verdict (never a guess).
     GaveUp,
 }
 
@@ -115,8 +116,9 @@ const CONTEXT_PER_CLIENT: usize = 2;
 ///
 /// The checker keeps the set of *possibilities*: the model states reachable by linearizing the
 /// operations seen so far, each with the set of not-yet-settled operations it has applied
-/// (deduplicated by hashing, bounded by [`OnlineChecker::with_max_possibilities`]; past the
-/// bound it gives up, [`OnlineStatus::GaveUp`], it never guesses). As in the `linearize` crate,
+/// (deduplicated by hashing, bounded by [`OnlineChecker::with_max_possibilities`] and by a
+/// memory budget, [`OnlineChecker::with_memory_limit`]; past a bound it gives up,
+/// [`OnlineStatus::GaveUp`], it never guesses). As in the `linearize` crate,
 /// an operation is applied only once its output is known (or known to be unknown), and an
 /// operation becomes *due* once every operation called before it returned has itself returned
 /// (or ended with `info`): nothing still to come can then be placed before it. When
@@ -148,6 +150,10 @@ pub struct OnlineChecker<M: Model> {
     /// Operations returned (not yet due) or with an unknown outcome, not yet settled, sorted.
     live: Vec<u32>,
     max_possibilities: usize,
+    /// The memory budget, in bytes (`None`: unlimited).
+    max_memory: Option<u64>,
+    /// What the possibilities hold, in bytes (as counted for the budget).
+    held: u64,
     verdict: OnlineVerdict,
 }
 
@@ -166,8 +172,37 @@ impl<M: Model> OnlineChecker<M> {
             pending: BTreeSet::new(),
             live: Vec::new(),
             max_possibilities: DEFAULT_MAX_POSSIBILITIES,
+            max_memory: MemoryLimit::Auto.bytes(),
+            held: 0,
             verdict: OnlineVerdict::Consistent,
         }
+    }
+
+    /// Sets the memory budget ([`MemoryLimit::Auto`] by default: half of the memory available
+    /// when the checker was made). The possibilities, and what placing due operations explores,
+    /// are counted; past the budget the checker reports [`OnlineStatus::GaveUp`] with
+    /// [`UnknownReason::MemoryLimit`], never a guess. (The recorded history itself is not
+    /// counted.)
+    pub fn with_memory_limit(mut self, limit: MemoryLimit) -> Self {
+        self.max_memory = limit.bytes();
+        self
+    }
+
+    /// Sets the memory budget to `bytes` (see [`OnlineChecker::with_memory_limit`]).
+    pub fn with_max_memory(self, bytes: u64) -> Self {
+        self.with_memory_limit(MemoryLimit::Bytes(bytes))
+    }
+
+    /// The bytes the possibilities hold now, as counted for the memory budget.
+    pub fn held_memory(&self) -> u64 {
+        self.held
+    }
+
+    /// The bytes one possibility holds in a hash set (with the table's spare room).
+    fn possibility_bytes(&self, p: &Possibility<M::State>) -> u64 {
+        (2 * std::mem::size_of::<Possibility<M::State>>()
+            + allocation(p.applied.capacity() * 4)
+            + self.model.state_heap_size(&p.state)) as u64
     }
 
     /// Sets the bound on the number of possibilities (and on those explored at one step).
@@ -296,6 +331,7 @@ impl<M: Model> OnlineChecker<M> {
             }
             Ok(next) => self.possibilities = self.without_dominated(next),
         }
+        self.held = self.possibilities.iter().map(|p| self.possibility_bytes(p)).sum();
         // Settled: the due operations, and the live ones every possibility has applied.
         let settled: Vec<u32> = self
             .live
@@ -321,6 +357,11 @@ impl<M: Model> OnlineChecker<M> {
         let too_many = UnknownReason::PossibilityLimit {
             possibilities: self.max_possibilities,
         };
+        // Memory: the possibilities now, plus what this placement builds (each possibility
+        // explored is in `seen_exact`, `seen` and the queue; each result in `next`).
+        let budget = self.max_memory.unwrap_or(u64::MAX);
+        let out_of_memory = UnknownReason::MemoryLimit { bytes: budget };
+        let mut working = self.held;
         let covers = |p: &Possibility<M::State>| due.iter().all(|op| p.has(*op));
         let mut next: FxHashSet<Possibility<M::State>> = FxHashSet::default();
         // Seen: for each (state, applied operations with a definite outcome), the sets of
@@ -355,8 +396,13 @@ impl<M: Model> OnlineChecker<M> {
         for p in &self.possibilities {
             if covers(p) {
                 next.insert(p.clone());
+                working += self.possibility_bytes(p);
             } else if first_visit(p) {
                 queue.push_back(p.clone());
+                working += 3 * self.possibility_bytes(p);
+            }
+            if working > budget {
+                return Err(out_of_memory);
             }
         }
         while let Some(p) = queue.pop_front() {
@@ -382,10 +428,16 @@ impl<M: Model> OnlineChecker<M> {
                     let at = applied.binary_search(&candidate).unwrap_err();
                     applied.insert(at, candidate);
                     let q = Possibility { state, applied };
+                    let bytes = self.possibility_bytes(&q);
                     if covers(&q) {
                         next.insert(q);
+                        working += bytes;
                     } else if first_visit(&q) {
                         queue.push_back(q);
+                        working += 3 * bytes;
+                    }
+                    if working > budget {
+                        return Err(out_of_memory);
                     }
                 }
             }

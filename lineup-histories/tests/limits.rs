@@ -181,3 +181,35 @@ fn the_default_memory_budget_is_a_fraction_of_the_machine() {
         assert!(budget <= total_kib * 1024 / 2, "{budget} > half of {total_kib} KiB");
     }
 }
+
+/// Issue 12: the online checker has a memory budget too; past it, no verdict (never a guess).
+#[test]
+fn the_online_checker_gives_up_past_its_memory_budget() {
+    let run = |budget: u64| {
+        let mut c = OnlineChecker::new(RegisterModel::new(0)).with_max_memory(budget);
+        for client in 0..12 {
+            c.call(client, R::Write(client as i64 + 1)).unwrap();
+        }
+        c.call(12, R::Read).unwrap();
+        for client in 0..12 {
+            c.ret(client, RO::Ok).unwrap();
+        }
+        c.ret(12, RO::Value(5)).unwrap();
+        c
+    };
+    let small = run(64 << 10);
+    assert_eq!(small.status(), lineup_histories::OnlineStatus::GaveUp);
+    assert_eq!(
+        small.verdict(),
+        &lineup_histories::OnlineVerdict::Unknown(UnknownReason::MemoryLimit { bytes: 64 << 10 })
+    );
+    assert!(
+        small.verdict_text().starts_with("unknown: memory budget"),
+        "{}",
+        small.verdict_text()
+    );
+    // With room, the same history is consistent so far (write 5 may have gone last).
+    let roomy = run(256 << 20);
+    assert_eq!(roomy.status(), lineup_histories::OnlineStatus::Consistent);
+    assert!(roomy.held_memory() > 0);
+}
