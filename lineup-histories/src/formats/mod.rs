@@ -23,6 +23,7 @@ mod jepsen;
 mod jepsen_log;
 mod jsonl;
 mod model_kind;
+mod model_ops;
 mod raw;
 mod value;
 
