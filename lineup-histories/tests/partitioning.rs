@@ -1,6 +1,6 @@
 //! P-compositional partitioning: refused when an operation has no key, the first failure stops
-//! the other parts, deterministic failing
-//! partition, ids of the original history, and the same verdict as the whole check.
+//! the other parts, the failing partition reported, ids of the original history, and the same
+//! verdict as the whole check.
 
 use lineup_histories::models::{KvInput, KvModel, KvOutput, SetInput, SetModel};
 use lineup_histories::{
