@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use clap::{Args, ValueEnum};
 use lineup_histories::formats::{parse_file, CheckedHistory, Format, ModelKind};
-use lineup_histories::{CheckOptions, CheckOutcome};
+use lineup_histories::{CheckOptions, CheckOutcome, MemoryLimit};
 
 /// The model to check against.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -78,6 +78,11 @@ pub struct CheckHistoryArgs {
     /// Give up on a file after this many seconds (its verdict is then UNKNOWN).
     #[arg(long, value_name = "SECS", value_parser = parse_seconds)]
     time_limit: Option<Duration>,
+    /// The memory budget of a check: bytes, or with a suffix K, M or G (KiB, MiB, GiB), or
+    /// `unlimited`; past it the verdict is UNKNOWN. Default: half of the memory available when
+    /// the check starts.
+    #[arg(long, value_name = "SIZE", value_parser = parse_memory)]
+    max_memory: Option<MemoryLimit>,
     /// Also print the linearization found for a linearizable file.
     #[arg(long)]
     explain: bool,
@@ -94,6 +99,34 @@ fn parse_seconds(text: &str) -> Result<Duration, String> {
         .map_err(|_| format!("expected a non-negative number of seconds, found `{text}`"))
 }
 
+fn parse_memory(text: &str) -> Result<MemoryLimit, String> {
+    if text == "unlimited" {
+        return Ok(MemoryLimit::Unlimited);
+    }
+    let (number, unit) = match text.char_indices().last() {
+        Some((at, c)) if c.is_ascii_alphabetic() => (&text[..at], c.to_ascii_uppercase()),
+        _ => (text, 'B'),
+    };
+    let shift = match unit {
+        'B' => 0,
+        'K' => 10,
+        'M' => 20,
+        'G' => 30,
+        'T' => 40,
+        _ => {
+            return Err(format!(
+                "expected a size such as `512M`, `2G` or `unlimited`, found `{text}`"
+            ))
+        }
+    };
+    let value: f64 = number
+        .parse()
+        .ok()
+        .filter(|v: &f64| v.is_finite() && *v >= 0.0)
+        .ok_or_else(|| format!("expected a size such as `512M`, `2G` or `unlimited`, found `{text}`"))?;
+    Ok(MemoryLimit::Bytes((value * (1u64 << shift) as f64) as u64))
+}
+
 /// What became of one file.
 enum FileResult {
     Pass,
@@ -108,6 +141,9 @@ pub fn run(args: &CheckHistoryArgs) -> ExitCode {
     let mut options = CheckOptions::default().with_partitioning(!args.no_partition);
     if let Some(limit) = args.time_limit {
         options = options.with_time_limit(limit);
+    }
+    if let Some(limit) = args.max_memory {
+        options = options.with_memory_limit(limit);
     }
     let mut results = Vec::new();
     let stdout = std::io::stdout();
@@ -183,6 +219,13 @@ fn check_file(
         }
         CheckOutcome::Unknown { reason } => {
             let _ = writeln!(out, "  no verdict: {reason}");
+            let _ = writeln!(
+                out,
+                "  explored: {} configurations in {} steps, {:.1} MiB held at most",
+                report.stats.cache_entries,
+                report.stats.steps,
+                report.stats.peak_memory as f64 / (1u64 << 20) as f64
+            );
             FileResult::Unknown
         }
         CheckOutcome::NotLinearizable(violation) => {

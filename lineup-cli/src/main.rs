@@ -2,7 +2,7 @@
 //!
 //! ```text
 //! lineup check-history --model <register|kv|set|queue|stack|counter> [--format etcd|edn|jsonl|auto]
-//!                      [--no-partition] [--time-limit SECS] [--explain] FILE...
+//!                      [--no-partition] [--time-limit SECS] [--max-memory SIZE] [--explain] FILE...
 //! ```
 //!
 //! Prints one verdict line per file (`PASS`, `FAIL` or `UNKNOWN`, the number of operations and
@@ -11,7 +11,8 @@
 //! operation shown. `--explain` also prints the linearization found for a `PASS`.
 //!
 //! Exit status: 0 if every file is linearizable; 1 if any file is not (this takes precedence);
-//! otherwise 2 if a verdict is unknown (a limit was reached) or a file could not be read (the
+//! otherwise 2 if a verdict is unknown (a limit was reached: the time limit, or the memory
+//! budget, by default half of the memory available) or a file could not be read (the
 //! error names the file, the line and what was expected).
 
 mod check_history;

@@ -139,6 +139,40 @@ fn malformed_input_names_file_line_and_expectation_and_exits_2() {
     assert!(stderr.contains("odd.txt: cannot tell the format"), "{stderr}");
 }
 
+/// Regression (issue 12): an empty file is linearizable, also with `--format auto` (it was
+/// "cannot tell the format", exit 2), and a Jepsen log with spaces between its fields is read
+/// (it was "expected four tab-separated fields").
+#[test]
+fn empty_files_pass_and_space_separated_jepsen_logs_are_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let empty = dir.path().join("empty.log");
+    std::fs::write(&empty, "").unwrap();
+    for format in ["auto", "etcd", "edn", "jsonl"] {
+        let out = lineup(&["check-history", "--model", "register", "--format", format], &[&empty]);
+        let stdout = text(&out.stdout);
+        assert_eq!(out.status.code(), Some(0), "{format}: {stdout}{}", text(&out.stderr));
+        assert!(
+            stdout.starts_with(&format!("PASS {} (register, ", empty.display())),
+            "{stdout}"
+        );
+        assert!(stdout.contains(", 0 ops, "), "{stdout}");
+    }
+    let spaced = dir.path().join("spaced.log");
+    std::fs::write(
+        &spaced,
+        "INFO  jepsen.util - 0 :invoke :write 1\nINFO  jepsen.util - 0 :ok :write 1\n\
+         INFO  jepsen.util - 1 :invoke :read nil\nINFO  jepsen.util - 1 :ok :read nil\n",
+    )
+    .unwrap();
+    let out = lineup(&["check-history", "--model", "register"], &[&spaced]);
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}{}", text(&out.stderr));
+    assert!(
+        stdout.starts_with(&format!("FAIL {} (register, etcd, 2 ops,", spaced.display())),
+        "{stdout}"
+    );
+}
+
 /// A sequential counter history of `n` increments and a final get of `n`: linearizable, and
 /// any search must apply each of its operations, so it takes at least `n` steps.
 fn long_counter_history(n: usize) -> String {
@@ -194,6 +228,65 @@ fn usage_errors_exit_2() {
     assert_eq!(out.status.code(), Some(2));
     assert!(
         text(&out.stderr).contains("expected a number of seconds"),
+        "{}",
+        text(&out.stderr)
+    );
+}
+
+/// `n` overlapping writes of distinct values, then a read of a value none wrote, as a Jepsen
+/// log: not linearizable, but the search must try every subset of the writes (about n · 2^n
+/// configurations: for n = 24, several GiB).
+fn pathological_log(n: usize) -> String {
+    let mut text = String::new();
+    for c in 0..n {
+        text.push_str(&format!("INFO  jepsen.util - {c}\t:invoke\t:write\t{}\n", c + 1));
+    }
+    text.push_str(&format!("INFO  jepsen.util - {n}\t:invoke\t:read\tnil\n"));
+    for c in 0..n {
+        text.push_str(&format!("INFO  jepsen.util - {c}\t:ok\t:write\t{}\n", c + 1));
+    }
+    text.push_str(&format!("INFO  jepsen.util - {n}\t:ok\t:read\t0\n"));
+    text
+}
+
+#[test]
+fn a_memory_budget_gives_unknown_with_what_was_explored_and_exit_2() {
+    let dir = tempfile::tempdir().unwrap();
+    let hard = dir.path().join("hard.log");
+    std::fs::write(&hard, pathological_log(24)).unwrap();
+    let out = lineup(
+        &["check-history", "--model", "register", "--max-memory", "8M"],
+        &[&hard],
+    );
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(2), "{stdout}{}", text(&out.stderr));
+    assert!(
+        stdout.starts_with(&format!(
+            "UNKNOWN {} (register, etcd, 25 ops, 1 partitions, ",
+            hard.display()
+        )),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("no verdict: memory budget of 8.0 MiB reached"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("  explored: "), "{stdout}");
+    // A small one gets its verdict under the same budget.
+    let small = dir.path().join("small.log");
+    std::fs::write(&small, pathological_log(8)).unwrap();
+    let out = lineup(
+        &["check-history", "--model", "register", "--max-memory", "8M"],
+        &[&small],
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stdout));
+    let out = lineup(
+        &["check-history", "--model", "register", "--max-memory", "lots"],
+        &[&small],
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("expected a size such as `512M`"),
         "{}",
         text(&out.stderr)
     );

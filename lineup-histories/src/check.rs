@@ -4,6 +4,7 @@ use std::fmt::Debug;
 use std::time::Instant;
 
 use crate::history::{History, OpId};
+use crate::memory::MemoryMeter;
 use crate::model::Model;
 use crate::options::CheckOptions;
 use crate::outcome::{CheckOutcome, CheckReport, CheckStats, Violation};
@@ -15,7 +16,8 @@ use crate::wgl::{search, Control, SearchResult, SearchVerdict};
 ///
 /// The verdict is exact: [`CheckOutcome::Linearizable`] with one linearization, or
 /// [`CheckOutcome::NotLinearizable`] with an explanation, or [`CheckOutcome::Unknown`] when a
-/// limit of `options` was reached first.
+/// limit of `options` was reached first (the memory budget, [`CheckOptions::max_memory`], is on
+/// by default).
 ///
 /// ```
 /// use lineup_histories::{check, CheckOptions, Event, History};
@@ -39,15 +41,19 @@ use crate::wgl::{search, Control, SearchResult, SearchVerdict};
 /// ```
 pub fn check<M: Model>(model: &M, history: &History<M::Input, M::Output>, options: &CheckOptions) -> CheckReport {
     let start = Instant::now();
+    let memory = MemoryMeter::new(options.max_memory.bytes());
     let control = Control {
         deadline: options.time_limit.map(|limit| (start + limit, limit)),
         max_cache_entries: options.max_cache_entries,
         cancelled: None,
+        memory: &memory,
+        max_steps: None,
     };
     let result = search(model, history, &control);
     let stats = CheckStats {
         cache_entries: result.cache_entries,
         steps: result.steps,
+        peak_memory: memory.peak(),
         partitions: 1,
         elapsed: start.elapsed(),
     };
@@ -87,6 +93,8 @@ pub(crate) fn outcome_of<I: Debug, O: Debug, S: Debug>(
             }))
         }
         SearchVerdict::Unknown(reason) => CheckOutcome::Unknown { reason },
-        SearchVerdict::Cancelled => unreachable!("a search without a cancel flag is never cancelled"),
+        SearchVerdict::Cancelled | SearchVerdict::OutOfSteps => {
+            unreachable!("a search without a cancel flag or a step limit is never stopped")
+        }
     }
 }

@@ -20,7 +20,9 @@
 //!   possibility is left.
 //! - [`CheckOutcome`]: a linearization, or a [`Violation`] (longest linearizable prefix and the
 //!   operations that could not be placed, drawn as a per-client [`Timeline`]), or unknown when a
-//!   limit of [`CheckOptions`] was reached (never a guess).
+//!   limit of [`CheckOptions`] was reached (never a guess). Every check has a memory budget
+//!   ([`MemoryLimit`], by default half of the memory available): past it the verdict is
+//!   unknown, never an out-of-memory kill.
 //!
 //! ```
 //! use lineup_histories::{check, CheckOptions, HistoryBuilder};
@@ -48,6 +50,7 @@ pub mod formats;
 mod history;
 mod history_builder;
 mod history_error;
+mod memory;
 mod model;
 pub mod models;
 mod online;
@@ -64,6 +67,7 @@ pub use event::Event;
 pub use history::{ClientId, History, OpId, Operation, Outcome, NEVER};
 pub use history_builder::HistoryBuilder;
 pub use history_error::HistoryError;
+pub use memory::{default_memory_budget, MemoryLimit};
 pub use model::{Model, PartitionedModel, Successors, SuccessorsIter};
 pub use online::{OnlineChecker, OnlineStatus, OnlineVerdict, OnlineViolation, DEFAULT_MAX_POSSIBILITIES};
 pub use options::CheckOptions;

@@ -152,6 +152,16 @@ pub trait Model: Send + Sync {
     /// every output the specification allows, of [`Model::step`]. (Whether the operation took
     /// effect at all is decided by the checker: it may also never apply it.)
     fn step_unknown(&self, state: &Self::State, input: &Self::Input) -> Successors<Self::State>;
+
+    /// About how many heap bytes `state` owns beyond its inline size
+    /// (`size_of::<Self::State>()`, always counted), for the checkers' memory budget
+    /// ([`crate::MemoryLimit`]). The default, 0, is right for states without heap data
+    /// (integers, booleans, enums of them); a model whose states own strings, vectors or maps
+    /// should count them, or the budget undercounts what the search holds.
+    fn state_heap_size(&self, state: &Self::State) -> usize {
+        let _ = state;
+        0
+    }
 }
 
 /// A model that is *P-compositional* by a key (Horn & Kroening, FORTE 2015): a history is

@@ -3,7 +3,10 @@
 use std::num::NonZeroUsize;
 use std::time::Duration;
 
-/// How to run a check. The defaults: no limits, partitioning on, one worker per core.
+use crate::memory::MemoryLimit;
+
+/// How to run a check. The defaults: no time or cache-entry limit, a memory budget of half the
+/// memory available ([`MemoryLimit::Auto`]), partitioning on, one worker per core.
 ///
 /// A limit that is reached makes the check return [`crate::CheckOutcome::Unknown`], never a
 /// guessed verdict.
@@ -22,6 +25,11 @@ pub struct CheckOptions {
     /// Give up (verdict unknown) when the memoization cache of one search holds this many
     /// configurations (a bound on memory).
     pub max_cache_entries: Option<usize>,
+    /// Give up (verdict unknown) before the search would hold more than this much memory (its
+    /// cache entries, hash table and stack, summed over the partitions checked at the same
+    /// time; the history itself is not counted). The default, [`MemoryLimit::Auto`], is half
+    /// of the memory available when the check starts.
+    pub max_memory: MemoryLimit,
     /// Split the history by the model's partition key ([`crate::check_partitioned`] only).
     pub partition: bool,
     /// How many threads check partitions in parallel (`None`: the number of cores).
@@ -33,6 +41,7 @@ impl Default for CheckOptions {
         CheckOptions {
             time_limit: None,
             max_cache_entries: None,
+            max_memory: MemoryLimit::Auto,
             partition: true,
             workers: None,
         }
@@ -49,6 +58,18 @@ impl CheckOptions {
     /// Sets the cache-entry limit.
     pub fn with_max_cache_entries(mut self, entries: usize) -> Self {
         self.max_cache_entries = Some(entries);
+        self
+    }
+
+    /// Sets the memory budget to `bytes`.
+    pub fn with_max_memory(mut self, bytes: u64) -> Self {
+        self.max_memory = MemoryLimit::Bytes(bytes);
+        self
+    }
+
+    /// Sets the memory budget ([`MemoryLimit::Unlimited`] turns it off).
+    pub fn with_memory_limit(mut self, limit: MemoryLimit) -> Self {
+        self.max_memory = limit;
         self
     }
 

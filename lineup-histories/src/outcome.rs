@@ -80,6 +80,12 @@ pub enum UnknownReason {
         /// The limit.
         entries: usize,
     },
+    /// The search would have held more memory than its budget
+    /// ([`crate::CheckOptions::max_memory`]).
+    MemoryLimit {
+        /// The budget, in bytes.
+        bytes: u64,
+    },
     /// The online checker's set of possibilities grew past its limit.
     PossibilityLimit {
         /// The limit.
@@ -92,6 +98,11 @@ impl fmt::Display for UnknownReason {
         match self {
             UnknownReason::TimeLimit { limit } => write!(f, "time limit of {limit:?} reached"),
             UnknownReason::CacheLimit { entries } => write!(f, "cache limit of {entries} configurations reached"),
+            UnknownReason::MemoryLimit { bytes } => write!(
+                f,
+                "memory budget of {:.1} MiB reached (--max-memory / CheckOptions::max_memory)",
+                *bytes as f64 / (1u64 << 20) as f64
+            ),
             UnknownReason::PossibilityLimit { possibilities } => {
                 write!(f, "limit of {possibilities} possibilities reached")
             }
@@ -157,6 +168,9 @@ pub struct CheckStats {
     pub cache_entries: usize,
     /// Operations applied by the search (summed over partitions).
     pub steps: u64,
+    /// The most memory the search held at once, in bytes, as counted for the memory budget
+    /// (summed over the partitions checked at the same time).
+    pub peak_memory: u64,
     /// Sub-histories checked (1 when checked whole).
     pub partitions: usize,
     /// Wall-clock time.

@@ -2,11 +2,12 @@
 //! key and check the parts independently, in parallel.
 
 use std::collections::BTreeMap;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Instant;
 
 use crate::check::{check, outcome_of};
 use crate::history::{History, OpId};
+use crate::memory::MemoryMeter;
 use crate::model::PartitionedModel;
 use crate::options::CheckOptions;
 use crate::outcome::{CheckOutcome, CheckReport, CheckStats};
@@ -51,14 +52,25 @@ pub fn partition_history<M: PartitionedModel>(
     Ok(parts.into_iter().collect())
 }
 
+/// How many steps a partition's search may take in the first round of
+/// [`check_partitioned`]; the partitions that need more are checked in full afterwards.
+const FIRST_ROUND_STEPS: u64 = 1 << 16;
+
 /// Checks a history against a P-compositional model: split by key, each part checked with the
 /// model of its key ([`PartitionedModel::part_model`]) on a pool of worker threads
 /// ([`CheckOptions::workers`]). The history is linearizable iff every part is.
 ///
-/// A violation reports the first failing partition in key order (deterministic whatever the
-/// number of workers); its operation ids are those of `history`. A linearizable verdict gives a
-/// linearization of the whole history, merged from those of the parts. With
-/// [`CheckOptions::partition`] off, the history is checked whole with `model`.
+/// The first partition found to fail stops all the others, whatever their key (as porcupine
+/// does): a hard partition never delays a violation found elsewhere. So that a hard partition
+/// cannot hold every worker either, the parts are checked in two rounds: first each with a
+/// small step budget (about 65,000 steps), in key order, then, in full, those that needed more.
+/// A linearizable verdict needs every part, and gives a linearization of the whole history,
+/// merged from those of the parts.
+///
+/// A violation reports the failing partition first in key order among those whose search
+/// ended (with one worker, and whenever the failing parts are small, the first failing one in
+/// key order); its operation ids are those of `history`. With [`CheckOptions::partition`] off,
+/// the history is checked whole with `model`.
 ///
 /// Fails with [`PartitionError::MissingKey`] (without checking anything) if an operation has
 /// no key.
@@ -87,34 +99,37 @@ pub fn check_partitioned<M: PartitionedModel>(
     }
     let start = Instant::now();
     let parts = partition_history(model, history)?;
-    let first_failure = AtomicUsize::new(usize::MAX);
-    let next_part = AtomicUsize::new(0);
-    let workers = options.worker_count().min(parts.len()).max(1);
+    let failed = AtomicBool::new(false);
+    let memory = MemoryMeter::new(options.max_memory.bytes());
+    let cancelled = || failed.load(Ordering::Relaxed);
+    let workers = options.worker_count();
 
-    let run_part = |index: usize| -> PartOutcome {
+    let run_part = |index: usize, max_steps: Option<u64>| -> PartRun {
         let (key, ids) = &parts[index];
         let sub = history.restrict(ids);
         let part_model = model.part_model(key);
-        let cancelled = || first_failure.load(Ordering::Relaxed) < index;
         let control = Control {
             deadline: options.time_limit.map(|limit| (start + limit, limit)),
             max_cache_entries: options.max_cache_entries,
             cancelled: Some(&cancelled),
+            memory: &memory,
+            max_steps,
         };
         let result = search(&part_model, &sub, &control);
         let (cache_entries, steps) = (result.cache_entries, result.steps);
-        let outcome = match result.verdict {
-            SearchVerdict::Cancelled => None,
+        let end = match result.verdict {
+            SearchVerdict::Cancelled => PartEnd::Cancelled,
+            SearchVerdict::OutOfSteps => PartEnd::Postponed,
             verdict => {
                 if matches!(verdict, SearchVerdict::Violation { .. }) {
-                    first_failure.fetch_min(index, Ordering::Relaxed);
+                    failed.store(true, Ordering::Relaxed);
                 }
                 let result = crate::wgl::SearchResult {
                     verdict,
                     cache_entries,
                     steps,
                 };
-                Some(outcome_of(
+                PartEnd::Done(outcome_of(
                     history,
                     result,
                     |local| ids[local.0],
@@ -122,64 +137,49 @@ pub fn check_partitioned<M: PartitionedModel>(
                 ))
             }
         };
-        PartOutcome {
-            outcome,
+        PartRun {
+            end,
             cache_entries,
             steps,
         }
     };
 
-    let mut results: Vec<Option<PartOutcome>> = (0..parts.len()).map(|_| None).collect();
-    if workers <= 1 {
-        for (index, slot) in results.iter_mut().enumerate() {
-            if first_failure.load(Ordering::Relaxed) < index {
-                break;
-            }
-            *slot = Some(run_part(index));
-        }
-    } else {
-        let collected: Vec<Vec<(usize, PartOutcome)>> = std::thread::scope(|scope| {
-            let handles: Vec<_> = (0..workers)
-                .map(|_| {
-                    scope.spawn(|| {
-                        let mut mine = Vec::new();
-                        loop {
-                            let index = next_part.fetch_add(1, Ordering::Relaxed);
-                            if index >= parts.len() || first_failure.load(Ordering::Relaxed) < index {
-                                break;
-                            }
-                            mine.push((index, run_part(index)));
-                        }
-                        mine
-                    })
-                })
-                .collect();
-            handles
-                .into_iter()
-                .map(|h| h.join().expect("a partition worker panicked"))
-                .collect()
-        });
-        for (index, outcome) in collected.into_iter().flatten() {
-            results[index] = Some(outcome);
-        }
-    }
-
     let mut stats = CheckStats {
         cache_entries: 0,
         steps: 0,
+        peak_memory: 0,
         partitions: parts.len(),
         elapsed: Default::default(),
     };
+    let mut results: Vec<Option<CheckOutcome>> = (0..parts.len()).map(|_| None).collect();
+    // Round 1: every part with a step budget; round 2: those that needed more, in full.
+    let mut todo: Vec<usize> = (0..parts.len()).collect();
+    for max_steps in [Some(FIRST_ROUND_STEPS), None] {
+        let runs = run_round(&todo, workers, &failed, |index| run_part(index, max_steps));
+        todo.clear();
+        for (index, run) in runs {
+            stats.cache_entries += run.cache_entries;
+            stats.steps += run.steps;
+            match run.end {
+                PartEnd::Done(outcome) => results[index] = Some(outcome),
+                PartEnd::Postponed => todo.push(index),
+                PartEnd::Cancelled => {}
+            }
+        }
+        if todo.is_empty() || failed.load(Ordering::Relaxed) {
+            break;
+        }
+        todo.sort_unstable();
+    }
+
     let mut violation = None;
     let mut unknown = None;
     let mut orders: Vec<Vec<OpId>> = Vec::with_capacity(parts.len());
-    for part in results.into_iter().flatten() {
-        stats.cache_entries += part.cache_entries;
-        stats.steps += part.steps;
-        match part.outcome {
-            Some(CheckOutcome::NotLinearizable(v)) if violation.is_none() => violation = Some(v),
-            Some(CheckOutcome::Unknown { reason }) if unknown.is_none() => unknown = Some(reason),
-            Some(CheckOutcome::Linearizable { order }) => orders.push(order),
+    for outcome in results.into_iter().flatten() {
+        match outcome {
+            CheckOutcome::NotLinearizable(v) if violation.is_none() => violation = Some(v),
+            CheckOutcome::Unknown { reason } if unknown.is_none() => unknown = Some(reason),
+            CheckOutcome::Linearizable { order } => orders.push(order),
             _ => {}
         }
     }
@@ -193,12 +193,56 @@ pub fn check_partitioned<M: PartitionedModel>(
         }
     };
     stats.elapsed = start.elapsed();
+    stats.peak_memory = memory.peak();
     Ok(CheckReport { outcome, stats })
 }
 
-struct PartOutcome {
-    /// `None` when cancelled (a partition earlier in key order failed).
-    outcome: Option<CheckOutcome>,
+/// Runs `run` on each of `indices` (in this order) on up to `workers` threads; stops taking
+/// new ones once `stop` is set. Returns the results with their indices, in no given order.
+fn run_round<T: Send>(
+    indices: &[usize],
+    workers: usize,
+    stop: &AtomicBool,
+    run: impl Fn(usize) -> T + Sync,
+) -> Vec<(usize, T)> {
+    let next = AtomicUsize::new(0);
+    let worker = || {
+        let mut mine = Vec::new();
+        loop {
+            let k = next.fetch_add(1, Ordering::Relaxed);
+            if k >= indices.len() || stop.load(Ordering::Relaxed) {
+                break;
+            }
+            mine.push((indices[k], run(indices[k])));
+        }
+        mine
+    };
+    let workers = workers.min(indices.len());
+    if workers <= 1 {
+        return worker();
+    }
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..workers).map(|_| scope.spawn(worker)).collect();
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().expect("a partition worker panicked"))
+            .collect()
+    })
+}
+
+/// How the search of one part ended.
+enum PartEnd {
+    /// With a verdict (or unknown: a limit of the options).
+    Done(CheckOutcome),
+    /// Out of the first round's steps: to be checked in full.
+    Postponed,
+    /// Stopped: another part failed.
+    Cancelled,
+}
+
+/// One search of one part, with its figures.
+struct PartRun {
+    end: PartEnd,
     cache_entries: usize,
     steps: u64,
 }

@@ -54,8 +54,89 @@ fn jepsen_log_errors_name_file_line_column_and_expectation() {
         message.contains("expected a log level and the logger `jepsen.util`"),
         "{message}"
     );
-    let message = error(&format!("{LOG}0 :invoke :read nil\n"), Format::JepsenLog);
-    assert!(message.contains("expected four tab-separated fields"), "{message}");
+    let message = error(&format!("{LOG}0 :invoke :read\n"), Format::JepsenLog);
+    assert!(
+        message.starts_with("history.txt:1:21: expected four whitespace-separated fields"),
+        "{message}"
+    );
+}
+
+/// Regression (issue 12): porcupine reads Jepsen logs whose fields are separated by any
+/// whitespace (its pattern is `INFO\s+jepsen\.util\s+-\s+(\d+)\s+:invoke\s+...`); lineup
+/// required tabs ("expected four tab-separated fields").
+#[test]
+fn jepsen_log_fields_may_be_separated_by_any_whitespace() {
+    let tabs = log(&[
+        (0, "invoke", "write", "1"),
+        (0, "ok", "write", "1"),
+        (1, "invoke", "cas", "[3 4]"),
+        (1, "fail", "cas", "[3 4]"),
+        (2, "invoke", "read", "nil"),
+        (2, "ok", "read", "1"),
+    ]);
+    let spaces = "INFO jepsen.util - 0 :invoke :write 1\n\
+                  INFO  jepsen.util  -  0  :ok  :write  1\n\
+                  INFO\tjepsen.util\t-\t1 :invoke\t:cas   [3 4]\n\
+                  INFO jepsen.util - 1 :fail :cas [3 4]   \n\
+                  INFO jepsen.util - 2 \t :invoke :read nil\n\
+                  INFO jepsen.util - 2 :ok :read 1\n";
+    let expected = parse_str(&tabs, Format::JepsenLog, "tabs.log").unwrap();
+    let read = parse_str(spaces, Format::JepsenLog, "spaces.log").unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(read.operations.len(), expected.operations.len());
+    for (a, b) in read.operations.iter().zip(&expected.operations) {
+        assert_eq!(
+            (a.client, &a.function, &a.argument, &a.outcome),
+            (b.client, &b.function, &b.argument, &b.outcome)
+        );
+    }
+    assert_eq!(read.steps, expected.steps);
+    assert_eq!(Format::detect(spaces), Some(Format::JepsenLog));
+    assert!(verdict(spaces, Format::JepsenLog, ModelKind::Register).is_linearizable());
+    // Errors still name the line and the column of the field.
+    let message = error(
+        "INFO jepsen.util - 0 :invoke :read nil\nINFO jepsen.util - 0  :okay :read nil\n",
+        Format::JepsenLog,
+    );
+    assert_eq!(
+        message,
+        "history.txt:2:23: expected an event type: `:invoke`, `:ok`, `:fail` or `:info`, found `:okay`"
+    );
+    let message = error("INFO jepsen.util - 0 :invoke :cas [1 2.5]\n", Format::JepsenLog);
+    assert!(
+        message.starts_with("history.txt:1:38: expected an integer"),
+        "{message}"
+    );
+}
+
+/// Regression (issue 12): an empty file is an empty history, which is linearizable, in every
+/// format and with the format told from the content (it used to be "cannot tell the format").
+#[test]
+fn an_empty_file_is_a_linearizable_empty_history() {
+    for text in ["", "\n", "  \n\t\n"] {
+        for format in [Format::JepsenLog, Format::Edn, Format::Jsonl] {
+            let raw = parse_str(text, format, "empty").unwrap_or_else(|e| panic!("{format}: {e}"));
+            assert!(raw.operations.is_empty());
+            for model in ModelKind::ALL {
+                assert!(verdict(text, format, model).is_linearizable(), "{format} {model}");
+            }
+        }
+    }
+    let dir = tempfile::tempdir().unwrap();
+    for (name, format) in [
+        ("empty.log", Format::JepsenLog),
+        ("empty.edn", Format::Edn),
+        ("empty.jsonl", Format::Jsonl),
+        ("empty.txt", Format::Jsonl),
+    ] {
+        let path = dir.path().join(name);
+        std::fs::write(&path, "\n").unwrap();
+        let (raw, told) = parse_file(&path, None).unwrap_or_else(|e| panic!("{e}"));
+        assert!(raw.operations.is_empty());
+        assert_eq!(told, format, "{name}");
+        let checked = ModelKind::Kv.check(&raw, &path, &CheckOptions::default()).unwrap();
+        assert!(checked.report.outcome.is_linearizable());
+        assert_eq!(checked.operations, 0);
+    }
 }
 
 #[test]

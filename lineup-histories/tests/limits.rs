@@ -96,3 +96,120 @@ fn the_online_checker_gives_up_past_its_bound() {
     assert_eq!(c.status(), lineup_histories::OnlineStatus::GaveUp);
     assert!(c.verdict_text().starts_with("unknown"));
 }
+
+/// Issue 12: the search has a memory budget; past it the verdict is unknown, with what was
+/// explored, never an out-of-memory kill. (`pathological(24)` needs about 24 · 2^24
+/// configurations, several GiB.)
+#[test]
+fn a_small_memory_budget_gives_unknown_with_what_was_explored() {
+    let budget = 4 << 20;
+    let options = CheckOptions::default().with_max_memory(budget);
+    let report = check(&RegisterModel::new(0), &pathological(24), &options);
+    assert_eq!(
+        report.outcome,
+        lineup_histories::CheckOutcome::Unknown {
+            reason: UnknownReason::MemoryLimit { bytes: budget }
+        }
+    );
+    assert!(
+        report.outcome.to_string().contains("memory budget of 4.0 MiB"),
+        "{}",
+        report.outcome
+    );
+    assert!(report.stats.cache_entries > 10_000, "{:?}", report.stats);
+    assert!(report.stats.peak_memory <= budget, "{:?}", report.stats);
+    assert!(report.stats.peak_memory > budget / 2, "{:?}", report.stats);
+}
+
+#[test]
+fn the_memory_budget_is_shared_by_the_partitions_and_a_failure_elsewhere_still_wins() {
+    // Elements 0..4: each n overlapping inserts... a set element has two states, so use
+    // registers by key: the kv model with puts of distinct values on keys "a" and "b".
+    use lineup_histories::models::{KvInput, KvModel, KvOutput};
+    let hard = |keys: &[&str], n: u64| {
+        let mut events = Vec::new();
+        let mut client = 0;
+        for key in keys {
+            for c in 0..n {
+                events.push(Event::call(client + c, KvInput::put(*key, c.to_string())));
+            }
+            events.push(Event::call(client + n, KvInput::get(*key)));
+            for c in 0..n {
+                events.push(Event::ret(client + c, KvOutput::Ok));
+            }
+            events.push(Event::ret(client + n, KvOutput::Value("never written".into())));
+            client += n + 1;
+        }
+        events
+    };
+    let budget = 4 << 20;
+    for workers in [1, 2] {
+        let options = CheckOptions::default().with_max_memory(budget).with_workers(workers);
+        let h = History::from_events(hard(&["a", "b"], 22)).unwrap();
+        let report = check_partitioned(&KvModel, &h, &options).unwrap();
+        assert_eq!(
+            report.outcome,
+            lineup_histories::CheckOutcome::Unknown {
+                reason: UnknownReason::MemoryLimit { bytes: budget }
+            },
+            "workers = {workers}"
+        );
+        // Each search reports what it holds every 64 KiB (1/64 of the budget) or so.
+        assert!(report.stats.peak_memory <= budget + (64 << 10), "{:?}", report.stats);
+        // A small failing part after the hard ones: the verdict is its failure.
+        let mut events = hard(&["a", "b"], 22);
+        events.push(Event::call(100, KvInput::get("c")));
+        events.push(Event::ret(100, KvOutput::Value("x".into())));
+        let h = History::from_events(events).unwrap();
+        let report = check_partitioned(&KvModel, &h, &options).unwrap();
+        let violation = report.outcome.violation().expect("c was never written");
+        assert_eq!(violation.partition.as_deref(), Some("\"c\""));
+    }
+}
+
+#[test]
+fn the_default_memory_budget_is_a_fraction_of_the_machine() {
+    assert_eq!(CheckOptions::default().max_memory, lineup_histories::MemoryLimit::Auto);
+    let budget = lineup_histories::default_memory_budget();
+    assert!(budget > 0);
+    if let Ok(meminfo) = std::fs::read_to_string("/proc/meminfo") {
+        let total_kib: u64 = meminfo
+            .lines()
+            .find_map(|l| l.strip_prefix("MemTotal:"))
+            .and_then(|rest| rest.split_whitespace().next()?.parse().ok())
+            .unwrap();
+        assert!(budget <= total_kib * 1024 / 2, "{budget} > half of {total_kib} KiB");
+    }
+}
+
+/// Issue 12: the online checker has a memory budget too; past it, no verdict (never a guess).
+#[test]
+fn the_online_checker_gives_up_past_its_memory_budget() {
+    let run = |budget: u64| {
+        let mut c = OnlineChecker::new(RegisterModel::new(0)).with_max_memory(budget);
+        for client in 0..12 {
+            c.call(client, R::Write(client as i64 + 1)).unwrap();
+        }
+        c.call(12, R::Read).unwrap();
+        for client in 0..12 {
+            c.ret(client, RO::Ok).unwrap();
+        }
+        c.ret(12, RO::Value(5)).unwrap();
+        c
+    };
+    let small = run(64 << 10);
+    assert_eq!(small.status(), lineup_histories::OnlineStatus::GaveUp);
+    assert_eq!(
+        small.verdict(),
+        &lineup_histories::OnlineVerdict::Unknown(UnknownReason::MemoryLimit { bytes: 64 << 10 })
+    );
+    assert!(
+        small.verdict_text().starts_with("unknown: memory budget"),
+        "{}",
+        small.verdict_text()
+    );
+    // With room, the same history is consistent so far (write 5 may have gone last).
+    let roomy = run(256 << 20);
+    assert_eq!(roomy.status(), lineup_histories::OnlineStatus::Consistent);
+    assert!(roomy.held_memory() > 0);
+}

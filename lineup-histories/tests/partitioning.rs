@@ -1,5 +1,6 @@
-//! P-compositional partitioning: refused when an operation has no key, deterministic failing
-//! partition, ids of the original history, and the same verdict as the whole check.
+//! P-compositional partitioning: refused when an operation has no key, the first failure stops
+//! the other parts, the failing partition reported, ids of the original history, and the same
+//! verdict as the whole check.
 
 use lineup_histories::models::{KvInput, KvModel, KvOutput, SetInput, SetModel};
 use lineup_histories::{
@@ -107,7 +108,7 @@ fn kv_history_failing_on_keys_b_and_d() -> History<KvInput, KvOutput> {
 }
 
 #[test]
-fn the_reported_partition_is_the_first_failing_one_in_key_order_whatever_the_workers() {
+fn small_failing_parts_report_the_first_failing_one_in_key_order_whatever_the_workers() {
     let h = kv_history_failing_on_keys_b_and_d();
     for workers in 1..=4 {
         let report = check_partitioned(&KvModel, &h, &CheckOptions::default().with_workers(workers)).unwrap();
@@ -159,4 +160,56 @@ fn an_empty_history_has_no_partition_and_is_linearizable() {
     let report = check_partitioned(&KvModel, &h, &CheckOptions::default()).unwrap();
     assert!(report.outcome.is_linearizable());
     assert_eq!(report.stats.partitions, 0);
+}
+
+/// Key "a": `n` overlapping puts of distinct values, then a get of a value none of them wrote:
+/// not linearizable, but the search must try every subset of the puts (about n · 2^n
+/// configurations) before it can say so. Key "b": a put, then a get that misses it: not
+/// linearizable, found in a few steps.
+fn hard_a_and_fast_failing_b(n: u64, with_b: bool) -> History<KvInput, KvOutput> {
+    let mut events = Vec::new();
+    for client in 0..n {
+        events.push(Event::call(client, KvInput::put("a", client.to_string())));
+    }
+    events.push(Event::call(n, KvInput::get("a")));
+    for client in 0..n {
+        events.push(Event::ret(client, KvOutput::Ok));
+    }
+    events.push(Event::ret(n, KvOutput::Value("never written".into())));
+    if !with_b {
+        return History::from_events(events).unwrap();
+    }
+    events.push(Event::call(n + 1, KvInput::put("b", "1")));
+    events.push(Event::ret(n + 1, KvOutput::Ok));
+    events.push(Event::call(n + 1, KvInput::get("b")));
+    events.push(Event::ret(n + 1, KvOutput::Value(String::new())));
+    History::from_events(events).unwrap()
+}
+
+/// Regression (issue 12): a partition that fails fast stops every other one, also those
+/// earlier in key order (porcupine's behaviour). A hard partition earlier in key order used to
+/// keep working until it ended, however long that took and however much memory it needed.
+#[test]
+fn a_fast_failing_partition_stops_a_hard_one_earlier_in_key_order() {
+    let h = hard_a_and_fast_failing_b(15, true);
+    assert_eq!(partition_history(&KvModel, &h).unwrap()[0].0, "a");
+    // The full search of "a" alone, for scale.
+    let a_alone = check(
+        &KvModel,
+        &hard_a_and_fast_failing_b(15, false),
+        &CheckOptions::default(),
+    );
+    assert!(a_alone.outcome.is_violation());
+    let full = a_alone.stats.steps;
+    assert!(full > 400_000, "{full}");
+    for workers in [1, 2, 4] {
+        let report = check_partitioned(&KvModel, &h, &CheckOptions::default().with_workers(workers)).unwrap();
+        let violation = report.outcome.violation().expect("b is stale");
+        assert_eq!(violation.partition.as_deref(), Some("\"b\""), "workers = {workers}");
+        assert!(
+            report.stats.steps < full / 3,
+            "workers = {workers}: {} steps, where the full search of \"a\" takes {full}: it was not stopped",
+            report.stats.steps
+        );
+    }
 }

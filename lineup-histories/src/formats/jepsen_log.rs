@@ -1,10 +1,13 @@
 //! Jepsen's text log of operations, as in the etcd histories:
 //! `INFO  jepsen.util - <process>\t<type>\t<f>\t<value>`.
 //!
-//! * the prefix is a log level, the logger `jepsen.util` and ` - `;
-//! * then four fields separated by tabs: the process number (or `:nemesis`, skipped), the event
+//! * the prefix is a log level, the logger `jepsen.util` and `-`;
+//! * then four fields: the process number (or `:nemesis`, skipped), the event
 //!   type (`:invoke`, `:ok`, `:fail`, `:info`), the function as a keyword (`:read`, `:write`,
-//!   `:cas`, ...) and the value as EDN (`nil`, `3`, `[1 2]`, `:timed-out`);
+//!   `:cas`, ...) and the value as EDN (`nil`, `3`, `[1 2]`, `:timed-out`), the rest of the
+//!   line;
+//! * words and fields are separated by any whitespace (Jepsen writes tabs after ` - `; porcupine
+//!   reads any whitespace, and so does this reader);
 //! * blank lines are allowed; any other line is an error naming its line, column and what was
 //!   expected.
 //!
@@ -38,8 +41,22 @@ pub(crate) fn parse(text: &str, file: &Path) -> Result<RawHistory, FormatError> 
 
 /// Whether `line` looks like a Jepsen log line (for format detection).
 pub(crate) fn looks_like(line: &str) -> bool {
-    line.split_once(" - ")
-        .is_some_and(|(prefix, _)| prefix.split_whitespace().nth(1) == Some(LOGGER))
+    let mut rest = line;
+    let words: Vec<&str> = (0..3).map_while(|_| next_word(&mut rest)).collect();
+    matches!(words.as_slice(), [_, LOGGER, "-"])
+}
+
+/// The next whitespace-separated word of `rest` (a subslice of it), advancing `rest` past it.
+fn next_word<'a>(rest: &mut &'a str) -> Option<&'a str> {
+    let trimmed = rest.trim_start();
+    if trimmed.is_empty() {
+        *rest = trimmed;
+        return None;
+    }
+    let end = trimmed.find(char::is_whitespace).unwrap_or(trimmed.len());
+    let (word, after) = trimmed.split_at(end);
+    *rest = after;
+    Some(word)
 }
 
 fn column_of(line: &str, part: &str) -> usize {
@@ -58,25 +75,47 @@ fn parse_line(line: &str, number: usize, file: &Path) -> Result<Option<JepsenEve
             excerpt(part),
         ))
     };
-    let Some((prefix, rest)) = line.split_once(" - ") else {
-        return err(
-            line,
-            "a log line `INFO  jepsen.util - <process>\\t<type>\\t<f>\\t<value>`",
-        );
-    };
-    let mut words = prefix.split_whitespace();
-    match (words.next(), words.next(), words.next()) {
-        (Some(_level), Some(LOGGER), None) => {}
-        _ => return err(prefix, "a log level and the logger `jepsen.util` before ` - `"),
+    // Fields are separated by any whitespace, as porcupine reads them
+    // (`INFO\s+jepsen\.util\s+-\s+(\d+)\s+:invoke\s+...`); Jepsen writes tabs after ` - `.
+    let mut rest = line;
+    let level = next_word(&mut rest);
+    let logger = next_word(&mut rest);
+    let after_logger = rest;
+    let dash = next_word(&mut rest);
+    match (level, logger, dash) {
+        (Some(_), Some(LOGGER), Some("-")) => {}
+        (Some(_), Some(LOGGER), _) => {
+            return err(
+                after_logger.trim_start(),
+                "` - ` after the logger: `INFO  jepsen.util - <process> <type> <f> <value>`",
+            )
+        }
+        _ => {
+            let prefix = line[..line.len() - after_logger.len()].trim_start();
+            return err(prefix, "a log level and the logger `jepsen.util` before ` - `");
+        }
     }
-    let fields: Vec<&str> = rest.splitn(4, '\t').collect();
-    if fields.len() < 4 {
+    let fields_start = rest.trim_start();
+    let mut fields = [""; 3];
+    for field in &mut fields {
+        match next_word(&mut rest) {
+            Some(word) => *field = word,
+            None => {
+                return err(
+                    fields_start,
+                    "four whitespace-separated fields after ` - `: process, type, function and value",
+                )
+            }
+        }
+    }
+    let value_text = rest.trim();
+    if value_text.is_empty() {
         return err(
-            rest,
-            "four tab-separated fields after ` - `: process, type, function and value",
+            fields_start,
+            "four whitespace-separated fields after ` - `: process, type, function and value",
         );
     }
-    let (process_text, type_text, function_text, value_text) = (fields[0], fields[1], fields[2], fields[3]);
+    let [process_text, type_text, function_text] = fields;
     if process_text == ":nemesis" {
         return Ok(None);
     }

@@ -163,7 +163,7 @@ fn to_json(v: &Value) -> serde_json::Value {
     }
 }
 
-/// Writes `history` as lineup JSON lines (see the [module documentation](self)).
+/// Writes `history` as lineup JSON lines (see [`Format::Jsonl`](super::Format::Jsonl) and `docs/history-formats.md`).
 ///
 /// Operations that did not take effect ([`RawOutcome::NotApplied`]) are left out: they
 /// constrain nothing. An operation with an unknown outcome gets an `unknown` line right after its

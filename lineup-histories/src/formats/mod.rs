@@ -23,6 +23,7 @@ mod jepsen;
 mod jepsen_log;
 mod jsonl;
 mod model_kind;
+mod model_ops;
 mod raw;
 mod value;
 
@@ -71,6 +72,24 @@ impl Format {
         }
     }
 
+    /// The format a file's extension suggests: `.log` a Jepsen log, `.edn` EDN lines, `.jsonl`
+    /// or `.json` JSON lines. Used only to name the format of an empty file with
+    /// [`parse_file`] (any format reads it as the empty history).
+    ///
+    /// ```
+    /// use lineup_histories::formats::Format;
+    /// assert_eq!(Format::of_extension("etcd_000.log".as_ref()), Some(Format::JepsenLog));
+    /// assert_eq!(Format::of_extension("c01-ok.txt".as_ref()), None);
+    /// ```
+    pub fn of_extension(path: &Path) -> Option<Format> {
+        match path.extension()?.to_str()? {
+            "log" => Some(Format::JepsenLog),
+            "edn" => Some(Format::Edn),
+            "jsonl" | "json" => Some(Format::Jsonl),
+            _ => None,
+        }
+    }
+
     /// The format's short name: `etcd`, `edn` or `jsonl` (the command line's names).
     pub fn name(self) -> &'static str {
         match self {
@@ -114,6 +133,10 @@ pub fn parse_str(text: &str, format: Format, file: impl AsRef<Path>) -> Result<R
 
 /// Reads the file at `path`, in `format` or, if `None`, in the format [`Format::detect`] tells.
 /// Returns the history and the format it was read in.
+///
+/// An empty file (no non-blank line) is the empty history (linearizable) in every format; with
+/// `None` its format is named after its extension ([`Format::of_extension`]), JSON lines if the
+/// extension says nothing.
 pub fn parse_file(path: impl AsRef<Path>, format: Option<Format>) -> Result<(RawHistory, Format), FormatError> {
     let path = path.as_ref();
     let text = std::fs::read_to_string(path).map_err(|source| FormatError::Io {
@@ -122,6 +145,9 @@ pub fn parse_file(path: impl AsRef<Path>, format: Option<Format>) -> Result<(Raw
     })?;
     let format = match format {
         Some(format) => format,
+        // An empty file (no non-blank line) is an empty history in every format: name the
+        // format after the file's extension.
+        None if text.trim().is_empty() => Format::of_extension(path).unwrap_or(Format::Jsonl),
         None => Format::detect(&text).ok_or_else(|| FormatError::UnknownFormat {
             file: path.to_path_buf(),
             found: text

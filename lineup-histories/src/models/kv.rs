@@ -1,5 +1,6 @@
 //! A key-value map of strings with get, put and append; P-compositional by key.
 
+use crate::memory::allocation;
 use std::collections::BTreeMap;
 
 use crate::model::{Model, PartitionedModel, Successors};
@@ -126,6 +127,14 @@ impl Model for KvModel {
     fn step_unknown(&self, state: &Self::State, input: &KvInput) -> Successors<Self::State> {
         Successors::one(Self::apply_to_map(state, input))
     }
+
+    fn state_heap_size(&self, state: &Self::State) -> usize {
+        // B-tree nodes hold up to 11 entries of two `String`s (48 bytes) plus links.
+        state
+            .iter()
+            .map(|(k, v)| 64 + allocation(k.capacity()) + allocation(v.capacity()))
+            .sum()
+    }
 }
 
 impl PartitionedModel for KvModel {
@@ -161,5 +170,9 @@ impl Model for KvKeyModel {
 
     fn step_unknown(&self, value: &String, input: &KvInput) -> Successors<String> {
         Successors::one(apply(value, &input.op))
+    }
+
+    fn state_heap_size(&self, value: &String) -> usize {
+        allocation(value.capacity())
     }
 }

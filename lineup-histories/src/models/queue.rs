@@ -1,5 +1,6 @@
 //! A FIFO queue with enqueue and dequeue.
 
+use crate::memory::allocation;
 use std::collections::VecDeque;
 use std::fmt::Debug;
 use std::hash::Hash;
@@ -100,5 +101,10 @@ where
                 Successors::one(next)
             }
         }
+    }
+
+    fn state_heap_size(&self, state: &VecDeque<T>) -> usize {
+        // The elements' own heap data (if any) is not counted.
+        allocation(state.capacity() * std::mem::size_of::<T>())
     }
 }

@@ -107,6 +107,12 @@ where
         }
         Successors::one(next)
     }
+
+    fn state_heap_size(&self, state: &BTreeSet<T>) -> usize {
+        // B-tree nodes hold up to 11 elements plus links; the elements' own heap data (if any)
+        // is not counted.
+        state.len() * (std::mem::size_of::<T>() + 16)
+    }
 }
 
 impl<T> PartitionedModel for SetModel<T>

@@ -1,5 +1,6 @@
 //! A LIFO stack with push and pop.
 
+use crate::memory::allocation;
 use std::fmt::Debug;
 use std::hash::Hash;
 
@@ -93,5 +94,10 @@ where
             }
         }
         Successors::one(next)
+    }
+
+    fn state_heap_size(&self, state: &Vec<T>) -> usize {
+        // The elements' own heap data (if any) is not counted.
+        allocation(state.capacity() * std::mem::size_of::<T>())
     }
 }

@@ -8,6 +8,7 @@ use hashbrown::HashTable;
 use rustc_hash::FxHasher;
 
 use super::linearized_set::{mix64, LinearizedSet};
+use crate::memory::allocation;
 
 struct CacheEntry<S> {
     hash: u64,
@@ -21,17 +22,35 @@ struct CacheEntry<S> {
 /// The set of configurations seen.
 pub(crate) struct ConfigCache<S> {
     table: HashTable<CacheEntry<S>>,
+    /// The heap the entries own (bitsets and model states), in bytes.
+    heap: usize,
 }
 
 impl<S: Eq + Hash> ConfigCache<S> {
     pub(crate) fn new() -> Self {
         ConfigCache {
             table: HashTable::new(),
+            heap: 0,
         }
     }
 
     pub(crate) fn len(&self) -> usize {
         self.table.len()
+    }
+
+    /// The bytes the cache holds: its hash table and the heap its entries own.
+    pub(crate) fn bytes(&self) -> usize {
+        self.heap + self.table.allocation_size()
+    }
+
+    /// The bytes the hash table would allocate to grow if one more entry were inserted now
+    /// (0 if it has room): it doubles, and both tables are live while it moves.
+    pub(crate) fn growth(&self) -> usize {
+        if self.table.len() < self.table.capacity() {
+            0
+        } else {
+            (2 * self.table.allocation_size()).max(4 * (std::mem::size_of::<CacheEntry<S>>() + 1) + 16)
+        }
     }
 
     fn state_hash(state: &S) -> u64 {
@@ -40,8 +59,9 @@ impl<S: Eq + Hash> ConfigCache<S> {
         hasher.finish()
     }
 
-    /// Adds `(set, state)`; returns whether it was new.
-    pub(crate) fn insert(&mut self, set: &LinearizedSet, state: &S) -> bool
+    /// Adds `(set, state)`; returns whether it was new. `state_heap` tells the heap bytes a
+    /// state owns.
+    pub(crate) fn insert(&mut self, set: &LinearizedSet, state: &S, state_heap: impl Fn(&S) -> usize) -> bool
     where
         S: Clone,
     {
@@ -71,6 +91,7 @@ impl<S: Eq + Hash> ConfigCache<S> {
             unknown: set.unknown_words().into(),
             state: state.clone(),
         };
+        self.heap += allocation(entry.window.len() * 8) + allocation(entry.unknown.len() * 8) + state_heap(state);
         self.table.insert_unique(hash, entry, |entry| entry.hash);
         true
     }

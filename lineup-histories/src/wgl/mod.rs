@@ -9,6 +9,7 @@ mod linearized_set;
 use std::time::{Duration, Instant};
 
 use crate::history::{History, OpId};
+use crate::memory::{allocation, MemoryAccount, MemoryMeter};
 use crate::model::Model;
 use crate::outcome::UnknownReason;
 use config_cache::ConfigCache;
@@ -23,6 +24,11 @@ pub(crate) struct Control<'a> {
     pub(crate) max_cache_entries: Option<usize>,
     /// Polled now and then: `true` stops the search ([`SearchVerdict::Cancelled`]).
     pub(crate) cancelled: Option<&'a (dyn Fn() -> bool + Sync)>,
+    /// The memory budget, shared with the searches running at the same time.
+    pub(crate) memory: &'a MemoryMeter,
+    /// Stop ([`SearchVerdict::OutOfSteps`]) after about this many steps (checked when the
+    /// clock is polled).
+    pub(crate) max_steps: Option<u64>,
 }
 
 /// The end of a search.
@@ -36,6 +42,8 @@ pub(crate) enum SearchVerdict<S> {
     },
     Unknown(UnknownReason),
     Cancelled,
+    /// More than [`Control::max_steps`] steps.
+    OutOfSteps,
 }
 
 /// A search's verdict and figures.
@@ -54,6 +62,8 @@ struct Frame<S> {
     alternatives: Vec<S>,
     /// The first-returning operation of the level where `op` was chosen.
     priority: u32,
+    /// The heap bytes `before` and `alternatives` own (for the memory budget).
+    heap: u64,
 }
 
 /// The deepest point the search reached, for the explanation of a violation.
@@ -64,6 +74,21 @@ struct Deepest<S> {
     unplaced: Vec<u32>,
     blocking: Option<u32>,
     state: Option<S>,
+}
+
+/// The bytes a search holds: the fixed structures, the cache, the stack and the explanation.
+fn held<S: Eq + std::hash::Hash>(
+    fixed: u64,
+    cache: &ConfigCache<S>,
+    stack_capacity: usize,
+    stack_heap: u64,
+    deepest: &Deepest<S>,
+) -> u64 {
+    fixed
+        + cache.bytes() as u64
+        + allocation(stack_capacity * std::mem::size_of::<Frame<S>>()) as u64
+        + stack_heap
+        + allocation((deepest.prefix.capacity() + deepest.unplaced.capacity()) * 4) as u64
 }
 
 /// How many loop iterations between two polls of the clock and the cancel flag.
@@ -110,6 +135,19 @@ pub(crate) fn search<M: Model>(
     };
     let mut steps = 0u64;
     let mut poll = 0u32;
+    // Memory: the entry list, slots and bitset (about 48 bytes an operation), then what grows.
+    let mut account = MemoryAccount::new(control.memory);
+    let slack = control.memory.slack();
+    let fixed = 48 * ops.len() as u64 + 64;
+    let mut stack_heap = 0u64;
+    let out_of_memory = SearchVerdict::Unknown(UnknownReason::MemoryLimit {
+        bytes: control.memory.limit(),
+    });
+    macro_rules! held {
+        () => {
+            held(fixed, &cache, stack.capacity(), stack_heap, &deepest)
+        };
+    }
     // Candidate order at each level: first the operation whose return comes first (for objects
     // built on locks or atomics, return order follows linearization order far more often than
     // call order does), then the other definite ones in call order, then the unknown ones
@@ -136,6 +174,9 @@ pub(crate) fn search<M: Model>(
         steps,
     };
 
+    if !account.fits(held!(), 0) {
+        return finish(out_of_memory, &cache, steps);
+    }
     loop {
         if remaining == 0 {
             let order = stack.iter().map(|frame| OpId(frame.op as usize)).collect();
@@ -155,6 +196,12 @@ pub(crate) fn search<M: Model>(
             }
             if control.cancelled.is_some_and(|cancelled| cancelled()) {
                 return finish(SearchVerdict::Cancelled, &cache, steps);
+            }
+            if !account.fits(held!(), 0) {
+                return finish(out_of_memory, &cache, steps);
+            }
+            if control.max_steps.is_some_and(|max| steps >= max) {
+                return finish(SearchVerdict::OutOfSteps, &cache, steps);
             }
         }
         let candidate = if try_priority {
@@ -187,10 +234,14 @@ pub(crate) fn search<M: Model>(
             };
             let is_unknown = operation.outcome.is_unknown();
             set.insert(slot[op as usize], is_unknown);
+            let growth = cache.growth() as u64;
+            if growth > 0 && !account.fits(held!(), growth) {
+                return finish(out_of_memory, &cache, steps);
+            }
             let mut first: Option<M::State> = None;
             let mut alternatives = Vec::new();
             for next in successors {
-                if cache.insert(&set, &next) {
+                if cache.insert(&set, &next, |s| model.state_heap_size(s)) {
                     if first.is_none() {
                         first = Some(next);
                     } else {
@@ -207,14 +258,24 @@ pub(crate) fn search<M: Model>(
                     );
                 }
             }
+            let now = held!();
+            if now > account.reported() + slack && !account.fits(now, 0) {
+                return finish(out_of_memory, &cache, steps);
+            }
             match first {
                 Some(next) => {
                     let before = std::mem::replace(&mut state, next);
+                    let heap = (model.state_heap_size(&before)
+                        + allocation(alternatives.capacity() * std::mem::size_of::<M::State>())
+                        + alternatives.iter().map(|s| model.state_heap_size(s)).sum::<usize>())
+                        as u64;
+                    stack_heap += heap;
                     stack.push(Frame {
                         op,
                         before,
                         alternatives,
                         priority,
+                        heap,
                     });
                     list.lift(op);
                     if !is_unknown {
@@ -279,6 +340,7 @@ pub(crate) fn search<M: Model>(
                 continue;
             }
             let frame = stack.pop().expect("the stack is not empty");
+            stack_heap -= frame.heap;
             deepest.low_water = deepest.low_water.min(stack.len());
             state = frame.before;
             let is_unknown = ops[frame.op as usize].outcome.is_unknown();

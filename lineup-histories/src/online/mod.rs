@@ -2,18 +2,20 @@
 //! no possibility is left (the possibilities-set algorithm of the `linearize` crate,
 //! generalized to any model with a hashable state).
 
-use std::fmt;
-
 use std::collections::{BTreeSet, VecDeque};
 
 use rustc_hash::FxHashSet;
 
-use crate::history::{ClientId, History, OpId};
+use crate::history::{ClientId, History};
 use crate::history_builder::HistoryBuilder;
 use crate::history_error::HistoryError;
+use crate::memory::{allocation, MemoryLimit};
 use crate::model::Model;
 use crate::outcome::UnknownReason;
-use crate::timeline::{Timeline, TimelineMark};
+
+mod verdict;
+
+pub use verdict::{OnlineStatus, OnlineVerdict, OnlineViolation};
 
 /// The default bound on the number of possibilities ([`OnlineChecker::with_max_possibilities`]).
 pub const DEFAULT_MAX_POSSIBILITIES: usize = 1 << 20;
@@ -32,79 +34,12 @@ impl<S> Possibility<S> {
     }
 }
 
-/// Where the online check stands.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum OnlineStatus {
-    /// No violation so far.
-    Consistent,
-    /// A violation was found ([`OnlineChecker::verdict`] explains it); later events are only
-    /// recorded.
-    Violated,
-    /// The possibilities outgrew their bound: no verdict (never a guess).
-    GaveUp,
-}
-
-/// The verdict of an online check, with its explanation.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum OnlineVerdict {
-    /// No violation so far.
-    Consistent,
-    /// Not linearizable.
-    Violation(Box<OnlineViolation>),
-    /// No verdict.
-    Unknown(UnknownReason),
-}
-
-/// A violation found online: after event [`OnlineViolation::event`], the operations in
-/// [`OnlineViolation::due`] had to be placed, and no possibility could place them.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct OnlineViolation {
-    /// The index of the event after which no possibility was left (the return or `info` that
-    /// settled the operations in `due`, or the end of the history).
-    pub event: usize,
-    /// The operations that had to be placed then: every operation called before they returned
-    /// had returned (or has an unknown outcome), so nothing still to come could go before them.
-    pub due: Vec<OpId>,
-    /// The other operations that could have been placed before them (returned but not yet
-    /// due, or with an unknown outcome).
-    pub others: Vec<OpId>,
-    /// How many possibilities there were just before.
-    pub possibilities_before: usize,
-    /// The operations around it, per client.
-    pub timeline: Timeline,
-}
-
-impl fmt::Display for OnlineViolation {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "after event {}, none of the {} possibilities can place",
-            self.event, self.possibilities_before
-        )?;
-        for id in &self.due {
-            write!(f, " {id}")?;
-        }
-        writeln!(f)?;
-        if !self.others.is_empty() {
-            write!(f, "other operations that could go before them:")?;
-            for id in &self.others {
-                write!(f, " {id}")?;
-            }
-            writeln!(f)?;
-        }
-        write!(f, "{}", self.timeline)
-    }
-}
-
 /// Sets of applied operations with an unknown outcome (each sorted).
 type UnknownSubsets = Vec<Vec<u32>>;
 
 /// How many sets of unknown operations per (state, definite operations) the online checker
 /// compares a new possibility with.
 const DOMINANCE_GROUP: usize = 32;
-
-/// How many completed operations per client an online violation shows for context.
-const CONTEXT_PER_CLIENT: usize = 2;
 
 /// Checks a history while it is being recorded.
 ///
@@ -115,8 +50,9 @@ const CONTEXT_PER_CLIENT: usize = 2;
 ///
 /// The checker keeps the set of *possibilities*: the model states reachable by linearizing the
 /// operations seen so far, each with the set of not-yet-settled operations it has applied
-/// (deduplicated by hashing, bounded by [`OnlineChecker::with_max_possibilities`]; past the
-/// bound it gives up, [`OnlineStatus::GaveUp`], it never guesses). As in the `linearize` crate,
+/// (deduplicated by hashing, bounded by [`OnlineChecker::with_max_possibilities`] and by a
+/// memory budget, [`OnlineChecker::with_memory_limit`]; past a bound it gives up,
+/// [`OnlineStatus::GaveUp`], it never guesses). As in the `linearize` crate,
 /// an operation is applied only once its output is known (or known to be unknown), and an
 /// operation becomes *due* once every operation called before it returned has itself returned
 /// (or ended with `info`): nothing still to come can then be placed before it. When
@@ -148,6 +84,10 @@ pub struct OnlineChecker<M: Model> {
     /// Operations returned (not yet due) or with an unknown outcome, not yet settled, sorted.
     live: Vec<u32>,
     max_possibilities: usize,
+    /// The memory budget, in bytes (`None`: unlimited).
+    max_memory: Option<u64>,
+    /// What the possibilities hold, in bytes (as counted for the budget).
+    held: u64,
     verdict: OnlineVerdict,
 }
 
@@ -166,8 +106,37 @@ impl<M: Model> OnlineChecker<M> {
             pending: BTreeSet::new(),
             live: Vec::new(),
             max_possibilities: DEFAULT_MAX_POSSIBILITIES,
+            max_memory: MemoryLimit::Auto.bytes(),
+            held: 0,
             verdict: OnlineVerdict::Consistent,
         }
+    }
+
+    /// Sets the memory budget ([`MemoryLimit::Auto`] by default: half of the memory available
+    /// when the checker was made). The possibilities, and what placing due operations explores,
+    /// are counted; past the budget the checker reports [`OnlineStatus::GaveUp`] with
+    /// [`UnknownReason::MemoryLimit`], never a guess. (The recorded history itself is not
+    /// counted.)
+    pub fn with_memory_limit(mut self, limit: MemoryLimit) -> Self {
+        self.max_memory = limit.bytes();
+        self
+    }
+
+    /// Sets the memory budget to `bytes` (see [`OnlineChecker::with_memory_limit`]).
+    pub fn with_max_memory(self, bytes: u64) -> Self {
+        self.with_memory_limit(MemoryLimit::Bytes(bytes))
+    }
+
+    /// The bytes the possibilities hold now, as counted for the memory budget.
+    pub fn held_memory(&self) -> u64 {
+        self.held
+    }
+
+    /// The bytes one possibility holds in a hash set (with the table's spare room).
+    fn possibility_bytes(&self, p: &Possibility<M::State>) -> u64 {
+        (2 * std::mem::size_of::<Possibility<M::State>>()
+            + allocation(p.applied.capacity() * 4)
+            + self.model.state_heap_size(&p.state)) as u64
     }
 
     /// Sets the bound on the number of possibilities (and on those explored at one step).
@@ -296,6 +265,7 @@ impl<M: Model> OnlineChecker<M> {
             }
             Ok(next) => self.possibilities = self.without_dominated(next),
         }
+        self.held = self.possibilities.iter().map(|p| self.possibility_bytes(p)).sum();
         // Settled: the due operations, and the live ones every possibility has applied.
         let settled: Vec<u32> = self
             .live
@@ -321,6 +291,11 @@ impl<M: Model> OnlineChecker<M> {
         let too_many = UnknownReason::PossibilityLimit {
             possibilities: self.max_possibilities,
         };
+        // Memory: the possibilities now, plus what this placement builds (each possibility
+        // explored is in `seen_exact`, `seen` and the queue; each result in `next`).
+        let budget = self.max_memory.unwrap_or(u64::MAX);
+        let out_of_memory = UnknownReason::MemoryLimit { bytes: budget };
+        let mut working = self.held;
         let covers = |p: &Possibility<M::State>| due.iter().all(|op| p.has(*op));
         let mut next: FxHashSet<Possibility<M::State>> = FxHashSet::default();
         // Seen: for each (state, applied operations with a definite outcome), the sets of
@@ -355,8 +330,13 @@ impl<M: Model> OnlineChecker<M> {
         for p in &self.possibilities {
             if covers(p) {
                 next.insert(p.clone());
+                working += self.possibility_bytes(p);
             } else if first_visit(p) {
                 queue.push_back(p.clone());
+                working += 3 * self.possibility_bytes(p);
+            }
+            if working > budget {
+                return Err(out_of_memory);
             }
         }
         while let Some(p) = queue.pop_front() {
@@ -382,10 +362,16 @@ impl<M: Model> OnlineChecker<M> {
                     let at = applied.binary_search(&candidate).unwrap_err();
                     applied.insert(at, candidate);
                     let q = Possibility { state, applied };
+                    let bytes = self.possibility_bytes(&q);
                     if covers(&q) {
                         next.insert(q);
+                        working += bytes;
                     } else if first_visit(&q) {
                         queue.push_back(q);
+                        working += 3 * bytes;
+                    }
+                    if working > budget {
+                        return Err(out_of_memory);
                     }
                 }
             }
@@ -436,46 +422,5 @@ impl<M: Model> OnlineChecker<M> {
             }
         }
         kept_all
-    }
-
-    fn violation(&self, event: usize, due: &[u32], possibilities_before: usize) -> OnlineViolation {
-        let ops = self.builder.operations();
-        let due_ids: Vec<OpId> = due.iter().map(|&op| OpId(op as usize)).collect();
-        let others: Vec<OpId> = self
-            .live
-            .iter()
-            .filter(|op| due.binary_search(op).is_err())
-            .map(|&op| OpId(op as usize))
-            .collect();
-        // Context: the last completed operations of each client.
-        let mut context: Vec<(OpId, TimelineMark)> = Vec::new();
-        let mut per_client: rustc_hash::FxHashMap<ClientId, usize> = Default::default();
-        let first_due = due.first().copied().unwrap_or(0) as usize;
-        for (i, op) in ops.iter().enumerate().take(first_due).rev() {
-            if op.outcome.is_unknown() {
-                continue;
-            }
-            let shown = per_client.entry(op.client).or_default();
-            if *shown < CONTEXT_PER_CLIENT {
-                *shown += 1;
-                context.push((OpId(i), TimelineMark::Context));
-            }
-            if context.len() >= 24 {
-                break;
-            }
-        }
-        context.extend(others.iter().map(|&id| (id, TimelineMark::Context)));
-        let (blocking, unplaced) = match due_ids.split_last() {
-            Some((last, [])) => (Some(*last), Vec::new()),
-            _ => (None, due_ids.clone()),
-        };
-        let timeline = Timeline::of_marked(ops, blocking, &unplaced, context);
-        OnlineViolation {
-            event,
-            due: due_ids,
-            others,
-            possibilities_before,
-            timeline,
-        }
     }
 }

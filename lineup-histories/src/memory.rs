@@ -1,0 +1,207 @@
+//! The memory budget of a check: how much the searches may hold, the default read from the
+//! machine, and the accounting of what they hold.
+//!
+//! The checkers count what their search structures hold (cache entries with their bitsets and
+//! model states, the hash table itself, the stack of the search, the online checker's
+//! possibilities) and stop with an unknown verdict when the next allocation would take them past
+//! the budget. The count is an estimate (allocator overhead is rounded, and a model state's heap
+//! is what [`crate::Model::state_heap_size`] says), so the default budget leaves room: half of
+//! the memory available when the check starts.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// How much memory a check may hold ([`crate::CheckOptions::max_memory`],
+/// [`crate::OnlineChecker::with_memory_limit`]).
+///
+/// ```
+/// use lineup_histories::MemoryLimit;
+/// assert_eq!(MemoryLimit::Bytes(1 << 20).bytes(), Some(1 << 20));
+/// assert_eq!(MemoryLimit::Unlimited.bytes(), None);
+/// assert!(MemoryLimit::Auto.bytes().is_some_and(|b| b > 0) || cfg!(not(target_os = "linux")));
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum MemoryLimit {
+    /// Half of the memory available when the check starts ([`default_memory_budget`]).
+    #[default]
+    Auto,
+    /// At most this many bytes.
+    Bytes(u64),
+    /// No limit (a hard history may then use all the machine's memory).
+    Unlimited,
+}
+
+impl MemoryLimit {
+    /// The budget in bytes (`Auto` is read from the machine now), or `None` for no limit.
+    pub fn bytes(self) -> Option<u64> {
+        match self {
+            MemoryLimit::Auto => Some(default_memory_budget()),
+            MemoryLimit::Bytes(bytes) => Some(bytes),
+            MemoryLimit::Unlimited => None,
+        }
+    }
+}
+
+/// The budget used when none is given: half of the memory available to this process now, that
+/// is the least of `MemAvailable` (`/proc/meminfo`), the headroom under the cgroup's
+/// `memory.max` and the address-space limit (`ulimit -v`); 4 GiB where none of them can be
+/// read.
+pub fn default_memory_budget() -> u64 {
+    let mut available: Option<u64> = None;
+    let mut least = |bytes: u64| available = Some(available.map_or(bytes, |a| a.min(bytes)));
+    if let Some(kib) = std::fs::read_to_string("/proc/meminfo")
+        .ok()
+        .and_then(|text| meminfo_field(&text, "MemAvailable:"))
+    {
+        least(kib.saturating_mul(1024));
+    }
+    let read_u64 = |path: &str| {
+        std::fs::read_to_string(path)
+            .ok()
+            .and_then(|text| text.trim().parse::<u64>().ok())
+    };
+    if let (Some(max), Some(current)) = (
+        read_u64("/sys/fs/cgroup/memory.max"),
+        read_u64("/sys/fs/cgroup/memory.current"),
+    ) {
+        least(max.saturating_sub(current));
+    }
+    if let Some(limit) = std::fs::read_to_string("/proc/self/limits")
+        .ok()
+        .and_then(|text| address_space_limit(&text))
+    {
+        least(limit);
+    }
+    available.map_or(4 << 30, |bytes| bytes / 2)
+}
+
+/// A field of `/proc/meminfo`, in KiB.
+fn meminfo_field(text: &str, name: &str) -> Option<u64> {
+    let line = text.lines().find(|line| line.starts_with(name))?;
+    line[name.len()..].split_whitespace().next()?.parse().ok()
+}
+
+/// The soft "Max address space" of `/proc/self/limits`, in bytes, if limited.
+fn address_space_limit(text: &str) -> Option<u64> {
+    let line = text.lines().find(|line| line.starts_with("Max address space"))?;
+    line["Max address space".len()..]
+        .split_whitespace()
+        .next()?
+        .parse()
+        .ok()
+}
+
+/// The bytes an allocation of `bytes` takes from the allocator (a header, 16-byte rounding, a
+/// 32-byte minimum; none for an empty one).
+pub(crate) fn allocation(bytes: usize) -> usize {
+    if bytes == 0 {
+        0
+    } else {
+        ((bytes + 8 + 15) & !15).max(32)
+    }
+}
+
+/// A budget shared by the searches of one check (the partitions of a partitioned check run at
+/// the same time), with what they hold together.
+pub(crate) struct MemoryMeter {
+    limit: u64,
+    used: AtomicU64,
+    peak: AtomicU64,
+}
+
+impl MemoryMeter {
+    /// A meter of `limit` bytes (`None`: unlimited, only counted).
+    pub(crate) fn new(limit: Option<u64>) -> Self {
+        MemoryMeter {
+            limit: limit.unwrap_or(u64::MAX),
+            used: AtomicU64::new(0),
+            peak: AtomicU64::new(0),
+        }
+    }
+
+    /// The limit, in bytes.
+    pub(crate) fn limit(&self) -> u64 {
+        self.limit
+    }
+
+    /// The most the searches held together (at the points they reported).
+    pub(crate) fn peak(&self) -> u64 {
+        self.peak.load(Ordering::Relaxed)
+    }
+
+    /// Between two reports a search may grow by this much unreported.
+    pub(crate) fn slack(&self) -> u64 {
+        (self.limit / 64).clamp(4 << 10, 1 << 20)
+    }
+}
+
+/// What one search holds, reported to the shared [`MemoryMeter`] now and then.
+pub(crate) struct MemoryAccount<'a> {
+    meter: &'a MemoryMeter,
+    reported: u64,
+}
+
+impl<'a> MemoryAccount<'a> {
+    pub(crate) fn new(meter: &'a MemoryMeter) -> Self {
+        MemoryAccount { meter, reported: 0 }
+    }
+
+    /// Reports that the search holds `held` bytes and is about to allocate `extra` more;
+    /// returns whether that fits in the budget (with what the other searches hold, and the
+    /// [`MemoryMeter::slack`] it may grow by before its next report).
+    pub(crate) fn fits(&mut self, held: u64, extra: u64) -> bool {
+        let now = if held >= self.reported {
+            self.meter.used.fetch_add(held - self.reported, Ordering::Relaxed) + (held - self.reported)
+        } else {
+            self.meter.used.fetch_sub(self.reported - held, Ordering::Relaxed) - (self.reported - held)
+        };
+        self.reported = held;
+        self.meter.peak.fetch_max(now, Ordering::Relaxed);
+        // Room is left for the slack a search may grow by before its next report.
+        now.saturating_add(extra).saturating_add(self.meter.slack()) <= self.meter.limit
+    }
+
+    /// The bytes reported last.
+    pub(crate) fn reported(&self) -> u64 {
+        self.reported
+    }
+}
+
+impl Drop for MemoryAccount<'_> {
+    fn drop(&mut self) {
+        // The search's structures are freed with it.
+        self.meter.used.fetch_sub(self.reported, Ordering::Relaxed);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn proc_files_are_read() {
+        let meminfo = "MemTotal:       24683520 kB\nMemFree:        22174624 kB\nMemAvailable:   23771136 kB\n";
+        assert_eq!(meminfo_field(meminfo, "MemAvailable:"), Some(23_771_136));
+        let limits = "Limit                     Soft Limit           Hard Limit           Units     \n\
+                      Max address space         8192000000           unlimited            bytes     \n";
+        assert_eq!(address_space_limit(limits), Some(8_192_000_000));
+        let unlimited = "Max address space         unlimited            unlimited            bytes     \n";
+        assert_eq!(address_space_limit(unlimited), None);
+    }
+
+    #[test]
+    fn accounts_add_up_and_free_on_drop() {
+        let meter = MemoryMeter::new(Some(1000 + (4 << 10)));
+        let mut a = MemoryAccount::new(&meter);
+        let mut b = MemoryAccount::new(&meter);
+        assert!(a.fits(600, 0));
+        assert!(!b.fits(300, 200), "600 + 300 + 200 > 1000");
+        assert!(a.fits(100, 0));
+        assert!(b.fits(300, 200));
+        drop(a);
+        assert_eq!(meter.used.load(Ordering::Relaxed), 300);
+        assert_eq!(meter.peak(), 900);
+        assert_eq!(allocation(0), 0);
+        assert_eq!(allocation(8), 32);
+        assert_eq!(allocation(100), 112);
+    }
+}
