@@ -115,9 +115,10 @@ fn with_invocations(subject: Subject<Channel>) -> Subject<Channel> {
 /// `async_channel::bounded(capacity)` with the invocations of [`op`] (but
 /// `recv_if_not_empty`). Capacity 1 is concurrent-queue's single-slot queue underneath.
 pub fn bounded(capacity: usize) -> Subject<Channel> {
-    with_invocations(Subject::new(format!("async-channel 2.5.0 bounded({capacity})"), move || {
-        Channel::new(async_channel::bounded(capacity))
-    }))
+    with_invocations(Subject::new(
+        format!("async-channel 2.5.0 bounded({capacity})"),
+        move || Channel::new(async_channel::bounded(capacity)),
+    ))
 }
 
 /// `async_channel::unbounded()` with the invocations of [`op`] (but `recv_if_not_empty`).

@@ -120,8 +120,16 @@ fn named(name: &str) -> Subject<Cell> {
         .with(Invocation::new("load", Cell::load))
         .with(Invocation::new("store", |c: &Cell| c.store(1)).arg(1))
         .with(Invocation::new("store", |c: &Cell| c.store(2)).arg(2))
-        .with(Invocation::new("compare_and_set", |c: &Cell| c.compare_and_set(0, 1)).arg(0).arg(1))
-        .with(Invocation::new("compare_and_set", |c: &Cell| c.compare_and_set(1, 2)).arg(1).arg(2))
+        .with(
+            Invocation::new("compare_and_set", |c: &Cell| c.compare_and_set(0, 1))
+                .arg(0)
+                .arg(1),
+        )
+        .with(
+            Invocation::new("compare_and_set", |c: &Cell| c.compare_and_set(1, 2))
+                .arg(1)
+                .arg(2),
+        )
         .with(Invocation::new("reclaim", Cell::reclaim))
 }
 
