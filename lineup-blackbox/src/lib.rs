@@ -32,12 +32,22 @@
 #[cfg(loom)]
 pub mod append_vec;
 #[cfg(loom)]
+pub mod channels;
+#[cfg(loom)]
 pub mod expectation;
+#[cfg(loom)]
+pub mod hazard_pointer;
+#[cfg(loom)]
+pub mod left_right_buffer;
 #[cfg(loom)]
 pub mod locks;
 #[cfg(all(loom, oneshot_loom))]
 pub mod oneshot_channel;
 #[cfg(loom)]
+pub mod parker;
+#[cfg(loom)]
 pub mod per_thread;
 #[cfg(loom)]
 pub mod queues;
+#[cfg(loom)]
+pub mod rw_lock;
