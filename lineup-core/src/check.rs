@@ -4,15 +4,15 @@ use std::cell::RefCell;
 use std::rc::Rc;
 use std::sync::Arc;
 
-use crate::decision_tree::DecisionTree;
-use crate::explore::explore;
-use crate::phase1::synthesize_spec;
-use crate::phase2::{check_concurrent, judge, Exploration2};
-use crate::recording::Trace;
-use crate::scheduler::{Control, Mode};
+use crate::explore::decision_tree::DecisionTree;
+use crate::explore::recording::Trace;
+use crate::explore::run::explore;
+use crate::explore::scheduler::{Control, Mode};
+use crate::judge::phase2::{check_concurrent, judge, Exploration2};
+use crate::spec::phase1::synthesize_spec;
 use crate::{
-    observation_file, op_table, CheckError, CheckStats, Config, History, ObservationSet, Phase, ReplayToken, StuckKind,
-    Subject, TestMatrix, Verdict, Violation, ViolationKind, REPLAY_ENV,
+    op_table, spec::observation_file, CheckError, CheckStats, Config, History, ObservationSet, Phase, ReplayToken,
+    StuckKind, Subject, TestMatrix, Verdict, Violation, ViolationKind, REPLAY_ENV,
 };
 
 /// Runs `Check(X, m)`: phase 1 synthesizes the specification from every serial execution of
@@ -74,7 +74,7 @@ pub fn check<O: Send + Sync + 'static>(
 }
 
 /// Runs phase 2 of `Check(X, m)` against a specification obtained earlier (typically read from
-/// an observation file with [`read_observation_file`](crate::observation_file::read_observation_file)),
+/// an observation file with [`read_observation_file`](crate::spec::observation_file::read_observation_file)),
 /// without a fresh phase 1. The specification must belong to `matrix`.
 ///
 /// A failure is confirmed against a fresh phase 1 before it is reported, so that a stale

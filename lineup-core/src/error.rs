@@ -77,5 +77,5 @@ pub enum CheckError {
     },
     /// An observation file could not be read or written, or belongs to another test.
     #[error(transparent)]
-    ObservationFile(#[from] crate::observation_file::ObservationFileError),
+    ObservationFile(#[from] crate::spec::observation_file::ObservationFileError),
 }

@@ -13,7 +13,7 @@ use super::child::report;
 use super::tracked_atomic;
 use super::wait_registry::{self, Abandoned};
 use super::wire::{Record, Tally, WireHistory};
-use crate::phase2::judge;
+use crate::judge::phase2::judge;
 use crate::{Event, ObservationSet, OpTable, Response, StuckKind, Subject, TestMatrix, ThreadId};
 
 /// The operations of a matrix by thread, as (operation number, invocation index).

@@ -36,11 +36,11 @@ use harness::{HookContext, HookPhase, Plan};
 use serial_orders::SerialOrders;
 use wire::Record;
 
-use crate::phase1::Synthesis;
-use crate::phase2::Exploration2;
+use crate::judge::phase2::Exploration2;
+use crate::spec::phase1::Synthesis;
 use crate::{
-    find_nondeterminism, observation_file, op_table, CheckError, Config, ObservationSet, Phase, ReplayToken, StuckKind,
-    Subject, TestMatrix,
+    find_nondeterminism, op_table, spec::observation_file, CheckError, Config, ObservationSet, Phase, ReplayToken,
+    StuckKind, Subject, TestMatrix,
 };
 
 /// loom models at most this many threads besides the main thread.
@@ -402,7 +402,7 @@ pub(crate) fn check_concurrent<O: Send + Sync + 'static>(
                         StuckKind::Deadlock
                     }
                 });
-                let violation = crate::phase2::judge(&spec, &h, kind, config.check_stuck).ok_or_else(|| {
+                let violation = crate::judge::phase2::judge(&spec, &h, kind, config.check_stuck).ok_or_else(|| {
                     child_failure(
                         PHASE,
                         &report,

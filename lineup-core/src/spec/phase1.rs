@@ -4,12 +4,12 @@ use std::cell::RefCell;
 use std::rc::Rc;
 use std::time::Duration;
 
-use crate::decision_tree::DecisionTree;
-use crate::determinism::find_nondeterministic_traces;
-use crate::explore::explore;
-use crate::recording::Trace;
-use crate::scheduler::{Control, Mode};
-use crate::trace_set::TraceSet;
+use crate::explore::decision_tree::DecisionTree;
+use crate::explore::recording::Trace;
+use crate::explore::run::explore;
+use crate::explore::scheduler::{Control, Mode};
+use crate::explore::trace_set::TraceSet;
+use crate::spec::determinism::find_nondeterministic_traces;
 use crate::{op_table, CheckError, Config, Nondeterminism, ObservationSet, Phase, ReplayToken, Subject, TestMatrix};
 
 /// The result of phase 1.

@@ -10,7 +10,7 @@
 
 use rustc_hash::FxHashMap;
 
-use crate::recording::ResponseInterner;
+use crate::explore::recording::ResponseInterner;
 use crate::{Event, ObservationSet};
 
 /// The full serial histories of a specification by interned responses.

@@ -3,7 +3,7 @@
 
 use rustc_hash::FxHashMap;
 
-use crate::recording::{Trace, TraceRef};
+use crate::explore::recording::{Trace, TraceRef};
 
 /// Distinct traces, each with a value.
 #[derive(Debug)]

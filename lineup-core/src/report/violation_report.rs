@@ -2,7 +2,7 @@
 
 use std::fmt::{self, Write as _};
 
-use crate::witness::explain_non_witness;
+use crate::judge::witness::explain_non_witness;
 use crate::{History, Observation, Phase, Violation, ViolationKind, REPLAY_ENV};
 
 impl fmt::Display for Violation {

@@ -7,10 +7,10 @@ use std::time::{Duration, Instant};
 
 use shuttle::{FailurePersistence, MaxSteps, Runner};
 
-use crate::decision_tree::DecisionTree;
-use crate::harness::{panic_message, remember_panic_hook, test_body};
-use crate::recording;
-use crate::scheduler::{Control, ExecutionResult, Exploration, Limits, LineupScheduler, Mode};
+use crate::explore::decision_tree::DecisionTree;
+use crate::explore::harness::{panic_message, remember_panic_hook, test_body};
+use crate::explore::recording;
+use crate::explore::scheduler::{Control, ExecutionResult, Exploration, Limits, LineupScheduler, Mode};
 use crate::{CheckError, Config, Subject, TestMatrix};
 
 /// Totals of one exploration.

@@ -6,9 +6,9 @@ use std::fmt;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use crate::regressions::{Regression, RegressionError, RegressionFile};
-use crate::spec_snapshot::{bless_requested, compare_or_bless, SnapshotError};
-use crate::sweep_env::{SweepEnvError, SweepOverrides};
+use crate::runner::regressions::{Regression, RegressionError, RegressionFile};
+use crate::runner::sweep_env::{SweepEnvError, SweepOverrides};
+use crate::spec::spec_snapshot::{bless_requested, compare_or_bless, SnapshotError};
 use crate::{
     auto_matrices, check, check_matrices, sample_matrices, shard_indices, shrink, synthesize_spec, CheckError, Config,
     InvocationLabel, Invocations, Progress, Subject, TestMatrix, Verdict, Violation,
@@ -177,7 +177,7 @@ impl std::error::Error for TestFailure {}
 ///
 /// `#[lineup_test(threads = 2, ops = 2)]` expands to `LineupTest::new(..).threads(2).ops(2).run(build)`.
 /// Without options a run checks 100 random 3x3 matrices (the paper's setting) at preemption
-/// bound 2. Environment variables ([`crate::sweep_env`]) override the sample size, seed,
+/// bound 2. Environment variables ([`crate::runner::sweep_env`]) override the sample size, seed,
 /// preemption bound, time budget and shard, so that nightly sweeps need no code change.
 ///
 /// ```

@@ -6,12 +6,12 @@ use std::rc::Rc;
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::decision_tree::DecisionTree;
-use crate::explore::explore;
-use crate::full_spec_index::FullSpecIndex;
-use crate::recording;
-use crate::scheduler::{Control, Mode, StuckKind};
-use crate::trace_set::TraceFingerprints;
+use crate::explore::decision_tree::DecisionTree;
+use crate::explore::recording;
+use crate::explore::run::explore;
+use crate::explore::scheduler::{Control, Mode, StuckKind};
+use crate::explore::trace_set::TraceFingerprints;
+use crate::judge::full_spec_index::FullSpecIndex;
 use crate::{CheckError, Config, History, ObservationSet, Phase, ReplayToken, Subject, TestMatrix, ViolationKind};
 
 /// The result of phase 2.

@@ -4,7 +4,7 @@
 
 use rustc_hash::FxHashMap;
 
-use crate::recording::Trace;
+use crate::explore::recording::Trace;
 use crate::{Event, History, Response};
 
 /// Two serial histories that prove nondeterminism: they agree up to and including the call of

@@ -6,7 +6,7 @@ use std::hash::BuildHasher;
 
 use rustc_hash::{FxBuildHasher, FxHashMap, FxHashSet};
 
-use crate::witness::{find_witness, unjustified_pending_op};
+use crate::judge::witness::{find_witness, unjustified_pending_op};
 use crate::{History, OpTable, Response};
 
 /// What every history of one observation group shares: each operation's response (`None` when

@@ -3,13 +3,13 @@
 //! The main thread builds the object, runs the initial operations, spawns one worker thread per
 //! column, waits for the workers, and runs the final operations. Before each operation a worker
 //! passes a *gate*, a scheduling point at which the scheduler decides which operation starts
-//! next. Every call and return is appended to the [`recording`](crate::recording).
+//! next. Every call and return is appended to the [`recording`](crate::explore::recording).
 
 use std::panic::{self, AssertUnwindSafe};
 use std::sync::{Arc, Once};
 
-use crate::recording;
-use crate::role::Role;
+use crate::explore::recording;
+use crate::explore::role::Role;
 use crate::{OpSlot, Subject, TestMatrix};
 use shuttle::current::{me, TaskId};
 use std::fmt::Write as _;

@@ -32,10 +32,10 @@ use std::rc::Rc;
 use shuttle::current::TaskId;
 use shuttle::scheduler::{Schedule, Scheduler, Task};
 
-use crate::decision_tree::{DecisionTree, Divergence};
-use crate::recording;
-use crate::recording::{Recording, TraceRef};
-use crate::role::Role;
+use crate::explore::decision_tree::{DecisionTree, Divergence};
+use crate::explore::recording;
+use crate::explore::recording::{Recording, TraceRef};
+use crate::explore::role::Role;
 
 /// How the scheduler explores.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

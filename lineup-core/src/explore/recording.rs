@@ -8,7 +8,7 @@ use std::cell::RefCell;
 
 use shuttle::current::TaskId;
 
-use crate::role::Role;
+use crate::explore::role::Role;
 use crate::{Event, History, OpTable, Response};
 
 /// The events of the execution in progress.
@@ -285,7 +285,7 @@ impl TraceRef<'_> {
         }
     }
 
-    /// The hash a [`TraceSet`](crate::trace_set::TraceSet) files the trace under.
+    /// The hash a [`TraceSet`](crate::explore::trace_set::TraceSet) files the trace under.
     pub fn fx_hash(self) -> u64 {
         use std::hash::BuildHasher;
         rustc_hash::FxBuildHasher.hash_one((self.events, self.responses, self.stuck))

@@ -1,6 +1,6 @@
 //! What a task of an execution is doing, as the scheduler sees it.
 //!
-//! The harness marks each of its tasks with a [`Role`] in the [`recording`](crate::recording).
+//! The harness marks each of its tasks with a [`Role`] in the [`recording`](crate::explore::recording).
 //! A task the harness did not spawn takes the role its parent had when it spawned it (the
 //! scheduler sees every new task at the scheduling point right after its spawn), so a thread that
 //! an operation spawns belongs to that operation, and one that the object's constructor spawns is

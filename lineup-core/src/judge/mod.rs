@@ -1,0 +1,7 @@
+//! Phase 2's judging: serial witnesses of full histories (Def. 1), stuck serial witnesses of
+//! stuck histories (Def. 2), and the verdicts.
+
+pub(crate) mod full_spec_index;
+pub(crate) mod phase2;
+pub(crate) mod verdict;
+pub mod witness;

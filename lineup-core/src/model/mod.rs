@@ -1,0 +1,11 @@
+//! The history model of `Check(X, m)`: the subject and its invocations, test matrices and thread
+//! ids, responses, histories with their notation, and replay tokens.
+
+pub(crate) mod history;
+pub(crate) mod invocation;
+pub(crate) mod invocations;
+pub(crate) mod matrix;
+pub(crate) mod replay_token;
+pub(crate) mod response;
+pub(crate) mod subject;
+pub(crate) mod thread_id;

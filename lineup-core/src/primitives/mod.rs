@@ -1,0 +1,5 @@
+//! What the object under test is built from: the backend's synchronization primitives, threads,
+//! spin hints and `block_on` (shuttle's, or loom's under `--cfg loom`).
+
+pub mod sync;
+pub(crate) mod threads;

@@ -1,0 +1,3 @@
+//! Renderings of a check's outcome for a person: the violation report.
+
+pub(crate) mod violation_report;

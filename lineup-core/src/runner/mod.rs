@@ -1,0 +1,10 @@
+//! Running checks as tests: `LineupTest` (`#[lineup_test]`), random and AutoCheck matrices,
+//! shrinking, parallel workers, regressions files, the sweep environment, and progress.
+
+pub(crate) mod lineup_test;
+pub(crate) mod parallel;
+pub(crate) mod progress;
+pub mod regressions;
+pub(crate) mod sampling;
+pub(crate) mod shrink;
+pub mod sweep_env;
