@@ -4,16 +4,28 @@ use std::cell::RefCell;
 use std::rc::Rc;
 use std::sync::Arc;
 
+use crate::config::Config;
+use crate::error::CheckError;
 use crate::explore::decision_tree::DecisionTree;
 use crate::explore::recording::Trace;
 use crate::explore::run::explore;
+use crate::explore::scheduler::StuckKind;
 use crate::explore::scheduler::{Control, Mode};
 use crate::judge::phase2::{check_concurrent, judge, Exploration2};
+use crate::judge::verdict::CheckStats;
+use crate::judge::verdict::Verdict;
+use crate::judge::verdict::Violation;
+use crate::judge::verdict::ViolationKind;
+use crate::model::history::op_table;
+use crate::model::history::History;
+use crate::model::matrix::TestMatrix;
+use crate::model::replay_token::Phase;
+use crate::model::replay_token::ReplayToken;
+use crate::model::replay_token::REPLAY_ENV;
+use crate::model::subject::Subject;
+use crate::spec::observation::ObservationSet;
+use crate::spec::observation_file;
 use crate::spec::phase1::synthesize_spec;
-use crate::{
-    op_table, spec::observation_file, CheckError, CheckStats, Config, History, ObservationSet, Phase, ReplayToken,
-    StuckKind, Subject, TestMatrix, Verdict, Violation, ViolationKind, REPLAY_ENV,
-};
 
 /// Runs `Check(X, m)`: phase 1 synthesizes the specification from every serial execution of
 /// `matrix` and fails if it is nondeterministic; phase 2 explores concurrent schedules within
@@ -40,7 +52,7 @@ pub fn check<O: Send + Sync + 'static>(
     config: &Config,
 ) -> Result<Verdict, CheckError> {
     let synthesis = synthesize_spec(subject, matrix, config)?;
-    if let Some(warning) = crate::vacuity_warning(subject.name(), &synthesis.spec) {
+    if let Some(warning) = crate::spec::vacuity::vacuity_warning(subject.name(), &synthesis.spec) {
         eprintln!("{warning}");
     }
     let mut stats = CheckStats {
@@ -110,7 +122,7 @@ fn check_against_named_spec<O: Send + Sync + 'static>(
 ) -> Result<Verdict, CheckError> {
     subject.validate(matrix)?;
     observation_file::check_matches(spec, &op_table(matrix, &subject.labels()), source)?;
-    if let Some(warning) = crate::vacuity_warning(subject.name(), spec) {
+    if let Some(warning) = crate::spec::vacuity::vacuity_warning(subject.name(), spec) {
         eprintln!("{warning}");
     }
     let mut stats = CheckStats {
@@ -120,7 +132,7 @@ fn check_against_named_spec<O: Send + Sync + 'static>(
         spec_from_file: true,
         ..CheckStats::default()
     };
-    if let Some(nondeterminism) = crate::find_nondeterminism(spec.histories()) {
+    if let Some(nondeterminism) = crate::spec::determinism::find_nondeterminism(spec.histories()) {
         // Confirmed (and given a replay token) by the object's own serial executions.
         let synthesis = synthesize_spec(subject, matrix, config)?;
         stats.serial_executions = synthesis.executions;

@@ -10,7 +10,9 @@ use std::sync::{Arc, Once};
 
 use crate::explore::recording;
 use crate::explore::role::Role;
-use crate::{OpSlot, Subject, TestMatrix};
+use crate::model::matrix::OpSlot;
+use crate::model::matrix::TestMatrix;
+use crate::model::subject::Subject;
 use shuttle::current::{me, TaskId};
 use std::fmt::Write as _;
 

@@ -9,7 +9,10 @@ use std::cell::RefCell;
 use shuttle::current::TaskId;
 
 use crate::explore::role::Role;
-use crate::{Event, History, OpTable, Response};
+use crate::model::history::Event;
+use crate::model::history::History;
+use crate::model::history::OpTable;
+use crate::model::response::Response;
 
 /// The events of the execution in progress.
 #[derive(Debug, Default)]

@@ -7,11 +7,14 @@ use std::time::{Duration, Instant};
 
 use shuttle::{FailurePersistence, MaxSteps, Runner};
 
+use crate::config::Config;
+use crate::error::CheckError;
 use crate::explore::decision_tree::DecisionTree;
 use crate::explore::harness::{panic_message, remember_panic_hook, test_body};
 use crate::explore::recording;
 use crate::explore::scheduler::{Control, ExecutionResult, Exploration, Limits, LineupScheduler, Mode};
-use crate::{CheckError, Config, Subject, TestMatrix};
+use crate::model::matrix::TestMatrix;
+use crate::model::subject::Subject;
 
 /// Totals of one exploration.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

@@ -11,7 +11,8 @@
 use rustc_hash::FxHashMap;
 
 use crate::explore::recording::ResponseInterner;
-use crate::{Event, ObservationSet};
+use crate::model::history::Event;
+use crate::spec::observation::ObservationSet;
 
 /// The full serial histories of a specification by interned responses.
 #[derive(Debug)]
@@ -27,7 +28,7 @@ impl FullSpecIndex {
     pub fn new(spec: &ObservationSet, interner: &mut ResponseInterner) -> Self {
         let ops = spec.ops().len();
         let mut groups: FxHashMap<Vec<Option<u32>>, Vec<Box<[u32]>>> = FxHashMap::default();
-        let full = |h: &&crate::History| !h.is_stuck() && h.events().len() == 2 * ops;
+        let full = |h: &&crate::model::history::History| !h.is_stuck() && h.events().len() == 2 * ops;
         for group in spec.observations() {
             if !group.histories.iter().any(|h| full(&h)) {
                 continue;
@@ -80,7 +81,11 @@ impl FullSpecIndex {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{op_table, History, InvocationLabel, Response, TestMatrix};
+    use crate::model::history::op_table;
+    use crate::model::history::History;
+    use crate::model::invocation::InvocationLabel;
+    use crate::model::matrix::TestMatrix;
+    use crate::model::response::Response;
 
     /// Every interleaving of the call and return events of a 2x2 matrix.
     fn interleavings() -> Vec<Vec<Event>> {

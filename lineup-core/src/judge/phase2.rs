@@ -6,13 +6,21 @@ use std::rc::Rc;
 use std::sync::Arc;
 use std::time::Duration;
 
+use crate::config::Config;
+use crate::error::CheckError;
 use crate::explore::decision_tree::DecisionTree;
 use crate::explore::recording;
 use crate::explore::run::explore;
 use crate::explore::scheduler::{Control, Mode, StuckKind};
 use crate::explore::trace_set::TraceFingerprints;
 use crate::judge::full_spec_index::FullSpecIndex;
-use crate::{CheckError, Config, History, ObservationSet, Phase, ReplayToken, Subject, TestMatrix, ViolationKind};
+use crate::judge::verdict::ViolationKind;
+use crate::model::history::History;
+use crate::model::matrix::TestMatrix;
+use crate::model::replay_token::Phase;
+use crate::model::replay_token::ReplayToken;
+use crate::model::subject::Subject;
+use crate::spec::observation::ObservationSet;
 
 /// The result of phase 2.
 #[derive(Clone, Debug)]
@@ -27,7 +35,7 @@ pub(crate) struct Exploration2 {
     pub resumed: usize,
     pub elapsed: Duration,
     /// What the loom backend knows about the violating execution.
-    pub loom: Option<crate::LoomEvidence>,
+    pub loom: Option<crate::judge::verdict::LoomEvidence>,
 }
 
 /// Judges one history of the matrix against the specification: `None` if it is linearizable

@@ -3,7 +3,13 @@
 
 use std::time::Duration;
 
-use crate::{History, InvocationLabel, Nondeterminism, Observation, ReplayToken, StuckKind, TestMatrix};
+use crate::explore::scheduler::StuckKind;
+use crate::model::history::History;
+use crate::model::invocation::InvocationLabel;
+use crate::model::matrix::TestMatrix;
+use crate::model::replay_token::ReplayToken;
+use crate::spec::determinism::Nondeterminism;
+use crate::spec::observation::Observation;
 
 /// What a check explored.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]

@@ -4,7 +4,8 @@
 //! for every thread `t` (the same invocations with the same results in the same order), and every
 //! pair of operations ordered in real time in `H` (a return before a call) keeps its order in `S`.
 
-use crate::{Event, History};
+use crate::model::history::Event;
+use crate::model::history::History;
 
 /// Where each operation's events stand in a history `h`, computed once per history so that
 /// many candidate witnesses can be tried without allocating.
@@ -24,7 +25,7 @@ struct Positions {
 impl Positions {
     fn of(h: &History) -> Self {
         let (calls, returns) = h.event_positions();
-        let mut threads: Vec<crate::ThreadId> = Vec::new();
+        let mut threads: Vec<crate::model::thread_id::ThreadId> = Vec::new();
         let thread_slot = h
             .ops()
             .iter()
@@ -178,7 +179,9 @@ pub fn explain_non_witness(h: &History, s: &History) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{InvocationLabel, Response, ThreadId};
+    use crate::model::invocation::InvocationLabel;
+    use crate::model::response::Response;
+    use crate::model::thread_id::ThreadId;
 
     const A: ThreadId = ThreadId::Worker(0);
     const B: ThreadId = ThreadId::Worker(1);

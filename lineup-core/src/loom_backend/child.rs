@@ -15,7 +15,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use serde::{Deserialize, Serialize};
 
 use super::wire::Record;
-use crate::CheckError;
+use crate::error::CheckError;
 
 /// The environment variable that makes a process a loom child: it names a job file.
 pub(crate) const CHILD_ENV: &str = "LINEUP_LOOM_CHILD";

@@ -13,8 +13,15 @@ use super::child::report;
 use super::tracked_atomic;
 use super::wait_registry::{self, Abandoned};
 use super::wire::{Record, Tally, WireHistory};
+use crate::explore::scheduler::StuckKind;
 use crate::judge::phase2::judge;
-use crate::{Event, ObservationSet, OpTable, Response, StuckKind, Subject, TestMatrix, ThreadId};
+use crate::model::history::Event;
+use crate::model::history::OpTable;
+use crate::model::matrix::TestMatrix;
+use crate::model::response::Response;
+use crate::model::subject::Subject;
+use crate::model::thread_id::ThreadId;
+use crate::spec::observation::ObservationSet;
 
 /// The operations of a matrix by thread, as (operation number, invocation index).
 pub(crate) struct Plan<O> {

@@ -36,12 +36,19 @@ use harness::{HookContext, HookPhase, Plan};
 use serial_orders::SerialOrders;
 use wire::Record;
 
+use crate::config::Config;
+use crate::error::CheckError;
+use crate::explore::scheduler::StuckKind;
 use crate::judge::phase2::Exploration2;
+use crate::model::history::op_table;
+use crate::model::matrix::TestMatrix;
+use crate::model::replay_token::Phase;
+use crate::model::replay_token::ReplayToken;
+use crate::model::subject::Subject;
+use crate::spec::determinism::find_nondeterminism;
+use crate::spec::observation::ObservationSet;
+use crate::spec::observation_file;
 use crate::spec::phase1::Synthesis;
-use crate::{
-    find_nondeterminism, op_table, spec::observation_file, CheckError, Config, ObservationSet, Phase, ReplayToken,
-    StuckKind, Subject, TestMatrix,
-};
 
 /// loom models at most this many threads besides the main thread.
 const MAX_WORKERS: usize = loom::MAX_THREADS - 1;
@@ -201,7 +208,7 @@ pub(crate) fn synthesize_spec<O: Send + Sync + 'static>(
     })?;
     let mut spec = ObservationSet::new(ops.clone());
     let mut executions = 0u64;
-    let mut orders_of: Vec<(crate::History, Vec<usize>)> = Vec::new();
+    let mut orders_of: Vec<(crate::model::history::History, Vec<usize>)> = Vec::new();
     let mut resume_after = None;
     'children: loop {
         let job = Job {
@@ -426,7 +433,7 @@ pub(crate) fn check_concurrent<O: Send + Sync + 'static>(
                     inconclusive,
                     resumed: cut,
                     elapsed: start.elapsed(),
-                    loom: Some(crate::LoomEvidence {
+                    loom: Some(crate::judge::verdict::LoomEvidence {
                         weak_loads: weak_loads.clone(),
                         checkpoint: kept,
                     }),

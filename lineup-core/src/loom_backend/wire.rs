@@ -3,7 +3,10 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::{Event, History, OpTable, Response};
+use crate::model::history::Event;
+use crate::model::history::History;
+use crate::model::history::OpTable;
+use crate::model::response::Response;
 
 /// A history in transit.
 #[derive(Clone, Debug, Serialize, Deserialize)]

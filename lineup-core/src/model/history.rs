@@ -5,7 +5,10 @@ use std::fmt::{self, Write as _};
 use std::hash::{Hash, Hasher};
 use std::sync::Arc;
 
-use crate::{InvocationLabel, Response, TestMatrix, ThreadId};
+use crate::model::invocation::InvocationLabel;
+use crate::model::matrix::TestMatrix;
+use crate::model::response::Response;
+use crate::model::thread_id::ThreadId;
 
 /// The static description of one operation of a test: its number, thread and invocation.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]

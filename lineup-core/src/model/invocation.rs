@@ -3,7 +3,7 @@
 use std::fmt;
 use std::sync::Arc;
 
-use crate::Response;
+use crate::model::response::Response;
 
 /// An object-independent description of an invocation: the operation's name and its argument
 /// values rendered with `Debug`. This is what histories, reports and observation files show.

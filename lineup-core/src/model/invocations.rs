@@ -1,6 +1,7 @@
 //! The trait that describes an object type's invocation set.
 
-use crate::{Invocation, Subject};
+use crate::model::invocation::Invocation;
+use crate::model::subject::Subject;
 
 /// An object type that knows its invocations: Line-Up's invocation set `I`, the operations to
 /// try with the argument values to try them with.

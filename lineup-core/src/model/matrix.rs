@@ -2,7 +2,8 @@
 
 use std::fmt;
 
-use crate::{InvocationLabel, ThreadId};
+use crate::model::invocation::InvocationLabel;
+use crate::model::thread_id::ThreadId;
 
 /// A finite test: `n` threads, each with a sequence of invocations, plus optional initial and
 /// final sequences that the main thread runs before the threads start and after they are joined.

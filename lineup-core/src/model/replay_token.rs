@@ -3,7 +3,7 @@
 use std::fmt;
 use std::str::FromStr;
 
-use crate::CheckError;
+use crate::error::CheckError;
 
 /// The environment variable that makes [`check`](crate::check) replay one schedule (a token
 /// printed in a violation report) instead of exploring.

@@ -3,7 +3,9 @@
 use std::fmt;
 use std::sync::Arc;
 
-use crate::{Invocation, InvocationLabel, TestMatrix};
+use crate::model::invocation::Invocation;
+use crate::model::invocation::InvocationLabel;
+use crate::model::matrix::TestMatrix;
 
 type Factory<O> = dyn Fn() -> O + Send + Sync;
 
@@ -82,9 +84,9 @@ impl<O> Subject<O> {
     }
 
     /// Checks that every entry of `matrix` names an invocation of this subject.
-    pub fn validate(&self, matrix: &TestMatrix) -> Result<(), crate::CheckError> {
+    pub fn validate(&self, matrix: &TestMatrix) -> Result<(), crate::error::CheckError> {
         match matrix.max_invocation() {
-            Some(i) if i >= self.invocations.len() => Err(crate::CheckError::UnknownInvocation {
+            Some(i) if i >= self.invocations.len() => Err(crate::error::CheckError::UnknownInvocation {
                 index: i,
                 subject: self.name.clone(),
                 count: self.invocations.len(),

@@ -6,13 +6,25 @@ use std::fmt;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
+use crate::check::check;
+use crate::config::Config;
+use crate::error::CheckError;
+use crate::judge::verdict::Verdict;
+use crate::judge::verdict::Violation;
+use crate::model::invocation::InvocationLabel;
+use crate::model::invocations::Invocations;
+use crate::model::matrix::TestMatrix;
+use crate::model::subject::Subject;
+use crate::runner::parallel::check_matrices;
+use crate::runner::progress::Progress;
 use crate::runner::regressions::{Regression, RegressionError, RegressionFile};
+use crate::runner::sampling::auto_matrices;
+use crate::runner::sampling::sample_matrices;
+use crate::runner::sampling::shard_indices;
+use crate::runner::shrink::shrink;
 use crate::runner::sweep_env::{SweepEnvError, SweepOverrides};
+use crate::spec::phase1::synthesize_spec;
 use crate::spec::spec_snapshot::{bless_requested, compare_or_bless, SnapshotError};
-use crate::{
-    auto_matrices, check, check_matrices, sample_matrices, shard_indices, shrink, synthesize_spec, CheckError, Config,
-    InvocationLabel, Invocations, Progress, Subject, TestMatrix, Verdict, Violation,
-};
 
 /// Where a matrix came from.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -4,7 +4,14 @@
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::Mutex;
 
-use crate::{check, CheckError, Config, Progress, Subject, TestMatrix, Verdict, Violation};
+use crate::check::check;
+use crate::config::Config;
+use crate::error::CheckError;
+use crate::judge::verdict::Verdict;
+use crate::judge::verdict::Violation;
+use crate::model::matrix::TestMatrix;
+use crate::model::subject::Subject;
+use crate::runner::progress::Progress;
 
 /// The position of a failing matrix in a batch, with its violation or the error that stopped its
 /// check.

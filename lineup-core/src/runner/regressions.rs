@@ -9,7 +9,8 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::{InvocationLabel, TestMatrix};
+use crate::model::invocation::InvocationLabel;
+use crate::model::matrix::TestMatrix;
 
 /// One saved failing matrix.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]

@@ -4,7 +4,7 @@
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
-use crate::TestMatrix;
+use crate::model::matrix::TestMatrix;
 
 /// `samples` matrices drawn uniformly from `M^I_{threads x ops}`: every entry independently and
 /// uniformly from the `invocations` invocations. The same seed gives the same matrices on every

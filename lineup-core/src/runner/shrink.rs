@@ -1,7 +1,14 @@
 //! Shrinking a failing matrix: drop operations, then threads, while the matrix still fails with
 //! a violation of the same kind. Line-Up did this by hand (paper §5.1); lineup does it for you.
 
-use crate::{check, CheckError, Config, Subject, TestMatrix, Verdict, Violation, ViolationKind};
+use crate::check::check;
+use crate::config::Config;
+use crate::error::CheckError;
+use crate::judge::verdict::Verdict;
+use crate::judge::verdict::Violation;
+use crate::judge::verdict::ViolationKind;
+use crate::model::matrix::TestMatrix;
+use crate::model::subject::Subject;
 
 /// A failing matrix made as small as single removals can make it.
 #[derive(Clone, Debug)]

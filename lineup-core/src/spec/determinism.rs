@@ -5,7 +5,9 @@
 use rustc_hash::FxHashMap;
 
 use crate::explore::recording::Trace;
-use crate::{Event, History, Response};
+use crate::model::history::Event;
+use crate::model::history::History;
+use crate::model::response::Response;
 
 /// Two serial histories that prove nondeterminism: they agree up to and including the call of
 /// `op`, and then differ.
@@ -121,7 +123,8 @@ pub(crate) fn find_nondeterministic_traces(traces: &[&Trace]) -> Option<(usize, 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{InvocationLabel, ThreadId};
+    use crate::model::invocation::InvocationLabel;
+    use crate::model::thread_id::ThreadId;
 
     fn one_op(result: Option<i32>) -> History {
         let mut b = History::builder();

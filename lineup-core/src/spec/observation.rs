@@ -7,7 +7,9 @@ use std::hash::BuildHasher;
 use rustc_hash::{FxBuildHasher, FxHashMap, FxHashSet};
 
 use crate::judge::witness::{find_witness, unjustified_pending_op};
-use crate::{History, OpTable, Response};
+use crate::model::history::History;
+use crate::model::history::OpTable;
+use crate::model::response::Response;
 
 /// What every history of one observation group shares: each operation's response (`None` when
 /// it did not return) and the operation left pending in a stuck history.

@@ -73,10 +73,17 @@ use quick_xml::errors::IllFormedError;
 use quick_xml::events::Event as XmlEvent;
 use serde::{Deserialize, Serialize};
 
-use crate::{
-    History, HistoryError, InvocationLabel, NotationError, Observation, ObservationKey, ObservationSet, OpInfo,
-    OpTable, Response, ThreadId,
-};
+use crate::model::history::History;
+use crate::model::history::HistoryError;
+use crate::model::history::NotationError;
+use crate::model::history::OpInfo;
+use crate::model::history::OpTable;
+use crate::model::invocation::InvocationLabel;
+use crate::model::response::Response;
+use crate::model::thread_id::ThreadId;
+use crate::spec::observation::Observation;
+use crate::spec::observation::ObservationKey;
+use crate::spec::observation::ObservationSet;
 
 // ---------------------------------------------------------------------------------------------
 // Errors

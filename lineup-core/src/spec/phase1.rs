@@ -4,13 +4,21 @@ use std::cell::RefCell;
 use std::rc::Rc;
 use std::time::Duration;
 
+use crate::config::Config;
+use crate::error::CheckError;
 use crate::explore::decision_tree::DecisionTree;
 use crate::explore::recording::Trace;
 use crate::explore::run::explore;
 use crate::explore::scheduler::{Control, Mode};
 use crate::explore::trace_set::TraceSet;
+use crate::model::history::op_table;
+use crate::model::matrix::TestMatrix;
+use crate::model::replay_token::Phase;
+use crate::model::replay_token::ReplayToken;
+use crate::model::subject::Subject;
 use crate::spec::determinism::find_nondeterministic_traces;
-use crate::{op_table, CheckError, Config, Nondeterminism, ObservationSet, Phase, ReplayToken, Subject, TestMatrix};
+use crate::spec::determinism::Nondeterminism;
+use crate::spec::observation::ObservationSet;
 
 /// The result of phase 1.
 #[derive(Clone, Debug)]

@@ -5,8 +5,9 @@
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
+use crate::model::history::History;
+use crate::spec::observation::ObservationSet;
 use crate::spec::observation_file::{read_observation_file, write_observation_file, ObservationFileError};
-use crate::{History, ObservationSet};
 
 /// Set to `1` to (re)write the observation files of regression matrices from a fresh phase 1.
 pub const BLESS_ENV: &str = "LINEUP_BLESS";

@@ -7,7 +7,8 @@
 //! because it finds no execution of *its* runtime. lineup warns instead of failing: an object
 //! whose operations all panic by design is a legitimate (if odd) subject.
 
-use crate::{ObservationSet, Response};
+use crate::model::response::Response;
+use crate::spec::observation::ObservationSet;
 
 /// The warning for `spec` if every response of every serial history is a panic (and there is at
 /// least one), naming the subject and the first panic message.
@@ -45,7 +46,11 @@ pub fn vacuity_warning(subject: &str, spec: &ObservationSet) -> Option<String> {
 #[cfg(all(test, not(loom)))]
 mod tests {
     use super::*;
-    use crate::{synthesize_spec, Config, Invocation, Subject, TestMatrix};
+    use crate::config::Config;
+    use crate::model::invocation::Invocation;
+    use crate::model::matrix::TestMatrix;
+    use crate::model::subject::Subject;
+    use crate::spec::phase1::synthesize_spec;
     use shuttle::sync::atomic::{AtomicU64, Ordering};
 
     fn spec_of<O: Send + Sync + 'static>(subject: &Subject<O>) -> ObservationSet {
