@@ -4,14 +4,14 @@ use std::cell::RefCell;
 use std::rc::Rc;
 use std::sync::Arc;
 
+use crate::backend;
 use crate::config::Config;
 use crate::error::CheckError;
 use crate::explore::decision_tree::DecisionTree;
-use crate::explore::recording::Trace;
 use crate::explore::run::explore;
-use crate::explore::scheduler::StuckKind;
 use crate::explore::scheduler::{Control, Mode};
-use crate::judge::phase2::{check_concurrent, judge, Exploration2};
+use crate::judge::history_judge::judge;
+use crate::judge::phase2_outcome::Exploration2;
 use crate::judge::verdict::CheckStats;
 use crate::judge::verdict::Verdict;
 use crate::judge::verdict::Violation;
@@ -22,10 +22,24 @@ use crate::model::matrix::TestMatrix;
 use crate::model::replay_token::Phase;
 use crate::model::replay_token::ReplayToken;
 use crate::model::replay_token::REPLAY_ENV;
+use crate::model::stuck_kind::StuckKind;
 use crate::model::subject::Subject;
+use crate::model::trace::Trace;
 use crate::spec::observation::ObservationSet;
 use crate::spec::observation_file;
-use crate::spec::phase1::synthesize_spec;
+use crate::spec::synthesis::Synthesis;
+use crate::spec::vacuity::vacuity_warning;
+
+/// Runs phase 1 of `Check(X, m)`: every serial execution of `matrix` (no preemption inside an
+/// operation; every order of operations; never bounded), recording full and stuck serial
+/// histories, then the determinism check of §2.3 over all of them.
+pub fn synthesize_spec<O: Send + Sync + 'static>(
+    subject: &Subject<O>,
+    matrix: &TestMatrix,
+    config: &Config,
+) -> Result<Synthesis, CheckError> {
+    backend::serial_executions(subject, matrix, config)
+}
 
 /// Runs `Check(X, m)`: phase 1 synthesizes the specification from every serial execution of
 /// `matrix` and fails if it is nondeterministic; phase 2 explores concurrent schedules within
@@ -52,7 +66,7 @@ pub fn check<O: Send + Sync + 'static>(
     config: &Config,
 ) -> Result<Verdict, CheckError> {
     let synthesis = synthesize_spec(subject, matrix, config)?;
-    if let Some(warning) = crate::spec::vacuity::vacuity_warning(subject.name(), &synthesis.spec) {
+    if let Some(warning) = vacuity_warning(subject.name(), &synthesis.spec) {
         eprintln!("{warning}");
     }
     let mut stats = CheckStats {
@@ -80,7 +94,7 @@ pub fn check<O: Send + Sync + 'static>(
             problem: "this is a shuttle schedule, and the check runs under loom (--cfg loom)".into(),
         });
     }
-    let phase2 = check_concurrent(subject, matrix, Arc::new(synthesis.spec), config, tree)
+    let phase2 = backend::concurrent_executions(subject, matrix, Arc::new(synthesis.spec), config, tree)
         .map_err(|e| name_token(e, token.as_ref()))?;
     Ok(conclude(subject, matrix, phase2, &mut stats))
 }
@@ -122,7 +136,7 @@ fn check_against_named_spec<O: Send + Sync + 'static>(
 ) -> Result<Verdict, CheckError> {
     subject.validate(matrix)?;
     observation_file::check_matches(spec, &op_table(matrix, &subject.labels()), source)?;
-    if let Some(warning) = crate::spec::vacuity::vacuity_warning(subject.name(), spec) {
+    if let Some(warning) = vacuity_warning(subject.name(), spec) {
         eprintln!("{warning}");
     }
     let mut stats = CheckStats {
@@ -152,7 +166,7 @@ fn check_against_named_spec<O: Send + Sync + 'static>(
         };
     }
     let (tree, token) = replay_tree_from_env()?;
-    let phase2 = check_concurrent(subject, matrix, Arc::new(spec.clone()), config, tree)
+    let phase2 = backend::concurrent_executions(subject, matrix, Arc::new(spec.clone()), config, tree)
         .map_err(|e| name_token(e, token.as_ref()))?;
     let Some((kind, replay)) = phase2.violation.clone() else {
         return Ok(conclude(subject, matrix, phase2, &mut stats));
@@ -241,7 +255,7 @@ pub fn replay<O: Send + Sync + 'static>(
         problem: "the schedule does not fit this matrix".into(),
     })?;
     let ops = op_table(matrix, &subject.labels());
-    let history = trace.as_ref().history(&ops);
+    let history = crate::explore::recording::history_of(trace.as_ref(), &ops);
     let violation = match token.phase {
         _ if inconclusive => None,
         Phase::Serial | Phase::LoomSerial | Phase::LoomConcurrent { .. } => None,

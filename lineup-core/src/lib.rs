@@ -15,6 +15,7 @@
 /// object under test from `lineup::shuttle::sync` and `lineup::shuttle::thread`.
 pub use shuttle;
 
+mod backend;
 mod check;
 mod config;
 mod error;
@@ -28,10 +29,9 @@ mod report;
 mod runner;
 mod spec;
 
-pub use check::{check, check_against_file, check_against_spec, replay, Replayed};
+pub use check::{check, check_against_file, check_against_spec, replay, synthesize_spec, Replayed};
 pub use config::Config;
 pub use error::CheckError;
-pub use explore::scheduler::StuckKind;
 pub use judge::verdict::{CheckStats, LoomEvidence, Verdict, Violation, ViolationKind};
 pub use judge::witness;
 pub use model::history::{op_table, Event, History, HistoryBuilder, HistoryError, NotationError, OpInfo, OpTable};
@@ -40,6 +40,7 @@ pub use model::invocations::Invocations;
 pub use model::matrix::{MatrixDisplay, OpSlot, TestMatrix};
 pub use model::replay_token::{Phase, ReplayToken, REPLAY_ENV};
 pub use model::response::Response;
+pub use model::stuck_kind::StuckKind;
 pub use model::subject::Subject;
 pub use model::thread_id::{ThreadId, ThreadIdParseError};
 pub use primitives::sync;
@@ -52,6 +53,6 @@ pub use runner::shrink::{same_kind, shrink, Shrunk};
 pub use runner::{regressions, sweep_env};
 pub use spec::determinism::{find_nondeterminism, Nondeterminism};
 pub use spec::observation::{Observation, ObservationKey, ObservationSet};
-pub use spec::phase1::{synthesize_spec, Synthesis};
+pub use spec::synthesis::Synthesis;
 pub use spec::vacuity::vacuity_warning;
 pub use spec::{observation_file, spec_snapshot};

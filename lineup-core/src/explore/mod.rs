@@ -2,10 +2,12 @@
 //! execution of a matrix, the recording of call and return events, the roles of tasks, and the
 //! set of traces seen.
 
+pub(crate) mod concurrent;
 pub(crate) mod decision_tree;
 pub(crate) mod harness;
 pub(crate) mod recording;
 pub(crate) mod role;
 pub(crate) mod run;
 pub(crate) mod scheduler;
+pub(crate) mod serial;
 pub(crate) mod trace_set;

@@ -26,7 +26,6 @@
 //!   never judged.
 
 use std::cell::RefCell;
-use std::fmt;
 use std::rc::Rc;
 
 use shuttle::current::TaskId;
@@ -34,8 +33,10 @@ use shuttle::scheduler::{Schedule, Scheduler, Task};
 
 use crate::explore::decision_tree::{DecisionTree, Divergence};
 use crate::explore::recording;
-use crate::explore::recording::{Recording, TraceRef};
+use crate::explore::recording::Recording;
 use crate::explore::role::Role;
+use crate::model::stuck_kind::StuckKind;
+use crate::model::trace::TraceRef;
 
 /// How the scheduler explores.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -44,26 +45,6 @@ pub(crate) enum Mode {
     Serial,
     /// Phase 2: every schedule with at most `bound` preemptions.
     Preemptive { bound: u32 },
-}
-
-/// Why a history is stuck.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum StuckKind {
-    /// Every unfinished thread is blocked.
-    Deadlock,
-    /// Every thread that could run is spinning (yielding, or running without a yield until it is
-    /// switched away from for fairness) inside an operation, and no operation returns however
-    /// fairly they are scheduled.
-    Livelock,
-}
-
-impl fmt::Display for StuckKind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            StuckKind::Deadlock => "deadlock: every unfinished thread is blocked",
-            StuckKind::Livelock => "livelock: every thread that can run spins inside an operation without progress",
-        })
-    }
 }
 
 /// What one execution produced.

@@ -3,7 +3,7 @@
 
 use rustc_hash::FxHashMap;
 
-use crate::explore::recording::{Trace, TraceRef};
+use crate::model::trace::{Trace, TraceRef};
 
 /// Distinct traces, each with a value.
 #[derive(Debug)]

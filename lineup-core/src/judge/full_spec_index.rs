@@ -10,8 +10,8 @@
 
 use rustc_hash::FxHashMap;
 
-use crate::explore::recording::ResponseInterner;
 use crate::model::history::Event;
+use crate::model::trace::ResponseInterner;
 use crate::spec::observation::ObservationSet;
 
 /// The full serial histories of a specification by interned responses.

@@ -2,6 +2,8 @@
 //! stuck histories (Def. 2), and the verdicts.
 
 pub(crate) mod full_spec_index;
-pub(crate) mod phase2;
+pub(crate) mod history_judge;
+pub(crate) mod phase2_outcome;
+mod spec_witness;
 pub(crate) mod verdict;
 pub mod witness;

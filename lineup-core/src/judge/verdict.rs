@@ -3,11 +3,11 @@
 
 use std::time::Duration;
 
-use crate::explore::scheduler::StuckKind;
 use crate::model::history::History;
 use crate::model::invocation::InvocationLabel;
 use crate::model::matrix::TestMatrix;
 use crate::model::replay_token::ReplayToken;
+use crate::model::stuck_kind::StuckKind;
 use crate::spec::determinism::Nondeterminism;
 use crate::spec::observation::Observation;
 

@@ -38,17 +38,17 @@ use wire::Record;
 
 use crate::config::Config;
 use crate::error::CheckError;
-use crate::explore::scheduler::StuckKind;
-use crate::judge::phase2::Exploration2;
+use crate::judge::phase2_outcome::Exploration2;
 use crate::model::history::op_table;
 use crate::model::matrix::TestMatrix;
 use crate::model::replay_token::Phase;
 use crate::model::replay_token::ReplayToken;
+use crate::model::stuck_kind::StuckKind;
 use crate::model::subject::Subject;
 use crate::spec::determinism::find_nondeterminism;
 use crate::spec::observation::ObservationSet;
 use crate::spec::observation_file;
-use crate::spec::phase1::Synthesis;
+use crate::spec::synthesis::Synthesis;
 
 /// loom models at most this many threads besides the main thread.
 const MAX_WORKERS: usize = loom::MAX_THREADS - 1;
@@ -192,7 +192,7 @@ fn record_error(phase: &'static str, report: &child::ChildReport, record: &Recor
 }
 
 /// Phase 1 under loom (see the module).
-pub(crate) fn synthesize_spec<O: Send + Sync + 'static>(
+pub(crate) fn serial_executions<O: Send + Sync + 'static>(
     subject: &Subject<O>,
     matrix: &TestMatrix,
     config: &Config,
@@ -289,7 +289,7 @@ pub(crate) fn synthesize_spec<O: Send + Sync + 'static>(
 }
 
 /// Phase 2 under loom (see the module).
-pub(crate) fn check_concurrent<O: Send + Sync + 'static>(
+pub(crate) fn concurrent_executions<O: Send + Sync + 'static>(
     subject: &Subject<O>,
     matrix: &TestMatrix,
     spec: Arc<ObservationSet>,
@@ -409,13 +409,14 @@ pub(crate) fn check_concurrent<O: Send + Sync + 'static>(
                         StuckKind::Deadlock
                     }
                 });
-                let violation = crate::judge::phase2::judge(&spec, &h, kind, config.check_stuck).ok_or_else(|| {
-                    child_failure(
-                        PHASE,
-                        &report,
-                        "the child reported a violation that the parent does not confirm",
-                    )
-                })?;
+                let violation =
+                    crate::judge::history_judge::judge(&spec, &h, kind, config.check_stuck).ok_or_else(|| {
+                        child_failure(
+                            PHASE,
+                            &report,
+                            "the child reported a violation that the parent does not confirm",
+                        )
+                    })?;
                 // Keep the stored path of the violating execution next to the user's build.
                 let kept = saved.as_ref().and_then(|s| keep_checkpoint(std::path::Path::new(s)));
                 let _ = std::fs::remove_dir_all(&dir);

@@ -7,5 +7,7 @@ pub(crate) mod invocations;
 pub(crate) mod matrix;
 pub(crate) mod replay_token;
 pub(crate) mod response;
+pub(crate) mod stuck_kind;
 pub(crate) mod subject;
 pub(crate) mod thread_id;
+pub(crate) mod trace;

@@ -7,6 +7,7 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use crate::check::check;
+use crate::check::synthesize_spec;
 use crate::config::Config;
 use crate::error::CheckError;
 use crate::judge::verdict::Verdict;
@@ -23,7 +24,6 @@ use crate::runner::sampling::sample_matrices;
 use crate::runner::sampling::shard_indices;
 use crate::runner::shrink::shrink;
 use crate::runner::sweep_env::{SweepEnvError, SweepOverrides};
-use crate::spec::phase1::synthesize_spec;
 use crate::spec::spec_snapshot::{bless_requested, compare_or_bless, SnapshotError};
 
 /// Where a matrix came from.

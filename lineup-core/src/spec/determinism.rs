@@ -4,10 +4,10 @@
 
 use rustc_hash::FxHashMap;
 
-use crate::explore::recording::Trace;
 use crate::model::history::Event;
 use crate::model::history::History;
 use crate::model::response::Response;
+use crate::model::trace::Trace;
 
 /// Two serial histories that prove nondeterminism: they agree up to and including the call of
 /// `op`, and then differ.

@@ -5,6 +5,6 @@
 pub(crate) mod determinism;
 pub(crate) mod observation;
 pub mod observation_file;
-pub(crate) mod phase1;
 pub mod spec_snapshot;
+pub(crate) mod synthesis;
 pub(crate) mod vacuity;

@@ -6,7 +6,6 @@ use std::hash::BuildHasher;
 
 use rustc_hash::{FxBuildHasher, FxHashMap, FxHashSet};
 
-use crate::judge::witness::{find_witness, unjustified_pending_op};
 use crate::model::history::History;
 use crate::model::history::OpTable;
 use crate::model::response::Response;
@@ -71,7 +70,7 @@ pub struct Observation {
 #[derive(Clone, Debug)]
 pub struct ObservationSet {
     ops: OpTable,
-    observations: Vec<Observation>,
+    pub(crate) observations: Vec<Observation>,
     /// Groups by the hash of their key (collisions resolved by comparing keys).
     index: FxHashMap<u64, Vec<usize>>,
     /// Hashes of the histories held, to skip the exact duplicate search for new ones.
@@ -154,7 +153,7 @@ impl ObservationSet {
     }
 
     /// The index of the group whose key is that of `h`, without building the key.
-    fn group_index(&self, h: &History) -> Option<usize> {
+    pub(crate) fn group_index(&self, h: &History) -> Option<usize> {
         let (called, pending) = ObservationKey::parts(h);
         let hash = ObservationKey::hash_parts(h.responses(), pending, &called);
         self.index
@@ -192,30 +191,5 @@ impl ObservationSet {
     /// The group whose per-thread results match those of `h`, if any.
     pub fn group_of(&self, h: &History) -> Option<&Observation> {
         self.group_index(h).map(|i| &self.observations[i])
-    }
-
-    /// Definition 1 for a full history of the matrix: a serial witness among the full serial
-    /// histories. Only the group with the same per-thread results can hold one.
-    pub fn full_witness(&self, h: &History) -> Option<&History> {
-        let group = self.group_index(h)?;
-        find_witness(h, &self.observations[group].histories).map(|(s, _)| s)
-    }
-
-    /// Definition 1 for any history of the matrix, possibly incomplete: a serial witness that is
-    /// a prefix of one of the full serial histories.
-    pub fn witness(&self, h: &History) -> Option<(&History, usize)> {
-        find_witness(h, self.histories())
-    }
-
-    /// Definition 2 for a stuck history: the first pending operation `e` for which no stuck serial
-    /// history is a witness of `H[e]`, or `None` if every pending operation is justified.
-    pub fn unjustified_pending_op(&self, h: &History) -> Option<usize> {
-        h.pending_ops().into_iter().find(|&e| {
-            let h_e = h.restricted_to_pending(e);
-            match self.group_index(&h_e) {
-                Some(g) => unjustified_pending_op(&h_e, self.observations[g].histories.iter()).is_some(),
-                None => true,
-            }
-        })
     }
 }

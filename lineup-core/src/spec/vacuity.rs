@@ -46,11 +46,11 @@ pub fn vacuity_warning(subject: &str, spec: &ObservationSet) -> Option<String> {
 #[cfg(all(test, not(loom)))]
 mod tests {
     use super::*;
+    use crate::check::synthesize_spec;
     use crate::config::Config;
     use crate::model::invocation::Invocation;
     use crate::model::matrix::TestMatrix;
     use crate::model::subject::Subject;
-    use crate::spec::phase1::synthesize_spec;
     use shuttle::sync::atomic::{AtomicU64, Ordering};
 
     fn spec_of<O: Send + Sync + 'static>(subject: &Subject<O>) -> ObservationSet {

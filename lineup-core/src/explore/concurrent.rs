@@ -1,96 +1,32 @@
-//! Phase 2: explore preemption-bounded concurrent schedules and check every history against
-//! the specification synthesized in phase 1.
+//! Phase 2 on the shuttle backend: preemption-bounded concurrent executions, each distinct
+//! history judged against the specification.
 
 use std::cell::RefCell;
 use std::rc::Rc;
 use std::sync::Arc;
-use std::time::Duration;
 
 use crate::config::Config;
 use crate::error::CheckError;
 use crate::explore::decision_tree::DecisionTree;
 use crate::explore::recording;
+use crate::explore::recording::history_of;
 use crate::explore::run::explore;
-use crate::explore::scheduler::{Control, Mode, StuckKind};
+use crate::explore::scheduler::{Control, Mode};
 use crate::explore::trace_set::TraceFingerprints;
 use crate::judge::full_spec_index::FullSpecIndex;
+use crate::judge::history_judge::judge;
+use crate::judge::phase2_outcome::Exploration2;
 use crate::judge::verdict::ViolationKind;
-use crate::model::history::History;
 use crate::model::matrix::TestMatrix;
 use crate::model::replay_token::Phase;
 use crate::model::replay_token::ReplayToken;
 use crate::model::subject::Subject;
 use crate::spec::observation::ObservationSet;
 
-/// The result of phase 2.
-#[derive(Clone, Debug)]
-pub(crate) struct Exploration2 {
-    pub violation: Option<(ViolationKind, ReplayToken)>,
-    pub executions: u64,
-    pub distinct: usize,
-    pub stuck: usize,
-    /// Executions stopped at the step limit (or loom's branch limit) without a verdict.
-    pub inconclusive: u64,
-    /// Under loom: stuck executions after which the exploration resumed from a stored path.
-    pub resumed: usize,
-    pub elapsed: Duration,
-    /// What the loom backend knows about the violating execution.
-    pub loom: Option<crate::judge::verdict::LoomEvidence>,
-}
-
-/// Judges one history of the matrix against the specification: `None` if it is linearizable
-/// (Def. 1 for a full history; Def. 2 for a stuck one when `check_stuck`, else Def. 1 on its
-/// completed part).
-pub(crate) fn judge(
-    spec: &ObservationSet,
-    history: &History,
-    stuck: Option<StuckKind>,
-    check_stuck: bool,
-) -> Option<ViolationKind> {
-    match stuck {
-        None => spec
-            .full_witness(history)
-            .is_none()
-            .then(|| ViolationKind::NotLinearizable {
-                history: history.clone(),
-                group: spec.group_of(history).cloned(),
-            }),
-        Some(kind) if check_stuck => spec.unjustified_pending_op(history).map(|e| {
-            let h_e = history.restricted_to_pending(e);
-            ViolationKind::StuckNotLinearizable {
-                history: history.clone(),
-                stuck: kind,
-                pending_op: e,
-                group: spec.group_of(&h_e).cloned(),
-            }
-        }),
-        Some(_) => spec.witness(history).is_none().then(|| ViolationKind::NotLinearizable {
-            history: history.clone(),
-            group: None,
-        }),
-    }
-}
-
-/// Explores the concurrent schedules chosen by `tree` and judges every distinct history, until
+/// Phase 2 on shuttle: explores the concurrent schedules chosen by `tree` and judges every distinct history, until
 /// the first violation.
-pub(crate) fn check_concurrent<O: Send + Sync + 'static>(
-    subject: &Subject<O>,
-    matrix: &TestMatrix,
-    spec: Arc<ObservationSet>,
-    config: &Config,
-    tree: DecisionTree,
-) -> Result<Exploration2, CheckError> {
-    #[cfg(loom)]
-    return {
-        let _ = tree;
-        crate::loom_backend::check_concurrent(subject, matrix, spec, config)
-    };
-    #[cfg(not(loom))]
-    check_concurrent_on_shuttle(subject, matrix, spec, config, tree)
-}
-
 #[cfg_attr(loom, allow(dead_code))]
-fn check_concurrent_on_shuttle<O: Send + Sync + 'static>(
+pub(crate) fn concurrent_executions<O: Send + Sync + 'static>(
     subject: &Subject<O>,
     matrix: &TestMatrix,
     spec: Arc<ObservationSet>,
@@ -138,7 +74,7 @@ fn check_concurrent_on_shuttle<O: Send + Sync + 'static>(
                 return Control::Continue;
             }
         }
-        let history = result.trace.history(&ops);
+        let history = history_of(result.trace, &ops);
         let verdict = judge(&spec, &history, result.stuck, check_stuck);
         found.stuck += usize::from(history.is_stuck());
         let schedule = verdict.is_some().then(|| result.schedule());

@@ -1,13 +1,12 @@
-//! Phase 1: enumerate every serial execution of a matrix and synthesize the specification.
+//! Phase 1 on the shuttle backend: every serial execution of a matrix.
 
 use std::cell::RefCell;
 use std::rc::Rc;
-use std::time::Duration;
 
 use crate::config::Config;
 use crate::error::CheckError;
 use crate::explore::decision_tree::DecisionTree;
-use crate::explore::recording::Trace;
+use crate::explore::recording::history_of;
 use crate::explore::run::explore;
 use crate::explore::scheduler::{Control, Mode};
 use crate::explore::trace_set::TraceSet;
@@ -16,39 +15,17 @@ use crate::model::matrix::TestMatrix;
 use crate::model::replay_token::Phase;
 use crate::model::replay_token::ReplayToken;
 use crate::model::subject::Subject;
+use crate::model::trace::Trace;
 use crate::spec::determinism::find_nondeterministic_traces;
 use crate::spec::determinism::Nondeterminism;
 use crate::spec::observation::ObservationSet;
+use crate::spec::synthesis::Synthesis;
 
-/// The result of phase 1.
-#[derive(Clone, Debug)]
-pub struct Synthesis {
-    /// Every distinct full and stuck serial history, grouped.
-    pub spec: ObservationSet,
-    /// Two serial histories that prove nondeterminism, with the replay token of the second.
-    pub nondeterminism: Option<(Nondeterminism, ReplayToken)>,
-    /// Serial executions run.
-    pub executions: u64,
-    /// Time taken.
-    pub elapsed: Duration,
-}
-
-/// Runs phase 1 of `Check(X, m)`: every serial execution of `matrix` (no preemption inside an
-/// operation; every order of operations; never bounded), recording full and stuck serial
-/// histories, then the determinism check of §2.3 over all of them.
-pub fn synthesize_spec<O: Send + Sync + 'static>(
-    subject: &Subject<O>,
-    matrix: &TestMatrix,
-    config: &Config,
-) -> Result<Synthesis, CheckError> {
-    #[cfg(loom)]
-    return crate::loom_backend::synthesize_spec(subject, matrix, config);
-    #[cfg(not(loom))]
-    synthesize_spec_on_shuttle(subject, matrix, config)
-}
-
+/// Phase 1 on shuttle: every serial execution of `matrix` (no preemption inside an operation;
+/// every order of operations; never bounded), recording full and stuck serial histories, then the
+/// determinism check of §2.3 over all of them.
 #[cfg_attr(loom, allow(dead_code))]
-fn synthesize_spec_on_shuttle<O: Send + Sync + 'static>(
+pub(crate) fn serial_executions<O: Send + Sync + 'static>(
     subject: &Subject<O>,
     matrix: &TestMatrix,
     config: &Config,
@@ -76,7 +53,7 @@ fn synthesize_spec_on_shuttle<O: Send + Sync + 'static>(
             }
             let (spec, schedules) = &mut *sink_found.borrow_mut();
             if schedules.insert(result.trace, result.schedule()) {
-                spec.insert_new(result.trace.history(&sink_ops));
+                spec.insert_new(history_of(result.trace, &sink_ops));
             }
             Control::Continue
         },
@@ -99,8 +76,8 @@ fn synthesize_spec_on_shuttle<O: Send + Sync + 'static>(
         // Resolved in this exploration's interner, which stays until the next exploration.
         let nondeterminism = Nondeterminism {
             op,
-            first: entries[first].0.as_ref().history(&ops),
-            second: entries[second].0.as_ref().history(&ops),
+            first: history_of(entries[first].0.as_ref(), &ops),
+            second: history_of(entries[second].0.as_ref(), &ops),
         };
         (
             nondeterminism,

@@ -1,0 +1,47 @@
+//! The one backend seam: the check picks the backend that runs phase 1's serial executions and
+//! phase 2's concurrent ones here, once: shuttle ([`explore`](crate::explore)), or loom
+//! ([`loom_backend`](crate::loom_backend)) when the crate is built with `RUSTFLAGS="--cfg loom"`.
+//! Both backends take the same arguments and return the same results; neither calls back into
+//! the check above it.
+
+use std::sync::Arc;
+
+use crate::config::Config;
+use crate::error::CheckError;
+use crate::explore::decision_tree::DecisionTree;
+use crate::judge::phase2_outcome::Exploration2;
+use crate::model::matrix::TestMatrix;
+use crate::model::subject::Subject;
+use crate::spec::observation::ObservationSet;
+use crate::spec::synthesis::Synthesis;
+
+/// Phase 1: every serial execution of `matrix`, and the specification they make.
+pub(crate) fn serial_executions<O: Send + Sync + 'static>(
+    subject: &Subject<O>,
+    matrix: &TestMatrix,
+    config: &Config,
+) -> Result<Synthesis, CheckError> {
+    #[cfg(loom)]
+    return crate::loom_backend::serial_executions(subject, matrix, config);
+    #[cfg(not(loom))]
+    crate::explore::serial::serial_executions(subject, matrix, config)
+}
+
+/// Phase 2: the concurrent executions `tree` chooses (every one within the preemption bound, or
+/// one replayed schedule; loom explores with its own DPOR and ignores `tree`), each distinct
+/// history judged against `spec`, until the first violation.
+pub(crate) fn concurrent_executions<O: Send + Sync + 'static>(
+    subject: &Subject<O>,
+    matrix: &TestMatrix,
+    spec: Arc<ObservationSet>,
+    config: &Config,
+    tree: DecisionTree,
+) -> Result<Exploration2, CheckError> {
+    #[cfg(loom)]
+    return {
+        let _ = tree;
+        crate::loom_backend::concurrent_executions(subject, matrix, spec, config)
+    };
+    #[cfg(not(loom))]
+    crate::explore::concurrent::concurrent_executions(subject, matrix, spec, config, tree)
+}

@@ -1,0 +1,22 @@
+//! What phase 2 found, whichever backend explored it.
+
+use std::time::Duration;
+
+use crate::judge::verdict::{LoomEvidence, ViolationKind};
+use crate::model::replay_token::ReplayToken;
+
+/// The result of phase 2.
+#[derive(Clone, Debug)]
+pub(crate) struct Exploration2 {
+    pub violation: Option<(ViolationKind, ReplayToken)>,
+    pub executions: u64,
+    pub distinct: usize,
+    pub stuck: usize,
+    /// Executions stopped at the step limit (or loom's branch limit) without a verdict.
+    pub inconclusive: u64,
+    /// Under loom: stuck executions after which the exploration resumed from a stored path.
+    pub resumed: usize,
+    pub elapsed: Duration,
+    /// What the loom backend knows about the violating execution.
+    pub loom: Option<LoomEvidence>,
+}

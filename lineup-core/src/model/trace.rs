@@ -1,0 +1,108 @@
+//! What one execution recorded, with interned responses: cheap to hash and compare, so that
+//! executions are deduplicated before their histories are built; and the interner that numbers
+//! the distinct responses of an exploration.
+
+use crate::model::history::Event;
+use crate::model::response::Response;
+
+/// Numbers the distinct responses of an exploration, so that executions record, hash and
+/// compare small numbers instead of strings.
+#[derive(Debug, Default)]
+pub(crate) struct ResponseInterner {
+    returned: rustc_hash::FxHashMap<String, u32>,
+    panicked: rustc_hash::FxHashMap<String, u32>,
+    values: Vec<Response>,
+}
+
+impl ResponseInterner {
+    pub(crate) const EMPTY: ResponseInterner = ResponseInterner {
+        returned: rustc_hash::FxHashMap::with_hasher(rustc_hash::FxBuildHasher),
+        panicked: rustc_hash::FxHashMap::with_hasher(rustc_hash::FxBuildHasher),
+        values: Vec::new(),
+    };
+
+    /// The number of a returned value's rendering.
+    pub fn returned(&mut self, rendering: &str) -> u32 {
+        if let Some(&id) = self.returned.get(rendering) {
+            return id;
+        }
+        let id = self.values.len() as u32;
+        self.values.push(Response::Returned(rendering.to_string()));
+        self.returned.insert(rendering.to_string(), id);
+        id
+    }
+
+    /// The number of a panic message.
+    pub fn panicked(&mut self, message: String) -> u32 {
+        if let Some(&id) = self.panicked.get(&message) {
+            return id;
+        }
+        let id = self.values.len() as u32;
+        self.values.push(Response::Panicked(message.clone()));
+        self.panicked.insert(message, id);
+        id
+    }
+
+    /// The number of a response.
+    pub fn intern(&mut self, response: &Response) -> u32 {
+        match response {
+            Response::Returned(rendering) => self.returned(rendering),
+            Response::Panicked(message) => self.panicked(message.clone()),
+        }
+    }
+
+    /// The response with number `id`.
+    pub fn value(&self, id: u32) -> &Response {
+        &self.values[id as usize]
+    }
+
+    /// The responses of a recording.
+    pub fn resolve(&self, ids: &[Option<u32>]) -> Vec<Option<Response>> {
+        ids.iter().map(|id| id.map(|id| self.value(id).clone())).collect()
+    }
+}
+
+/// What one execution recorded, with interned responses: cheap to hash and compare, so that
+/// executions are deduplicated before their histories are built.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub(crate) struct Trace {
+    pub events: Vec<Event>,
+    pub responses: Vec<Option<u32>>,
+    pub stuck: bool,
+}
+
+/// A [`Trace`] borrowed from the recording's buffers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct TraceRef<'a> {
+    pub events: &'a [Event],
+    pub responses: &'a [Option<u32>],
+    pub stuck: bool,
+}
+
+impl Trace {
+    /// This trace, borrowed.
+    pub fn as_ref(&self) -> TraceRef<'_> {
+        TraceRef {
+            events: &self.events,
+            responses: &self.responses,
+            stuck: self.stuck,
+        }
+    }
+}
+
+impl TraceRef<'_> {
+    /// An owned copy.
+    pub fn to_owned(self) -> Trace {
+        Trace {
+            events: self.events.to_vec(),
+            responses: self.responses.to_vec(),
+            stuck: self.stuck,
+        }
+    }
+
+    /// The hash a [`TraceSet`](crate::explore::trace_set::TraceSet) files the trace under.
+    pub fn fx_hash(self) -> u64 {
+        use std::hash::BuildHasher;
+        rustc_hash::FxBuildHasher.hash_one((self.events, self.responses, self.stuck))
+    }
+}

@@ -1,0 +1,20 @@
+//! The result of phase 1: the synthesized specification.
+
+use std::time::Duration;
+
+use crate::model::replay_token::ReplayToken;
+use crate::spec::determinism::Nondeterminism;
+use crate::spec::observation::ObservationSet;
+
+/// The result of phase 1.
+#[derive(Clone, Debug)]
+pub struct Synthesis {
+    /// Every distinct full and stuck serial history, grouped.
+    pub spec: ObservationSet,
+    /// Two serial histories that prove nondeterminism, with the replay token of the second.
+    pub nondeterminism: Option<(Nondeterminism, ReplayToken)>,
+    /// Serial executions run.
+    pub executions: u64,
+    /// Time taken.
+    pub elapsed: Duration,
+}
