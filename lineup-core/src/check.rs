@@ -28,7 +28,7 @@ use crate::model::trace::Trace;
 use crate::spec::observation::ObservationSet;
 use crate::spec::observation_file;
 use crate::spec::synthesis::Synthesis;
-use crate::spec::vacuity::vacuity_warning;
+use crate::spec::vacuity::{foreign_runtime, vacuity, Vacuity};
 
 /// Runs phase 1 of `Check(X, m)`: every serial execution of `matrix` (no preemption inside an
 /// operation; every order of operations; never bounded), recording full and stuck serial
@@ -38,7 +38,22 @@ pub fn synthesize_spec<O: Send + Sync + 'static>(
     matrix: &TestMatrix,
     config: &Config,
 ) -> Result<Synthesis, CheckError> {
-    backend::serial_executions(subject, matrix, config)
+    backend::serial_executions(subject, matrix, config).map_err(|e| foreign_runtime_error(subject.name(), e))
+}
+
+/// A panic outside any operation (the constructor, a destructor) that reports a foreign runtime
+/// is [`CheckError::Vacuous`], with the cause and the fix.
+fn foreign_runtime_error(subject: &str, error: CheckError) -> CheckError {
+    match error {
+        CheckError::ExecutionFailed { message, .. } if foreign_runtime(&message).is_some() => CheckError::Vacuous {
+            subject: subject.to_string(),
+            cause: Vacuity::ForeignRuntime {
+                runtime: foreign_runtime(&message).unwrap_or("shuttle"),
+                message,
+            },
+        },
+        other => other,
+    }
 }
 
 /// Runs `Check(X, m)`: phase 1 synthesizes the specification from every serial execution of
@@ -66,9 +81,7 @@ pub fn check<O: Send + Sync + 'static>(
     config: &Config,
 ) -> Result<Verdict, CheckError> {
     let synthesis = synthesize_spec(subject, matrix, config)?;
-    if let Some(warning) = vacuity_warning(subject.name(), &synthesis.spec) {
-        eprintln!("{warning}");
-    }
+    refuse_vacuous(subject.name(), &synthesis.spec, config)?;
     let mut stats = CheckStats {
         serial_executions: synthesis.executions,
         serial_full: synthesis.spec.full_count(),
@@ -136,9 +149,7 @@ fn check_against_named_spec<O: Send + Sync + 'static>(
 ) -> Result<Verdict, CheckError> {
     subject.validate(matrix)?;
     observation_file::check_matches(spec, &op_table(matrix, &subject.labels()), source)?;
-    if let Some(warning) = vacuity_warning(subject.name(), spec) {
-        eprintln!("{warning}");
-    }
+    refuse_vacuous(subject.name(), spec, config)?;
     let mut stats = CheckStats {
         serial_full: spec.full_count(),
         serial_stuck: spec.stuck_count(),
@@ -352,4 +363,16 @@ fn fail<O>(
         stats,
         loom: None,
     }))
+}
+
+/// [`CheckError::Vacuous`] if the check cannot fail (unless every operation panicking is
+/// allowed, and that is the reason).
+fn refuse_vacuous(subject: &str, spec: &ObservationSet, config: &Config) -> Result<(), CheckError> {
+    match vacuity(spec) {
+        Some(cause) if !(cause.may_be_intended() && config.allow_all_panics) => Err(CheckError::Vacuous {
+            subject: subject.to_string(),
+            cause,
+        }),
+        _ => Ok(()),
+    }
 }

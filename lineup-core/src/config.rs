@@ -41,6 +41,12 @@ pub struct Config {
     /// Phase 2 stops after this many executions (`None`: explore every schedule within the
     /// preemption bound). Phase 1 is never bounded. Default `None`.
     pub max_executions: Option<u64>,
+    /// Accept a check in which every operation panicked in every serial execution (an object whose
+    /// operations are all meant to panic). Off, such a check is a
+    /// [`CheckError::Vacuous`](crate::CheckError::Vacuous): it cannot fail, so it is no pass. A
+    /// response that shows a foreign runtime (another shuttle or loom) is an error either way.
+    /// Default off.
+    pub allow_all_panics: bool,
     /// Under loom (`--cfg loom`): real-time order is happens-before. When one operation returns
     /// before another is called, everything the first did happens-before the second, as
     /// linearizability's real-time order presumes (each call and return does an acquire-release
@@ -64,6 +70,7 @@ impl Default for Config {
             max_steps: 100_000,
             max_executions: None,
             real_time_happens_before: true,
+            allow_all_panics: false,
         }
     }
 }

@@ -55,6 +55,16 @@ pub enum CheckError {
         /// Which serial execution (its schedule or order).
         execution: String,
     },
+    /// The check cannot fail: every operation panicked in every serial execution, or the object's
+    /// primitives belong to a runtime lineup does not drive (see [`Vacuity`](crate::Vacuity)). A
+    /// pass would say nothing about the object.
+    #[error("`{subject}`: the check cannot fail, so it is not a pass: {cause}")]
+    Vacuous {
+        /// The subject's name.
+        subject: String,
+        /// Why, with the fix.
+        cause: crate::spec::vacuity::Vacuity,
+    },
     /// A replay token could not be read.
     #[error("bad replay token `{token}`: {problem}")]
     BadReplayToken {

@@ -54,5 +54,5 @@ pub use runner::{regressions, sweep_env};
 pub use spec::determinism::{find_nondeterminism, Nondeterminism};
 pub use spec::observation::{Observation, ObservationKey, ObservationSet};
 pub use spec::synthesis::Synthesis;
-pub use spec::vacuity::vacuity_warning;
+pub use spec::vacuity::{vacuity, vacuity_warning, Vacuity};
 pub use spec::{observation_file, spec_snapshot};

@@ -153,6 +153,7 @@ pub fn invocations(args: TokenStream, input: TokenStream) -> TokenStream {
 /// | `workers = 2` | `.workers(2usize)` |
 /// | `time_budget_ms = 500` | `.time_budget(Duration::from_millis(500u64))` |
 /// | `check_stuck = false` | `.check_stuck(false)` |
+/// | `allow_all_panics = true` | `.allow_all_panics(true)` (an object whose operations all panic by design) |
 /// | `matrix = [["add(200)", "try_take()"], ["add(400)", "try_take()"]]` | `.matrix(&[&["add(200)", "try_take()"], &["add(400)", "try_take()"]])` |
 /// | `initial = ["add(200)"]` | `.initial(&["add(200)"])` |
 /// | `final = ["try_take()"]` | `.finals(&["try_take()"])` |

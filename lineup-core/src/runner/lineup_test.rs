@@ -296,6 +296,14 @@ impl LineupTest {
         self
     }
 
+    /// Accept matrices in which every operation panics in every serial execution, for an object
+    /// whose operations are all meant to panic ([`Config::allow_all_panics`]); otherwise such a
+    /// check cannot fail and the test fails with [`CheckError::Vacuous`].
+    pub fn allow_all_panics(mut self, on: bool) -> Self {
+        self.config.allow_all_panics = on;
+        self
+    }
+
     /// Whether to check stuck histories (Def. 2).
     pub fn check_stuck(mut self, on: bool) -> Self {
         self.config.check_stuck = on;

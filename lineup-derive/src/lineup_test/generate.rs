@@ -67,6 +67,7 @@ fn builder_call(option: &TestOption) -> TokenStream {
             quote_spanned!(span=> .time_budget(::std::time::Duration::from_millis(#n)))
         }
         Setting::CheckStuck(on) => quote_spanned!(span=> .check_stuck(#on)),
+        Setting::AllowAllPanics(on) => quote_spanned!(span=> .allow_all_panics(#on)),
         Setting::Observations(dir) => quote_spanned!(span=> .observations(#dir)),
         Setting::Initial(ops) => quote_spanned!(span=> .initial(&[#(#ops),*])),
         Setting::Final(ops) => quote_spanned!(span=> .finals(&[#(#ops),*])),

@@ -40,6 +40,8 @@ pub(super) enum Setting {
     TimeBudgetMs(Integer<u64>),
     /// `check_stuck = true` or `false`.
     CheckStuck(LitBool),
+    /// `allow_all_panics = true` or `false`.
+    AllowAllPanics(LitBool),
     /// `observations = "dir"`.
     Observations(LitStr),
     /// `initial = ["label", ...]`.

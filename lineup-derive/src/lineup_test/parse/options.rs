@@ -20,6 +20,7 @@ pub(super) const OPTIONS: &[&str] = &[
     "workers",
     "time_budget_ms",
     "check_stuck",
+    "allow_all_panics",
     "matrix",
     "initial",
     "final",
@@ -89,6 +90,7 @@ pub(super) fn test_options(options: &Punctuated<OptionArg, Token![,]>) -> syn::R
             "seed" => Setting::Seed(integer(value, &name, "u64")?),
             "time_budget_ms" => Setting::TimeBudgetMs(integer(value, &name, "u64")?),
             "check_stuck" => Setting::CheckStuck(boolean(value, &name)?),
+            "allow_all_panics" => Setting::AllowAllPanics(boolean(value, &name)?),
             "observations" => Setting::Observations(string(
                 value,
                 &name,
