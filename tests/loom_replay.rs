@@ -19,6 +19,19 @@ fn the_reported_checkpoint_runs_the_violating_execution_first() {
         .as_ref()
         .and_then(|l| l.checkpoint.clone())
         .expect("the report names loom's stored path");
+    // Kept in cargo's target directory (the one that holds this test binary, `target/loom` in CI),
+    // never under the current directory.
+    let exe = std::env::current_exe().unwrap();
+    let target = exe
+        .ancestors()
+        .find(|d| d.join("CACHEDIR.TAG").is_file())
+        .expect("the test binary is in a cargo target directory");
+    assert_eq!(
+        stored.parent(),
+        Some(target.join("lineup-loom").as_path()),
+        "{}",
+        stored.display()
+    );
     assert!(violation
         .to_string()
         .contains(&format!("LOOM_CHECKPOINT_FILE={}", stored.display())));

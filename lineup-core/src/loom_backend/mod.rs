@@ -20,6 +20,7 @@
 
 pub(crate) mod child;
 pub(crate) mod harness;
+mod kept_files;
 pub mod observable_mutex;
 mod path_step;
 mod serial_orders;
@@ -506,10 +507,10 @@ fn start_from_user_checkpoint(scratch: &std::path::Path) -> Result<(), CheckErro
     Ok(())
 }
 
-/// Copies a stored loom path out of the scratch directory, into `target/lineup-loom/` of the
-/// current directory (the package being tested), so that it outlives the check.
+/// Copies a stored loom path out of the scratch directory into `lineup-loom/` of cargo's target
+/// directory ([`kept_files::kept_files_dir`]), so that it outlives the check.
 fn keep_checkpoint(path: &std::path::Path) -> Option<std::path::PathBuf> {
-    let dir = std::env::current_dir().ok()?.join("target").join("lineup-loom");
+    let dir = kept_files::kept_files_dir();
     std::fs::create_dir_all(&dir).ok()?;
     let name = format!(
         "violation-{}-{}.json",
