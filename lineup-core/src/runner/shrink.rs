@@ -1,5 +1,7 @@
-//! Shrinking a failing matrix: drop operations, then threads, while the matrix still fails with
-//! a violation of the same kind. Line-Up did this by hand (paper §5.1); lineup does it for you.
+//! Shrinking a failing matrix: drop operations, then threads, while the matrix still fails.
+//! A smaller matrix that fails with another kind of violation is still a smaller failing test
+//! (as proptest and Lincheck treat it); among matrices of the same size, one that fails with the
+//! original kind is preferred. Line-Up did this by hand (paper §5.1); lineup does it for you.
 
 use crate::check::check;
 use crate::config::Config;
@@ -15,7 +17,7 @@ use crate::model::subject::Subject;
 pub struct Shrunk {
     /// The smallest failing matrix found.
     pub matrix: TestMatrix,
-    /// Its violation (of the same kind as the original one).
+    /// Its violation (of the original kind where a matrix of that size had one).
     pub violation: Box<Violation>,
     /// How many removals succeeded.
     pub steps: usize,
@@ -66,46 +68,158 @@ fn without_one_thread(m: &TestMatrix) -> Vec<TestMatrix> {
         .collect()
 }
 
-/// Shrinks `matrix`, whose check failed with `violation`: repeatedly drops the first operation
-/// (then, when no single operation can go, the first thread) whose removal still fails with a
-/// violation of the same kind. Every matrix reported was checked and fails.
+/// Shrinks `matrix`, whose check failed with `violation`: repeatedly moves to the first smaller
+/// matrix (one operation fewer, then, when no single operation can go, one thread fewer) that
+/// fails with a violation of the original kind, or, if none of that size does, to the first one
+/// that fails with any violation. Every matrix reported was checked and fails; a smaller matrix
+/// whose check reaches no verdict (a [`CheckError`], such as a vacuous check) is skipped.
 pub fn shrink<O: Send + Sync + 'static>(
     subject: &Subject<O>,
     matrix: &TestMatrix,
     violation: Box<Violation>,
     config: &Config,
 ) -> Result<Shrunk, CheckError> {
-    let mut best = Shrunk {
-        matrix: matrix.clone(),
-        violation,
-        steps: 0,
-        attempts: 0,
-    };
-    loop {
-        let candidates = without_one_op(&best.matrix)
-            .into_iter()
-            .chain(without_one_thread(&best.matrix));
-        let mut improved = false;
-        for candidate in candidates {
-            if candidate.op_count() == 0 {
-                continue;
+    let original = violation.kind.clone();
+    let (matrix, violation, steps, attempts) = smallest(matrix.clone(), violation, |candidate| {
+        match check(subject, candidate, config) {
+            Ok(Verdict::Fail(v)) => {
+                let preferred = same_kind(&v.kind, &original);
+                Some((v, preferred))
             }
-            best.attempts += 1;
-            if let Verdict::Fail(v) = check(subject, &candidate, config)? {
-                if same_kind(&v.kind, &best.violation.kind) {
-                    best = Shrunk {
-                        matrix: candidate,
-                        violation: v,
-                        steps: best.steps + 1,
-                        attempts: best.attempts,
-                    };
-                    improved = true;
-                    break;
+            Ok(Verdict::Pass(_)) | Err(_) => None,
+        }
+    });
+    Ok(Shrunk {
+        matrix,
+        violation,
+        steps,
+        attempts,
+    })
+}
+
+/// Two greedy searches from the same failing matrix, the smaller result kept: one that prefers
+/// the original kind at every size (it keeps the original failure where it can), and one that
+/// takes the first failing smaller matrix of any kind (a path through another kind can lead to a
+/// smaller matrix). At equal size, the first (the original kind's) wins. Checked matrices are
+/// remembered, so the second search checks no matrix twice.
+fn smallest<F: Clone>(
+    matrix: TestMatrix,
+    failure: F,
+    mut fails: impl FnMut(&TestMatrix) -> Option<(F, bool)>,
+) -> (TestMatrix, F, usize, usize) {
+    let mut seen: std::collections::HashMap<TestMatrix, Option<(F, bool)>> = std::collections::HashMap::new();
+    let mut checked = 0;
+    let mut memo = |m: &TestMatrix| {
+        seen.entry(m.clone())
+            .or_insert_with(|| {
+                checked += 1;
+                fails(m)
+            })
+            .clone()
+    };
+    let preferring = shrink_with(matrix.clone(), failure.clone(), &mut memo);
+    let any_kind = shrink_with(matrix, failure, |m| memo(m).map(|(f, _)| (f, true)));
+    let (m, f, steps, _) = if any_kind.0.op_count() < preferring.0.op_count() {
+        any_kind
+    } else {
+        preferring
+    };
+    (m, f, steps, checked)
+}
+
+/// The search of [`shrink`] over any failure type `F`: `fails` checks a smaller matrix and
+/// answers its failure, and whether it is of the preferred (original) kind. Returns the smallest
+/// failing matrix found, its failure, the removals that succeeded and the matrices checked.
+fn shrink_with<F>(
+    matrix: TestMatrix,
+    failure: F,
+    mut fails: impl FnMut(&TestMatrix) -> Option<(F, bool)>,
+) -> (TestMatrix, F, usize, usize) {
+    let (mut matrix, mut failure, mut steps, mut attempts) = (matrix, failure, 0, 0);
+    loop {
+        let mut next: Option<(TestMatrix, F)> = None;
+        // One operation fewer first; a thread fewer only when no single operation can go. Within
+        // each size, the first matrix of the original kind wins, else the first of any kind.
+        for candidates in [without_one_op(&matrix), without_one_thread(&matrix)] {
+            let mut other: Option<(TestMatrix, F)> = None;
+            for candidate in candidates {
+                if candidate.op_count() == 0 {
+                    continue;
+                }
+                attempts += 1;
+                match fails(&candidate) {
+                    Some((f, true)) => {
+                        next = Some((candidate, f));
+                        break;
+                    }
+                    Some((f, false)) if other.is_none() => other = Some((candidate, f)),
+                    _ => {}
                 }
             }
+            if next.is_none() {
+                next = other;
+            }
+            if next.is_some() {
+                break;
+            }
         }
-        if !improved {
-            return Ok(best);
+        match next {
+            Some((m, f)) => {
+                matrix = m;
+                failure = f;
+                steps += 1;
+            }
+            None => return (matrix, failure, steps, attempts),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A fake object: a matrix fails with kind `'a'` if it holds invocation 1 and 2 in different
+    /// threads, else with kind `'b'` if it holds invocation 3; the original failure is `'a'`.
+    fn fake(m: &TestMatrix) -> Option<(char, bool)> {
+        let thread_of = |inv: usize| m.threads.iter().position(|t| t.contains(&inv));
+        match (thread_of(1), thread_of(2)) {
+            (Some(x), Some(y)) if x != y => Some(('a', true)),
+            _ if m.threads.iter().flatten().any(|&i| i == 3) => Some(('b', false)),
+            _ => None,
+        }
+    }
+
+    #[test]
+    fn a_smaller_matrix_of_another_kind_is_still_a_smaller_failing_test() {
+        // [1, 0] | [2, 3]: kind a needs 1 and 2 apart (2 ops); kind b needs only 3 (1 op).
+        let (m, kind, _, _) = smallest(TestMatrix::new(vec![vec![1, 0], vec![2, 3]]), 'a', fake);
+        assert_eq!(m, TestMatrix::new(vec![vec![3]]));
+        assert_eq!(kind, 'b');
+    }
+
+    #[test]
+    fn at_equal_size_the_original_kind_is_preferred() {
+        // [3, 1] | [2]: dropping 3 leaves kind a, dropping 1 or 2 leaves kind b; kind a comes
+        // first although 3 is dropped first only in one of the three candidates.
+        // [1, 3] | [2]: of size 2, [3] | [2] (b) comes before [1] | [2] (a); a is kept. Every
+        // path ends at size 1 with [3] (b), so the smallest is that one; at size 2 the preferring
+        // search took a.
+        let (m, kind, steps, _) = shrink_with(TestMatrix::new(vec![vec![1, 3], vec![2]]), 'a', fake);
+        assert_eq!((m, kind, steps), (TestMatrix::new(vec![vec![1], vec![2]]), 'a', 1));
+        let (m, kind, _, _) = smallest(TestMatrix::new(vec![vec![1, 3], vec![2]]), 'a', fake);
+        assert_eq!((m, kind), (TestMatrix::new(vec![vec![3]]), 'b'));
+        // Where both kinds end at the same size, the original one is reported.
+        let only_two = |c: &TestMatrix| fake(c).filter(|_| c.op_count() >= 2);
+        let (m, kind, _, _) = smallest(TestMatrix::new(vec![vec![1, 3], vec![2]]), 'a', only_two);
+        assert_eq!((m, kind), (TestMatrix::new(vec![vec![1], vec![2]]), 'a'));
+    }
+
+    #[test]
+    fn the_same_kind_only_search_would_stop_early() {
+        // Guard of the first test: with kind b refused, [1] | [2] is where shrinking stops.
+        let (m, _, _, _) = shrink_with(TestMatrix::new(vec![vec![1, 0], vec![2, 3]]), 'a', |c| {
+            fake(c).filter(|&(_, preferred)| preferred)
+        });
+        assert_eq!(m, TestMatrix::new(vec![vec![1], vec![2]]));
     }
 }
