@@ -157,7 +157,9 @@ fn check_against_named_spec<O: Send + Sync + 'static>(
         spec_from_file: true,
         ..CheckStats::default()
     };
-    if let Some(nondeterminism) = crate::spec::determinism::find_nondeterminism(spec.histories()) {
+    if let Some(nondeterminism) =
+        crate::spec::determinism::find_nondeterminism_tolerating(spec.histories(), &subject.tolerated_ops(matrix))
+    {
         // Confirmed (and given a replay token) by the object's own serial executions.
         let synthesis = synthesize_spec(subject, matrix, config)?;
         stats.serial_executions = synthesis.executions;

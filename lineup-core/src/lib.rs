@@ -51,7 +51,7 @@ pub use runner::progress::Progress;
 pub use runner::sampling::{auto_matrices, sample_matrices, shard_indices};
 pub use runner::shrink::{same_kind, shrink, Shrunk};
 pub use runner::{regressions, sweep_env};
-pub use spec::determinism::{find_nondeterminism, Nondeterminism};
+pub use spec::determinism::{find_nondeterminism, find_nondeterminism_tolerating, Nondeterminism};
 pub use spec::observation::{Observation, ObservationKey, ObservationSet};
 pub use spec::synthesis::Synthesis;
 pub use spec::vacuity::{vacuity, vacuity_warning, Vacuity};

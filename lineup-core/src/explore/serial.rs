@@ -71,22 +71,23 @@ pub(crate) fn serial_executions<O: Send + Sync + 'static>(
         .into_inner();
     // The determinism check of §2.3, on the interned traces (every distinct serial execution).
     let traces: Vec<&Trace> = schedules.iter().map(|(trace, _)| trace).collect();
-    let nondeterminism = find_nondeterministic_traces(&traces).map(|(first, second, op)| {
-        let entries: Vec<&(Trace, Vec<u32>)> = schedules.iter().collect();
-        // Resolved in this exploration's interner, which stays until the next exploration.
-        let nondeterminism = Nondeterminism {
-            op,
-            first: history_of(entries[first].0.as_ref(), &ops),
-            second: history_of(entries[second].0.as_ref(), &ops),
-        };
-        (
-            nondeterminism,
-            ReplayToken {
-                phase: Phase::Serial,
-                choices: entries[second].1.clone(),
-            },
-        )
-    });
+    let nondeterminism =
+        find_nondeterministic_traces(&traces, &subject.tolerated_ops(matrix)).map(|(first, second, op)| {
+            let entries: Vec<&(Trace, Vec<u32>)> = schedules.iter().collect();
+            // Resolved in this exploration's interner, which stays until the next exploration.
+            let nondeterminism = Nondeterminism {
+                op,
+                first: history_of(entries[first].0.as_ref(), &ops),
+                second: history_of(entries[second].0.as_ref(), &ops),
+            };
+            (
+                nondeterminism,
+                ReplayToken {
+                    phase: Phase::Serial,
+                    choices: entries[second].1.clone(),
+                },
+            )
+        });
     Ok(Synthesis {
         spec,
         nondeterminism,

@@ -46,7 +46,7 @@ use crate::model::replay_token::Phase;
 use crate::model::replay_token::ReplayToken;
 use crate::model::stuck_kind::StuckKind;
 use crate::model::subject::Subject;
-use crate::spec::determinism::find_nondeterminism;
+use crate::spec::determinism::find_nondeterminism_tolerating;
 use crate::spec::observation::ObservationSet;
 use crate::spec::observation_file;
 use crate::spec::synthesis::Synthesis;
@@ -267,7 +267,7 @@ pub(crate) fn serial_executions<O: Send + Sync + 'static>(
         ));
     }
     let _ = std::fs::remove_dir_all(&dir);
-    let nondeterminism = find_nondeterminism(spec.histories()).map(|n| {
+    let nondeterminism = find_nondeterminism_tolerating(spec.histories(), &subject.tolerated_ops(matrix)).map(|n| {
         let order = orders_of
             .iter()
             .find(|(h, _)| *h == n.second)

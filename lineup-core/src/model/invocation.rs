@@ -59,6 +59,7 @@ type OperationFn<O> = dyn Fn(&O, &mut dyn FnMut(&dyn fmt::Debug)) + Send + Sync;
 pub struct Invocation<O> {
     label: InvocationLabel,
     call: Arc<OperationFn<O>>,
+    nondeterministic: bool,
 }
 
 impl<O> Clone for Invocation<O> {
@@ -66,6 +67,7 @@ impl<O> Clone for Invocation<O> {
         Self {
             label: self.label.clone(),
             call: Arc::clone(&self.call),
+            nondeterministic: self.nondeterministic,
         }
     }
 }
@@ -87,7 +89,32 @@ impl<O> Invocation<O> {
         Self {
             label: InvocationLabel::new(name, Vec::new()),
             call: Arc::new(move |o: &O, visit: &mut dyn FnMut(&dyn fmt::Debug)| visit(&f(o))),
+            nondeterministic: false,
         }
+    }
+
+    /// Marks an operation whose results may legitimately differ after the same serial past (a
+    /// bag's `try_take` that may return any element, a `len()` that is only a snapshot). Phase 1's
+    /// determinism check tolerates its different results (not a result in one serial history and
+    /// blocking in another), and phase 2 accepts a history when some observed serial history is a
+    /// witness of it (Def. 1 over every serial behaviour phase 1 saw): linearizability with
+    /// respect to the observed serial behaviours. `#[invoke(nondeterministic)]` does the same.
+    ///
+    /// ```
+    /// use lineup_core::Invocation;
+    /// use shuttle::sync::Mutex;
+    ///
+    /// let take = Invocation::new("try_take", |bag: &Mutex<Vec<u32>>| bag.lock().unwrap().pop()).nondeterministic();
+    /// assert!(take.is_nondeterministic());
+    /// ```
+    pub fn nondeterministic(mut self) -> Self {
+        self.nondeterministic = true;
+        self
+    }
+
+    /// Whether the operation is [`nondeterministic`](Self::nondeterministic).
+    pub fn is_nondeterministic(&self) -> bool {
+        self.nondeterministic
     }
 
     /// Records one argument value (rendered with `Debug`) for display.

@@ -83,6 +83,20 @@ impl<O> Subject<O> {
         (self.factory)()
     }
 
+    /// For each operation of `matrix` (indexed by `op - 1`), whether its invocation is
+    /// [`nondeterministic`](Invocation::nondeterministic): the determinism check tolerates its
+    /// different results.
+    pub(crate) fn tolerated_ops(&self, matrix: &TestMatrix) -> Vec<bool> {
+        let mut tolerated = vec![false; matrix.op_count()];
+        for slot in matrix.slots() {
+            tolerated[slot.id - 1] = self
+                .invocations
+                .get(slot.invocation)
+                .is_some_and(|i| i.is_nondeterministic());
+        }
+        tolerated
+    }
+
     /// Checks that every entry of `matrix` names an invocation of this subject.
     pub fn validate(&self, matrix: &TestMatrix) -> Result<(), crate::error::CheckError> {
         match matrix.max_invocation() {

@@ -34,6 +34,17 @@ enum Outcome<'a> {
 /// The histories are walked through a trie of their events (returns keyed with their
 /// responses); each node reached by a call remembers the outcome that followed it first.
 pub fn find_nondeterminism<'a>(histories: impl IntoIterator<Item = &'a History>) -> Option<Nondeterminism> {
+    find_nondeterminism_tolerating(histories, &[])
+}
+
+/// [`find_nondeterminism`], tolerating different *results* of the operations marked in
+/// `tolerated` (indexed by `op - 1`: operations whose invocation is
+/// [`nondeterministic`](crate::Invocation::nondeterministic)). A marked operation that returns in
+/// one serial history and blocks in another after the same past is still nondeterminism.
+pub fn find_nondeterminism_tolerating<'a>(
+    histories: impl IntoIterator<Item = &'a History>,
+    tolerated: &[bool],
+) -> Option<Nondeterminism> {
     // Trie edges: (parent node, event, interned response of a return) -> child node.
     let mut edges: FxHashMap<(u32, Event, u32), u32> = FxHashMap::default();
     let mut response_ids: FxHashMap<&Response, u32> = FxHashMap::default();
@@ -62,7 +73,11 @@ pub fn find_nondeterminism<'a>(histories: impl IntoIterator<Item = &'a History>)
                     // Not serial, or an incomplete non-stuck history: nothing follows the call.
                     _ => continue,
                 };
+                let both_return =
+                    |a: &Outcome<'_>, b: &Outcome<'_>| matches!((a, b), (Outcome::Returned(_), Outcome::Returned(_)));
                 match outcome_at.get(&node) {
+                    Some((seen, _))
+                        if *seen != outcome && both_return(seen, &outcome) && is_tolerated(tolerated, op) => {}
                     Some((seen, other)) if *seen != outcome => {
                         return Some(Nondeterminism {
                             op,
@@ -81,13 +96,19 @@ pub fn find_nondeterminism<'a>(histories: impl IntoIterator<Item = &'a History>)
     None
 }
 
+/// Whether `op`'s different results are tolerated.
+fn is_tolerated(tolerated: &[bool], op: usize) -> bool {
+    tolerated.get(op - 1).copied().unwrap_or(false)
+}
+
 /// The determinism check on the interned traces of one exploration: the indices of two traces
-/// whose longest common prefix ends in a call, and that operation.
+/// whose longest common prefix ends in a call, and that operation (different results of the
+/// operations marked in `tolerated` do not count; see [`find_nondeterminism_tolerating`]).
 ///
 /// Sorting the traces lexicographically (a return keyed with its response, a stuck history
 /// ending in a marker) puts every trace that shares a prefix with two conflicting ones between
 /// them, so some adjacent pair in that order first differs right after the same call.
-pub(crate) fn find_nondeterministic_traces(traces: &[&Trace]) -> Option<(usize, usize, usize)> {
+pub(crate) fn find_nondeterministic_traces(traces: &[&Trace], tolerated: &[bool]) -> Option<(usize, usize, usize)> {
     const STUCK: (u32, u32) = (u32::MAX, 0);
     let keys: Vec<Vec<(u32, u32)>> = traces
         .iter()
@@ -113,7 +134,12 @@ pub(crate) fn find_nondeterministic_traces(traces: &[&Trace]) -> Option<(usize, 
         let common = a.iter().zip(b).take_while(|(x, y)| x == y).count();
         match common.checked_sub(1).map(|last| a[last]) {
             Some((code, _)) if code != u32::MAX && code % 2 == 0 && common < a.len().max(b.len()) => {
-                Some((pair[0], pair[1], (code / 2) as usize))
+                let op = (code / 2) as usize;
+                let returns = |k: &[(u32, u32)]| k.get(common).is_some_and(|&(c, _)| c == code + 1);
+                if returns(a) && returns(b) && is_tolerated(tolerated, op) {
+                    return None;
+                }
+                Some((pair[0], pair[1], op))
             }
             _ => None,
         }
@@ -183,17 +209,29 @@ mod tests {
             false,
         );
         assert_eq!(
-            find_nondeterministic_traces(&[&a, &b]),
+            find_nondeterministic_traces(&[&a, &b], &[]),
             None,
             "a different order is a scheduling choice"
         );
-        let found = find_nondeterministic_traces(&[&a, &b, &c]).expect("op 2 returns 5 or 6 after the same past");
+        let found = find_nondeterministic_traces(&[&a, &b, &c], &[]).expect("op 2 returns 5 or 6 after the same past");
         assert_eq!(found.2, 2);
         let stuck = trace(&[(true, 1), (false, 1), (true, 2)], &[Some(0), None], true);
         assert_eq!(
-            find_nondeterministic_traces(&[&b, &stuck, &a]).map(|f| f.2),
+            find_nondeterministic_traces(&[&b, &stuck, &a], &[]).map(|f| f.2),
             Some(2),
             "returns or blocks"
+        );
+        // Op 2 marked nondeterministic: 5 or 6 is tolerated, returning or blocking is not.
+        let op2 = [false, true];
+        assert_eq!(find_nondeterministic_traces(&[&a, &b, &c], &op2), None);
+        assert_eq!(
+            find_nondeterministic_traces(&[&b, &stuck, &a, &c], &op2).map(|f| f.2),
+            Some(2)
+        );
+        // Op 1 marked instead: op 2's different results still count.
+        assert_eq!(
+            find_nondeterministic_traces(&[&a, &b, &c], &[true, false]).map(|f| f.2),
+            Some(2)
         );
     }
 }

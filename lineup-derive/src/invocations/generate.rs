@@ -75,17 +75,22 @@ fn trait_impl(model: &InvocationsBlock) -> TokenStream {
 
 /// The method's invocations, one per entry of its `calls`.
 fn invocations(method: &InvokeMethod) -> impl Iterator<Item = TokenStream> + '_ {
-    method
-        .calls
-        .iter()
-        .map(|arguments| invocation(&method.label, &method.ident, arguments, &method.param_types))
+    method.calls.iter().map(|arguments| {
+        invocation(
+            &method.label,
+            &method.ident,
+            arguments,
+            &method.param_types,
+            method.nondeterministic,
+        )
+    })
 }
 
-/// One `::lineup::Invocation::new(...)` call with its `.arg(...)`s. Each value is evaluated once
+/// One `::lineup::Invocation::new(...)` call with its `.arg(...)`s (and `.nondeterministic()`). Each value is evaluated once
 /// into a local of the parameter's type (so a value of the wrong type is reported at the value);
 /// the `move` closure owns a clone and clones it again at every call (so that it is `Fn`), and
 /// the original is recorded for display.
-fn invocation(label: &LitStr, method: &Ident, values: &[Expr], types: &[Type]) -> TokenStream {
+fn invocation(label: &LitStr, method: &Ident, values: &[Expr], types: &[Type], nondeterministic: bool) -> TokenStream {
     // Spanned at the user's value, so that a missing `Clone` or `Debug` is reported there (a
     // mixed-site name moves the report to the attribute). Each invocation is a block of its
     // own and the names are reserved-looking, so they do not clash with the user's.
@@ -114,10 +119,11 @@ fn invocation(label: &LitStr, method: &Ident, values: &[Expr], types: &[Type]) -
     let new = quote_spanned! {method.span()=>
         ::lineup::Invocation::new(#label, move |#object: &Self| Self::#method(#object #(, #clones)*))
     };
+    let marks = nondeterministic.then(|| quote_spanned!(method.span()=> .nondeterministic()));
     quote! {
         {
             #(#lets)*
-            #new #(#records)*
+            #new #(#records)* #marks
         }
     }
 }

@@ -39,6 +39,8 @@ pub(super) struct InvokeMethod {
     /// The label of its invocations: the `name = "..."` of `#[invoke]`, or the method's name
     /// (without `r#`) at the method's name.
     pub(super) label: LitStr,
+    /// `#[invoke(nondeterministic)]`: each invocation is marked `.nondeterministic()`.
+    pub(super) nondeterministic: bool,
     /// The type of each parameter besides `&self`, as the type of a local: every lifetime is
     /// `'_`.
     pub(super) param_types: Vec<Type>,

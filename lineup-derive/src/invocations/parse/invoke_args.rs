@@ -3,10 +3,13 @@
 use syn::parse::{Parse, ParseStream};
 use syn::{Attribute, Expr, Ident, LitStr, Meta, Token};
 
-/// The arguments of an `#[invoke(...)]` attribute: an optional `name = "..."` and the values.
+/// The arguments of an `#[invoke(...)]` attribute: an optional `name = "..."`, an optional
+/// `nondeterministic` flag, and the values.
 pub(super) struct InvokeArgs {
     /// The `name = "..."` option: the label of the invocations instead of the method's name.
     pub(super) name: Option<LitStr>,
+    /// The `nondeterministic` flag: the operation's results may differ after the same serial past.
+    pub(super) nondeterministic: bool,
     /// The values, one per invocation, in the order written.
     pub(super) values: Vec<Expr>,
 }
@@ -17,6 +20,7 @@ impl InvokeArgs {
         match &attr.meta {
             Meta::Path(_) => Ok(Self {
                 name: None,
+                nondeterministic: false,
                 values: Vec::new(),
             }),
             Meta::List(list) => list.parse_args_with(Self::parse),
@@ -31,15 +35,27 @@ impl InvokeArgs {
 impl Parse for InvokeArgs {
     fn parse(input: ParseStream) -> syn::Result<Self> {
         let mut name = None;
+        let mut nondeterministic = false;
         let mut values = Vec::new();
         while !input.is_empty() {
-            if input.peek(Ident) && input.peek2(Token![=]) && !input.peek2(Token![==]) {
+            let flag = input.fork();
+            if flag.parse::<Ident>().is_ok_and(|i| i == "nondeterministic") && (flag.is_empty() || flag.peek(Token![,]))
+            {
+                let key: Ident = input.parse()?;
+                if nondeterministic {
+                    return Err(syn::Error::new_spanned(&key, "duplicate option `nondeterministic`"));
+                }
+                nondeterministic = true;
+            } else if input.peek(Ident) && input.peek2(Token![=]) && !input.peek2(Token![==]) {
                 let key: Ident = input.parse()?;
                 input.parse::<Token![=]>()?;
                 if key != "name" {
                     return Err(syn::Error::new_spanned(
                         &key,
-                        format!("unknown option `{key}` in `#[invoke]`; the only option is `name = \"...\"`"),
+                        format!(
+                            "unknown option `{key}` in `#[invoke]`; the options are `name = \"...\"` and \
+                             `nondeterministic`"
+                        ),
                     ));
                 }
                 if name.is_some() {
@@ -60,6 +76,10 @@ impl Parse for InvokeArgs {
             }
             input.parse::<Token![,]>()?;
         }
-        Ok(Self { name, values })
+        Ok(Self {
+            name,
+            nondeterministic,
+            values,
+        })
     }
 }

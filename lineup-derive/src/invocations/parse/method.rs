@@ -43,6 +43,7 @@ pub(super) fn invoke_method(method: &ImplItemFn, attr: &Attribute) -> syn::Resul
             .collect(),
         ident: sig.ident.clone(),
         label,
+        nondeterministic: args.nondeterministic,
         param_types,
         calls,
     })
