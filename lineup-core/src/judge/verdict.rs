@@ -126,6 +126,13 @@ pub struct LoomEvidence {
     /// loom's stored path of the violating execution: `LOOM_CHECKPOINT_FILE=<it>` makes loom run
     /// that execution first.
     pub checkpoint: Option<std::path::PathBuf>,
+    /// The memory setting the violation was found in
+    /// ([`Config::real_time_happens_before`](crate::Config)).
+    pub real_time_happens_before: bool,
+    /// When no tracked load was weak: the same matrix checked again in the other memory setting
+    /// (real-time order as happens-before, or loom's bare C11), and whether it failed there too.
+    /// `None` when it was not re-checked (weak loads were found, or a stored path is replayed).
+    pub other_setting_fails: Option<bool>,
 }
 
 impl LoomEvidence {

@@ -2,6 +2,7 @@
 
 use std::fmt::{self, Write as _};
 
+use crate::judge::verdict::LoomEvidence;
 use crate::judge::verdict::Violation;
 use crate::judge::verdict::ViolationKind;
 use crate::judge::witness::explain_non_witness;
@@ -129,15 +130,7 @@ impl fmt::Display for Violation {
                     writeln!(f, "  - {load}")?;
                 }
             } else {
-                writeln!(
-                    f,
-                    "memory: no atomic of lineup::sync::atomic was read weakly in this execution: an interleaving \
-                     bug if every atomic of the object is one of those. Atomics it takes from loom directly (a \
-                     crate's own) are not tracked: then the violation may need weak memory too, and loom models \
-                     SeqCst accesses as AcqRel, so an algorithm that relies on SeqCst fences or on the SeqCst \
-                     total order can fail under loom and not in C11 (a loom false alarm; see \
-                     docs/black-box-crates.md)"
-                )?;
+                write_untracked_memory(f, loom, self.kind.history())?;
             }
         }
         let s = &self.stats;
@@ -212,4 +205,139 @@ fn write_group(f: &mut fmt::Formatter<'_>, h: &History, group: Option<&Observati
         }
     }
     Ok(())
+}
+
+/// The memory section of a loom violation that no tracked load explains: what lineup can know
+/// (whether the history is serial, whether the other memory setting fails too), never "an
+/// interleaving bug" without evidence.
+fn write_untracked_memory(f: &mut fmt::Formatter<'_>, loom: &LoomEvidence, history: &History) -> fmt::Result {
+    let setting = |rthb: bool| {
+        if rthb {
+            "with real-time order as happens-before"
+        } else {
+            "in loom's bare C11 model"
+        }
+    };
+    writeln!(
+        f,
+        "memory: no atomic of lineup::sync::atomic was read weakly in this execution; atomics the object takes \
+         from loom directly (a crate's own) are not tracked, so lineup has no evidence that this is an \
+         interleaving bug."
+    )?;
+    writeln!(f, "  found {}", setting(loom.real_time_happens_before))?;
+    match loom.other_setting_fails {
+        Some(true) => writeln!(f, "  re-checked {}: FAILS too", setting(!loom.real_time_happens_before))?,
+        Some(false) => writeln!(
+            f,
+            "  re-checked {}: PASSES, so the failure depends on the memory model",
+            setting(!loom.real_time_happens_before)
+        )?,
+        None => writeln!(
+            f,
+            "  not re-checked in the other memory setting (a stored path is replayed)"
+        )?,
+    }
+    if history.is_serial() {
+        if loom.real_time_happens_before {
+            writeln!(
+                f,
+                "  the violating history is serial (no two operations overlap) and real-time order is \
+                 happens-before: in C11 every load of it reads the latest store, so no C11 execution gives these \
+                 results. This is a loom artefact (loom models SeqCst accesses as AcqRel, and a crate's loom shim may \
+                 weaken its fences; see docs/black-box-crates.md), not a behaviour of the object on real hardware."
+            )?;
+        } else {
+            writeln!(
+                f,
+                "  the violating history is serial (no two operations overlap): in a sequentially consistent run \
+                 the operations could not return these values in this order (every such run is one of phase 1's \
+                 serial executions). The failure needs weak memory: an operation called after another returned \
+                 read an older value, which C11 allows without real-time order as happens-before (or a loom \
+                 artefact: loom models SeqCst accesses as AcqRel)."
+            )?;
+        }
+    } else if loom.other_setting_fails == Some(true) {
+        writeln!(
+            f,
+            "  it fails in both memory settings: an interleaving bug, or weak memory inside overlapping operations; \
+             if every atomic of the object is lineup::sync::atomic it is an interleaving bug (the same matrix on \
+             shuttle, which is sequentially consistent, tells)."
+        )?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::judge::verdict::CheckStats;
+    use crate::model::history::{op_table, Event};
+    use crate::model::invocation::InvocationLabel;
+    use crate::model::matrix::TestMatrix;
+    use crate::model::replay_token::ReplayToken;
+    use crate::model::response::Response;
+
+    /// A loom violation of `inc() | get()` with `get` returning 0, its events as given.
+    fn violation(events: Vec<Event>, real_time_happens_before: bool, other_setting_fails: Option<bool>) -> String {
+        let matrix = TestMatrix::new(vec![vec![0], vec![1]]);
+        let labels = vec![InvocationLabel::new("inc", vec![]), InvocationLabel::new("get", vec![])];
+        let ops = op_table(&matrix, &labels);
+        let responses = vec![Some(Response::returned(&())), Some(Response::returned(&0u64))];
+        let history = History::new(ops, events, responses, false).unwrap();
+        Violation {
+            subject: "LoomCounter".into(),
+            matrix,
+            labels,
+            kind: ViolationKind::NotLinearizable { history, group: None },
+            replay: ReplayToken {
+                phase: Phase::LoomConcurrent { preemption_bound: 2 },
+                choices: Vec::new(),
+            },
+            stats: CheckStats::default(),
+            loom: Some(LoomEvidence {
+                weak_loads: Vec::new(),
+                checkpoint: None,
+                real_time_happens_before,
+                other_setting_fails,
+            }),
+        }
+        .to_string()
+    }
+
+    fn serial() -> Vec<Event> {
+        vec![Event::Call(1), Event::Return(1), Event::Call(2), Event::Return(2)]
+    }
+
+    fn overlapping() -> Vec<Event> {
+        vec![Event::Call(1), Event::Call(2), Event::Return(2), Event::Return(1)]
+    }
+
+    #[test]
+    fn a_serial_violation_in_c11_needs_weak_memory() {
+        let report = violation(serial(), false, Some(false));
+        assert!(report.contains("needs weak memory"), "{report}");
+        assert!(
+            report.contains("with real-time order as happens-before: PASSES"),
+            "{report}"
+        );
+        assert!(
+            report.contains("no evidence that this is an interleaving bug"),
+            "{report}"
+        );
+    }
+
+    #[test]
+    fn a_serial_violation_with_real_time_order_is_a_loom_artefact() {
+        let report = violation(serial(), true, Some(true));
+        assert!(report.contains("loom artefact"), "{report}");
+        assert!(report.contains("in loom's bare C11 model: FAILS too"), "{report}");
+    }
+
+    #[test]
+    fn an_overlapping_violation_in_both_settings_is_not_called_an_interleaving_bug() {
+        let report = violation(overlapping(), true, Some(true));
+        assert!(report.contains("fails in both memory settings"), "{report}");
+        assert!(!report.contains("needs weak memory"), "{report}");
+        assert!(!report.contains("loom artefact"), "{report}");
+    }
 }
