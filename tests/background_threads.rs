@@ -88,3 +88,21 @@ fn a_background_thread_that_lags_behind_is_caught() {
     };
     assert!(matches!(v.kind, ViolationKind::Nondeterministic(_)), "{v}");
 }
+
+#[test]
+fn phase_1_stops_at_its_proof_on_a_3x3_matrix_racing_a_background_thread() {
+    // The matrix an earlier attempt at stopping phase 1 early got stuck on for minutes: every
+    // operation races the server thread. Phase 1 now stops at the first pair of serial executions
+    // that proves nondeterminism, long before it has enumerated all of them.
+    let subject = Subject::new("LazyServed", || LazyServed(Served::new()))
+        .with(Invocation::new("inc", LazyServed::inc))
+        .with(Invocation::new("get", |s: &LazyServed| s.0.get()));
+    let matrix = TestMatrix::new(vec![vec![0, 1, 0], vec![1, 0, 1], vec![0, 1, 1]]);
+    let verdict = check(&subject, &matrix, &Config::default()).unwrap();
+    let Verdict::Fail(v) = &verdict else {
+        panic!("expected a failure: {:?}", verdict.stats())
+    };
+    assert!(matches!(v.kind, ViolationKind::Nondeterministic(_)), "{v}");
+    eprintln!("serial executions to the proof: {}", v.stats.serial_executions);
+    assert!(v.stats.serial_executions < 1_000, "{:?}", v.stats);
+}

@@ -16,7 +16,7 @@ use crate::model::replay_token::Phase;
 use crate::model::replay_token::ReplayToken;
 use crate::model::subject::Subject;
 use crate::model::trace::Trace;
-use crate::spec::determinism::find_nondeterministic_traces;
+use crate::spec::determinism::DeterminismWatch;
 use crate::spec::determinism::Nondeterminism;
 use crate::spec::observation::ObservationSet;
 use crate::spec::synthesis::Synthesis;
@@ -36,6 +36,12 @@ pub(crate) fn serial_executions<O: Send + Sync + 'static>(
     // report); executions are deduplicated on their interned traces, before histories are built.
     let found: Rc<RefCell<(ObservationSet, TraceSet<Vec<u32>>)>> =
         Rc::new(RefCell::new((ObservationSet::new(ops.clone()), TraceSet::default())));
+    // The determinism check of §2.3 as traces arrive: phase 1 stops at its proof, the first pair
+    // of distinct serial executions that agree up to a call and then differ (trace indices in
+    // `found`'s set, and the operation).
+    let mut watch = DeterminismWatch::new(subject.tolerated_ops(matrix));
+    let proof: Rc<RefCell<Option<(usize, usize, usize)>>> = Rc::default();
+    let sink_proof = Rc::clone(&proof);
     let sink_found = Rc::clone(&found);
     let sink_ops = ops.clone();
     let step_limit: Rc<RefCell<Option<Vec<u32>>>> = Rc::default();
@@ -54,6 +60,11 @@ pub(crate) fn serial_executions<O: Send + Sync + 'static>(
             let (spec, schedules) = &mut *sink_found.borrow_mut();
             if schedules.insert(result.trace, result.schedule()) {
                 spec.insert_new(history_of(result.trace, &sink_ops));
+                let index = schedules.len() - 1;
+                if let Some((first, op)) = watch.insert(index, result.trace) {
+                    *sink_proof.borrow_mut() = Some((first, index, op));
+                    return Control::Stop;
+                }
             }
             Control::Continue
         },
@@ -69,25 +80,23 @@ pub(crate) fn serial_executions<O: Send + Sync + 'static>(
         .map_err(|_| ())
         .expect("exploration finished")
         .into_inner();
-    // The determinism check of §2.3, on the interned traces (every distinct serial execution).
-    let traces: Vec<&Trace> = schedules.iter().map(|(trace, _)| trace).collect();
-    let nondeterminism =
-        find_nondeterministic_traces(&traces, &subject.tolerated_ops(matrix)).map(|(first, second, op)| {
-            let entries: Vec<&(Trace, Vec<u32>)> = schedules.iter().collect();
-            // Resolved in this exploration's interner, which stays until the next exploration.
-            let nondeterminism = Nondeterminism {
-                op,
-                first: history_of(entries[first].0.as_ref(), &ops),
-                second: history_of(entries[second].0.as_ref(), &ops),
-            };
-            (
-                nondeterminism,
-                ReplayToken {
-                    phase: Phase::Serial,
-                    choices: entries[second].1.clone(),
-                },
-            )
-        });
+    let proof = proof.take();
+    let nondeterminism = proof.map(|(first, second, op)| {
+        let entries: Vec<&(Trace, Vec<u32>)> = schedules.iter().collect();
+        // Resolved in this exploration's interner, which stays until the next exploration.
+        let nondeterminism = Nondeterminism {
+            op,
+            first: history_of(entries[first].0.as_ref(), &ops),
+            second: history_of(entries[second].0.as_ref(), &ops),
+        };
+        (
+            nondeterminism,
+            ReplayToken {
+                phase: Phase::Serial,
+                choices: entries[second].1.clone(),
+            },
+        )
+    });
     Ok(Synthesis {
         spec,
         nondeterminism,

@@ -41,6 +41,11 @@ impl<V> TraceSet<V> {
         true
     }
 
+    /// How many distinct traces there are (the last one added has index `len() - 1`).
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
     /// The traces and their values, in insertion order.
     pub fn iter(&self) -> impl Iterator<Item = &(Trace, V)> {
         self.entries.iter()

@@ -7,7 +7,7 @@ use rustc_hash::FxHashMap;
 use crate::model::history::Event;
 use crate::model::history::History;
 use crate::model::response::Response;
-use crate::model::trace::Trace;
+use crate::model::trace::TraceRef;
 
 /// Two serial histories that prove nondeterminism: they agree up to and including the call of
 /// `op`, and then differ.
@@ -101,49 +101,68 @@ fn is_tolerated(tolerated: &[bool], op: usize) -> bool {
     tolerated.get(op - 1).copied().unwrap_or(false)
 }
 
-/// The determinism check on the interned traces of one exploration: the indices of two traces
-/// whose longest common prefix ends in a call, and that operation (different results of the
-/// operations marked in `tolerated` do not count; see [`find_nondeterminism_tolerating`]).
-///
-/// Sorting the traces lexicographically (a return keyed with its response, a stuck history
-/// ending in a marker) puts every trace that shares a prefix with two conflicting ones between
-/// them, so some adjacent pair in that order first differs right after the same call.
-pub(crate) fn find_nondeterministic_traces(traces: &[&Trace], tolerated: &[bool]) -> Option<(usize, usize, usize)> {
-    const STUCK: (u32, u32) = (u32::MAX, 0);
-    let keys: Vec<Vec<(u32, u32)>> = traces
-        .iter()
-        .map(|t| {
-            let mut key: Vec<(u32, u32)> = t
-                .events
-                .iter()
-                .map(|e| match *e {
-                    Event::Call(op) => (2 * op as u32, 0),
-                    Event::Return(op) => (2 * op as u32 + 1, t.responses[op - 1].map_or(0, |r| r + 1)),
-                })
-                .collect();
-            if t.stuck {
-                key.push(STUCK);
-            }
-            key
-        })
-        .collect();
-    let mut order: Vec<usize> = (0..traces.len()).collect();
-    order.sort_unstable_by(|&a, &b| keys[a].cmp(&keys[b]));
-    order.windows(2).find_map(|pair| {
-        let (a, b) = (&keys[pair[0]], &keys[pair[1]]);
-        let common = a.iter().zip(b).take_while(|(x, y)| x == y).count();
-        match common.checked_sub(1).map(|last| a[last]) {
-            Some((code, _)) if code != u32::MAX && code % 2 == 0 && common < a.len().max(b.len()) => {
-                let op = (code / 2) as usize;
-                let returns = |k: &[(u32, u32)]| k.get(common).is_some_and(|&(c, _)| c == code + 1);
-                if returns(a) && returns(b) && is_tolerated(tolerated, op) {
-                    return None;
-                }
-                Some((pair[0], pair[1], op))
-            }
-            _ => None,
+/// The determinism check on the interned traces of one exploration, as they arrive: phase 1
+/// stops at the first pair that proves nondeterminism (a pass still needs every serial
+/// execution). The same trie as [`find_nondeterminism`]: each node reached by a call remembers
+/// the outcome that followed it first (its return with the interned response, or the end of a
+/// stuck trace) and the trace that had it; a later trace that follows the same path to that call
+/// and then has another outcome is the second of the pair.
+#[derive(Debug, Default)]
+pub(crate) struct DeterminismWatch {
+    /// Trie edges: (parent node, event code, interned response + 1 of a return) -> child node.
+    edges: FxHashMap<(u32, u32, u32), u32>,
+    /// The first outcome after the call that leads to each node, and the trace it came from.
+    outcome_at: FxHashMap<u32, ((u32, u32), usize)>,
+    nodes: u32,
+    /// Operations whose different results are tolerated (see [`find_nondeterminism_tolerating`]).
+    tolerated: Vec<bool>,
+}
+
+impl DeterminismWatch {
+    /// Watches the traces of a matrix whose operations marked in `tolerated` (by `op - 1`) may
+    /// return different results after the same past.
+    pub(crate) fn new(tolerated: Vec<bool>) -> Self {
+        Self {
+            nodes: 1,
+            tolerated,
+            ..Self::default()
         }
-    })
+    }
+
+    /// Adds trace number `index`; returns the earlier trace it conflicts with and the operation,
+    /// if it proves nondeterminism. Traces must be distinct (an equal trace conflicts with none).
+    pub(crate) fn insert(&mut self, index: usize, trace: TraceRef<'_>) -> Option<(usize, usize)> {
+        const STUCK: (u32, u32) = (u32::MAX, 0);
+        let code = |e: &Event| match *e {
+            Event::Call(op) => (2 * op as u32, 0),
+            Event::Return(op) => (2 * op as u32 + 1, trace.responses[op - 1].map_or(0, |r| r + 1)),
+        };
+        let mut node = 0u32;
+        for (i, event) in trace.events.iter().enumerate() {
+            let key = code(event);
+            let nodes = &mut self.nodes;
+            node = *self.edges.entry((node, key.0, key.1)).or_insert_with(|| {
+                *nodes += 1;
+                *nodes - 1
+            });
+            let Event::Call(op) = *event else { continue };
+            let outcome = match trace.events.get(i + 1) {
+                Some(next @ Event::Return(r)) if *r == op => code(next),
+                None if trace.stuck => STUCK,
+                // Not serial, or an incomplete trace that is not stuck: nothing follows the call.
+                _ => continue,
+            };
+            match self.outcome_at.get(&node) {
+                Some(&(seen, _)) if seen == outcome => {}
+                Some(&(seen, _)) if seen != STUCK && outcome != STUCK && is_tolerated(&self.tolerated, op) => {}
+                Some(&(_, first)) => return Some((first, op)),
+                None => {
+                    self.outcome_at.insert(node, (outcome, index));
+                }
+            }
+        }
+        None
+    }
 }
 
 #[cfg(test)]
@@ -176,6 +195,17 @@ mod tests {
     fn returning_and_sticking_after_the_same_call_is_nondeterministic() {
         let (a, b) = (one_op(Some(1)), one_op(None));
         assert!(find_nondeterminism([&a, &b]).is_some());
+    }
+
+    use crate::model::trace::Trace;
+
+    /// The determinism check of phase 1 over `traces` in order: (first, second, op).
+    fn find_nondeterministic_traces(traces: &[&Trace], tolerated: &[bool]) -> Option<(usize, usize, usize)> {
+        let mut watch = DeterminismWatch::new(tolerated.to_vec());
+        traces
+            .iter()
+            .enumerate()
+            .find_map(|(i, t)| watch.insert(i, t.as_ref()).map(|(first, op)| (first, i, op)))
     }
 
     fn trace(events: &[(bool, usize)], responses: &[Option<u32>], stuck: bool) -> Trace {
