@@ -401,7 +401,7 @@ fn explore_concurrent<O: Send + Sync + 'static>(
                     cut += 1;
                 }
                 let path = std::fs::read_to_string(&checkpoint).map_err(scratch)?;
-                match path_step::step_path(&path).map_err(|problem| CheckError::ExecutionFailed {
+                match path_step::step_path(&path, max_branches()).map_err(|problem| CheckError::ExecutionFailed {
                     phase: PHASE,
                     message: format!(
                         "loom's stored path {} is not in loom 0.7.2's format: {problem}",
@@ -523,7 +523,20 @@ fn start_from_user_checkpoint(scratch: &std::path::Path) -> Result<(), CheckErro
         message: format!("{LOOM_CHECKPOINT_ENV}={}: {problem}", user.display()),
     };
     let text = std::fs::read_to_string(&user).map_err(|e| bad(format!("cannot read it: {e}")))?;
-    path_step::step_path(&text).map_err(|problem| bad(format!("not a loom 0.7.2 stored path: {problem}")))?;
+    path_step::step_path(&text, max_branches())
+        .map_err(|problem| bad(format!("not a loom 0.7.2 stored path: {problem}")))?;
+    // loom 0.7.2 cannot load a path longer than its branch limit (see `path_step::step_path`):
+    // it would panic with "capacity overflow" in the child, outside any execution.
+    let branches =
+        path_step::branch_count(&text).map_err(|problem| bad(format!("not a loom 0.7.2 stored path: {problem}")))?;
+    if branches > max_branches() {
+        return Err(bad(format!(
+            "the stored path has {branches} branches, more than loom's branch limit (LOOM_MAX_BRANCHES = {}); \
+             loom 0.7.2 cannot load it (its Path::set_max_branches computes the limit minus the length, which \
+             wraps: \"capacity overflow\"). Run the replay with LOOM_MAX_BRANCHES={branches} or more",
+            max_branches()
+        )));
+    }
     std::fs::write(scratch, text).map_err(|e| bad(format!("cannot copy it to {}: {e}", scratch.display())))?;
     eprintln!(
         "lineup (loom): phase 2 starts from the stored path in {} ({LOOM_CHECKPOINT_ENV})",
