@@ -197,7 +197,7 @@ fn check_file(
     };
     let _ = writeln!(
         out,
-        "{word} {} ({model}, {format}, {operations} ops, {} partitions, {:.3} s)",
+        "{word} {} ({model}, {format}, {operations} ops, {} partitions, {:.6} s)",
         file.display(),
         report.stats.partitions,
         elapsed.as_secs_f64()
