@@ -128,13 +128,13 @@ impl KvEntry {
 /// `BTreeMap<String, String>`: `{"a": "x"}`.
 ///
 /// ```
-/// use lineup_histories::{Model, Successors};
-/// use lineup_histories::models::{KvInput, KvModel, KvOutput};
+/// use lineup_histories::Model;
+/// use lineup_histories::models::{KvInput, KvModel, KvOutput, KvState};
 ///
 /// let m = KvModel;
-/// let step = |s, input| m.step(s, &input, &KvOutput::Ok).into_iter().next().unwrap();
-/// let a = step(&step(&m.init(), KvInput::append("k", "x")), KvInput::append("k", "y"));
-/// let b = step(&m.init(), KvInput::put("k", "xy"));
+/// let step = |s: KvState, input| m.step(&s, &input, &KvOutput::Ok).into_iter().next().unwrap();
+/// let a = step(step(m.init(), KvInput::append("k", "x")), KvInput::append("k", "y"));
+/// let b = step(m.init(), KvInput::put("k", "xy"));
 /// assert_eq!(a, b); // the same map, however it was built
 /// assert_eq!(format!("{a:?}"), r#"{"k": "xy"}"#);
 /// ```

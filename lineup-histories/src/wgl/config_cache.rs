@@ -59,6 +59,31 @@ impl<S: Eq + Hash> ConfigCache<S> {
         hasher.finish()
     }
 
+    /// Whether `(set, state)` is in the cache.
+    pub(crate) fn contains(&self, set: &LinearizedSet, state: &S) -> bool {
+        let hash = mix64(set.hash() ^ Self::state_hash(state).rotate_left(29));
+        self.find(hash, set, state)
+    }
+
+    fn find(&self, hash: u64, set: &LinearizedSet, state: &S) -> bool {
+        let frontier = set.frontier() as u32;
+        let definite_count = set.definite_count() as u32;
+        self.table
+            .find(hash, |entry| {
+                entry.hash == hash
+                    && entry.frontier == frontier
+                    && entry.definite_count == definite_count
+                    && entry
+                        .window
+                        .iter()
+                        .enumerate()
+                        .all(|(w, &word)| set.window_word(w) == word)
+                    && *entry.unknown == *set.unknown_words()
+                    && entry.state == *state
+            })
+            .is_some()
+    }
+
     /// Adds `(set, state)`; returns whether it was new. `state_heap` tells the heap bytes a
     /// state owns.
     pub(crate) fn insert(&mut self, set: &LinearizedSet, state: &S, state_heap: impl Fn(&S) -> usize) -> bool
@@ -66,23 +91,11 @@ impl<S: Eq + Hash> ConfigCache<S> {
         S: Clone,
     {
         let hash = mix64(set.hash() ^ Self::state_hash(state).rotate_left(29));
-        let frontier = set.frontier() as u32;
-        let definite_count = set.definite_count() as u32;
-        let found = self.table.find(hash, |entry| {
-            entry.hash == hash
-                && entry.frontier == frontier
-                && entry.definite_count == definite_count
-                && entry
-                    .window
-                    .iter()
-                    .enumerate()
-                    .all(|(w, &word)| set.window_word(w) == word)
-                && *entry.unknown == *set.unknown_words()
-                && entry.state == *state
-        });
-        if found.is_some() {
+        if self.find(hash, set, state) {
             return false;
         }
+        let frontier = set.frontier() as u32;
+        let definite_count = set.definite_count() as u32;
         let entry = CacheEntry {
             hash,
             frontier,

@@ -91,6 +91,29 @@ fn held<S: Eq + std::hash::Hash>(
         + allocation((deepest.prefix.capacity() + deepest.unplaced.capacity()) * 4) as u64
 }
 
+/// Whether the configuration reached by linearizing the unknown-outcome operation of `slot`
+/// (already in `set`) into `next` is *subsumed*: one with the same definite operations and the
+/// same state but fewer unknown ones is the current one (`next == state`: the operation changed
+/// nothing) or was seen before. Whatever can follow the subsumed configuration can follow the
+/// smaller one (an unknown operation never has to be linearized, and it has no return that
+/// constrains others), which is or will be explored, so the search skips it: a linearization
+/// exists from it only if one exists from the smaller one.
+fn subsumed<S: Eq + std::hash::Hash>(
+    set: &mut LinearizedSet,
+    slot: u32,
+    next: &S,
+    state: &S,
+    cache: &ConfigCache<S>,
+) -> bool {
+    if next == state {
+        return true;
+    }
+    set.remove(slot, true);
+    let seen = cache.contains(set, next);
+    set.insert(slot, true);
+    seen
+}
+
 /// How many loop iterations between two polls of the clock and the cancel flag.
 const POLL_EVERY: u32 = 1 << 10;
 
@@ -241,6 +264,9 @@ pub(crate) fn search<M: Model>(
             let mut first: Option<M::State> = None;
             let mut alternatives = Vec::new();
             for next in successors {
+                if is_unknown && subsumed(&mut set, slot[op as usize], &next, &state, &cache) {
+                    continue;
+                }
                 if cache.insert(&set, &next, |s| model.state_heap_size(s)) {
                     if first.is_none() {
                         first = Some(next);
