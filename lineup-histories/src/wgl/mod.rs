@@ -163,9 +163,11 @@ pub(crate) fn search<M: Model>(
     let slack = control.memory.slack();
     let fixed = 48 * ops.len() as u64 + 64;
     let mut stack_heap = 0u64;
-    let out_of_memory = SearchVerdict::Unknown(UnknownReason::MemoryLimit {
-        bytes: control.memory.limit(),
-    });
+    let out_of_memory = || {
+        SearchVerdict::Unknown(UnknownReason::MemoryLimit {
+            bytes: control.memory.limit(),
+        })
+    };
     macro_rules! held {
         () => {
             held(fixed, &cache, stack.capacity(), stack_heap, &deepest)
@@ -198,7 +200,7 @@ pub(crate) fn search<M: Model>(
     };
 
     if !account.fits(held!(), 0) {
-        return finish(out_of_memory, &cache, steps);
+        return finish(out_of_memory(), &cache, steps);
     }
     loop {
         if remaining == 0 {
@@ -221,7 +223,7 @@ pub(crate) fn search<M: Model>(
                 return finish(SearchVerdict::Cancelled, &cache, steps);
             }
             if !account.fits(held!(), 0) {
-                return finish(out_of_memory, &cache, steps);
+                return finish(out_of_memory(), &cache, steps);
             }
             if control.max_steps.is_some_and(|max| steps >= max) {
                 return finish(SearchVerdict::OutOfSteps, &cache, steps);
@@ -259,7 +261,7 @@ pub(crate) fn search<M: Model>(
             set.insert(slot[op as usize], is_unknown);
             let growth = cache.growth() as u64;
             if growth > 0 && !account.fits(held!(), growth) {
-                return finish(out_of_memory, &cache, steps);
+                return finish(out_of_memory(), &cache, steps);
             }
             let mut first: Option<M::State> = None;
             let mut alternatives = Vec::new();
@@ -286,7 +288,7 @@ pub(crate) fn search<M: Model>(
             }
             let now = held!();
             if now > account.reported() + slack && !account.fits(now, 0) {
-                return finish(out_of_memory, &cache, steps);
+                return finish(out_of_memory(), &cache, steps);
             }
             match first {
                 Some(next) => {
