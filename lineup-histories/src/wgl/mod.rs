@@ -103,7 +103,7 @@ fn subsumed<S: Eq + std::hash::Hash>(
     slot: u32,
     next: &S,
     state: &S,
-    cache: &ConfigCache<S>,
+    cache: &mut ConfigCache<S>,
 ) -> bool {
     if next == state {
         return true;
@@ -266,7 +266,7 @@ pub(crate) fn search<M: Model>(
             let mut first: Option<M::State> = None;
             let mut alternatives = Vec::new();
             for next in successors {
-                if is_unknown && subsumed(&mut set, slot[op as usize], &next, &state, &cache) {
+                if is_unknown && subsumed(&mut set, slot[op as usize], &next, &state, &mut cache) {
                     continue;
                 }
                 if cache.insert(&set, &next, |s| model.state_heap_size(s)) {
