@@ -87,12 +87,10 @@ impl CheckOptions {
 
     /// The number of worker threads to use.
     pub fn worker_count(&self) -> usize {
-        self.workers
-            .map(NonZeroUsize::get)
-            .unwrap_or_else(|| {
-                // Read once per process: `available_parallelism` reads the cgroup's files.
-                static CORES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
-                *CORES.get_or_init(|| std::thread::available_parallelism().map(NonZeroUsize::get).unwrap_or(1))
-            })
+        self.workers.map(NonZeroUsize::get).unwrap_or_else(|| {
+            // Read once per process: `available_parallelism` reads the cgroup's files.
+            static CORES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+            *CORES.get_or_init(|| std::thread::available_parallelism().map(NonZeroUsize::get).unwrap_or(1))
+        })
     }
 }

@@ -166,9 +166,7 @@ pub fn check_partitioned<M: PartitionedModel>(
         } else {
             Duration::ZERO
         };
-        let runs = run_round(&todo, workers, spawn_after, &failed, |index| {
-            run_part(index, max_steps)
-        });
+        let runs = run_round(&todo, workers, spawn_after, &failed, |index| run_part(index, max_steps));
         todo.clear();
         for (index, run) in runs {
             stats.cache_entries += run.cache_entries;

@@ -289,7 +289,12 @@ impl Model for KvModel {
         // The list of entries is the state's own; keys and values are shared with the states it
         // was made from, except at most one new value: count the longest.
         allocation(16 + state.entries.len() * std::mem::size_of::<KvEntry>())
-            + state.entries.iter().map(|e| allocation(16 + e.value.len())).max().unwrap_or(0)
+            + state
+                .entries
+                .iter()
+                .map(|e| allocation(16 + e.value.len()))
+                .max()
+                .unwrap_or(0)
     }
 }
 

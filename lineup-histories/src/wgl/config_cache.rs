@@ -148,7 +148,7 @@ impl<S: Eq + Hash> ConfigCache<S> {
         if len <= INLINE {
             words[..len].copy_from_slice(&self.key);
         } else {
-            if !self.chunks.last().is_some_and(|c| c.capacity() - c.len() >= len) {
+            if self.chunks.last().is_none_or(|c| c.capacity() - c.len() < len) {
                 let chunk = Vec::with_capacity(len.max(CHUNK_WORDS));
                 self.heap += allocation(8 * chunk.capacity());
                 self.chunks.push(chunk);
