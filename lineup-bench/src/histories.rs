@@ -192,6 +192,10 @@ fn corpus_dir() -> PathBuf {
     dir
 }
 
+/// The figures of each corpus run before issue 12's "faster" work (commit 2c951c5, this
+/// machine): total milliseconds (parse + check), steps.
+const BASELINE: [(f64, u64); 3] = [(311.236, 1_265_906), (11.644, 710), (4109.577, 2_165_080)];
+
 /// Checks every file of one corpus folder; asserts the verdicts.
 fn corpus() {
     let dir = corpus_dir();
@@ -210,10 +214,11 @@ fn corpus() {
         ("kv", "kv/", ModelKind::Kv, Format::Edn, true),
         ("kv", "kv/", ModelKind::Kv, Format::Edn, false),
     ];
-    for (corpus, prefix, model, format, partition) in runs {
+    for (index, (corpus, prefix, model, format, partition)) in runs.into_iter().enumerate() {
         let files: Vec<&(String, bool)> = verdicts.iter().filter(|(f, _)| f.starts_with(prefix)).collect();
         let options = CheckOptions::default().with_partitioning(partition);
         let mut total = Duration::ZERO;
+        let (mut steps, mut cache_entries) = (0u64, 0usize);
         let mut max = (Duration::ZERO, String::new());
         let (mut linearizable, mut violations, mut operations) = (0, 0, 0);
         for (file, expected) in &files {
@@ -223,6 +228,8 @@ fn corpus() {
             let checked = model.check(&raw, &path, &options).unwrap_or_else(|e| panic!("{e}"));
             let elapsed = start.elapsed();
             operations += checked.operations;
+            steps += checked.report.stats.steps;
+            cache_entries += checked.report.stats.cache_entries;
             total += elapsed;
             if elapsed > max.0 {
                 max = (elapsed, file.clone());
@@ -241,14 +248,18 @@ fn corpus() {
             assert_eq!(got, *expected, "{file}: verdict differs from verdicts.tsv");
         }
         assert!(!files.is_empty(), "no {corpus} files in verdicts.tsv");
+        let (baseline_ms, baseline_steps) = BASELINE[index];
         println!(
             "{{\"bench\":\"histories_corpus\", \"corpus\":\"{corpus}\", \"partitioned\":{partition}, \"files\":{}, \
              \"operations\":{operations}, \"linearizable\":{linearizable}, \"violations\":{violations}, \
-             \"verdicts_as_expected\":true, \"total_ms\":{:.3}, \"max_ms\":{:.3}, \"max_file\":\"{}\"}}",
+             \"verdicts_as_expected\":true, \"total_ms\":{:.3}, \"max_ms\":{:.3}, \"max_file\":\"{}\", \
+             \"steps\":{steps}, \"cache_entries\":{cache_entries}, \"baseline_total_ms\":{baseline_ms:.3}, \
+             \"baseline_steps\":{baseline_steps}, \"speedup\":{:.1}}}",
             files.len(),
             total.as_secs_f64() * 1e3,
             max.0.as_secs_f64() * 1e3,
-            max.1
+            max.1,
+            baseline_ms / (total.as_secs_f64() * 1e3),
         );
     }
 }

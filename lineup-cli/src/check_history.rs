@@ -79,8 +79,8 @@ pub struct CheckHistoryArgs {
     #[arg(long, value_name = "SECS", value_parser = parse_seconds)]
     time_limit: Option<Duration>,
     /// The memory budget of a check: bytes, or with a suffix K, M or G (KiB, MiB, GiB), or
-    /// `unlimited`; past it the verdict is UNKNOWN. Default: half of the memory available when
-    /// the check starts.
+    /// `unlimited`; past it the verdict is UNKNOWN. Default: half of the memory available (read
+    /// when a check first holds about 16 MiB).
     #[arg(long, value_name = "SIZE", value_parser = parse_memory)]
     max_memory: Option<MemoryLimit>,
     /// Also print the linearization found for a linearizable file.
@@ -197,7 +197,7 @@ fn check_file(
     };
     let _ = writeln!(
         out,
-        "{word} {} ({model}, {format}, {operations} ops, {} partitions, {:.3} s)",
+        "{word} {} ({model}, {format}, {operations} ops, {} partitions, {:.6} s)",
         file.display(),
         report.stats.partitions,
         elapsed.as_secs_f64()

@@ -49,6 +49,12 @@ fn one_verdict_line_per_file_and_exit_1_on_a_violation() {
         verdicts[1].contains(" ops, ") && verdicts[1].ends_with(" s)"),
         "{stdout}"
     );
+    // Check times in microseconds (issue 12): milliseconds rounded the small files to zero.
+    for verdict in &verdicts {
+        let seconds = verdict.trim_end_matches(" s)").rsplit(' ').next().unwrap_or("");
+        let decimals = seconds.split_once('.').map_or(0, |(_, d)| d.len());
+        assert_eq!(decimals, 6, "a time with microseconds: {verdict}");
+    }
     // The explanation: prefix, unplaced operations, the timeline, and file lines.
     assert!(stdout.contains("longest linearizable prefix"), "{stdout}");
     assert!(

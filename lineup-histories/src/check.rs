@@ -41,7 +41,7 @@ use crate::wgl::{search, Control, SearchResult, SearchVerdict};
 /// ```
 pub fn check<M: Model>(model: &M, history: &History<M::Input, M::Output>, options: &CheckOptions) -> CheckReport {
     let start = Instant::now();
-    let memory = MemoryMeter::new(options.max_memory.bytes());
+    let memory = MemoryMeter::new(options.max_memory);
     let control = Control {
         deadline: options.time_limit.map(|limit| (start + limit, limit)),
         max_cache_entries: options.max_cache_entries,

@@ -6,9 +6,11 @@
 //! possibilities) and stop with an unknown verdict when the next allocation would take them past
 //! the budget. The count is an estimate (allocator overhead is rounded, and a model state's heap
 //! is what [`crate::Model::state_heap_size`] says), so the default budget leaves room: half of
-//! the memory available when the check starts.
+//! the memory available, read when the check first holds 16 MiB (a smaller check never needs
+//! it).
 
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::OnceLock;
 
 /// How much memory a check may hold ([`crate::CheckOptions::max_memory`],
 /// [`crate::OnlineChecker::with_memory_limit`]).
@@ -21,7 +23,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 /// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum MemoryLimit {
-    /// Half of the memory available when the check starts ([`default_memory_budget`]).
+    /// Half of the memory available ([`default_memory_budget`]), read from the machine when the
+    /// check first holds about 16 MiB (a check that holds less never reads it).
     #[default]
     Auto,
     /// At most this many bytes.
@@ -100,27 +103,48 @@ pub(crate) fn allocation(bytes: usize) -> usize {
     }
 }
 
+/// Below this many bytes held (with the slack), a check under [`MemoryLimit::Auto`] does not
+/// read its budget from the machine: reading it (`/proc/meminfo`, the cgroup, the limits) costs
+/// more than checking a small history.
+const AUTO_READ_AT: u64 = 16 << 20;
+
+/// The slack of a budget not read yet (the most it can be).
+const UNREAD_SLACK: u64 = 1 << 20;
+
 /// A budget shared by the searches of one check (the partitions of a partitioned check run at
 /// the same time), with what they hold together.
 pub(crate) struct MemoryMeter {
-    limit: u64,
+    /// The limit, once known (`u64::MAX`: unlimited).
+    limit: OnceLock<u64>,
     used: AtomicU64,
     peak: AtomicU64,
 }
 
 impl MemoryMeter {
-    /// A meter of `limit` bytes (`None`: unlimited, only counted).
-    pub(crate) fn new(limit: Option<u64>) -> Self {
+    /// A meter of `limit`. [`MemoryLimit::Auto`] is read from the machine
+    /// ([`default_memory_budget`]) the first time the searches hold about 16 MiB, so that small
+    /// checks never pay for reading it.
+    pub(crate) fn new(limit: MemoryLimit) -> Self {
+        let known = OnceLock::new();
+        match limit {
+            MemoryLimit::Auto => {}
+            MemoryLimit::Bytes(bytes) => {
+                let _ = known.set(bytes);
+            }
+            MemoryLimit::Unlimited => {
+                let _ = known.set(u64::MAX);
+            }
+        }
         MemoryMeter {
-            limit: limit.unwrap_or(u64::MAX),
+            limit: known,
             used: AtomicU64::new(0),
             peak: AtomicU64::new(0),
         }
     }
 
-    /// The limit, in bytes.
+    /// The limit, in bytes (read from the machine now if it was not yet).
     pub(crate) fn limit(&self) -> u64 {
-        self.limit
+        *self.limit.get_or_init(default_memory_budget)
     }
 
     /// The most the searches held together (at the points they reported).
@@ -130,7 +154,19 @@ impl MemoryMeter {
 
     /// Between two reports a search may grow by this much unreported.
     pub(crate) fn slack(&self) -> u64 {
-        (self.limit / 64).clamp(4 << 10, 1 << 20)
+        match self.limit.get() {
+            Some(limit) => (limit / 64).clamp(4 << 10, UNREAD_SLACK),
+            None => UNREAD_SLACK,
+        }
+    }
+
+    /// Whether `bytes` (with the slack) fit in the budget.
+    fn allows(&self, bytes: u64) -> bool {
+        if self.limit.get().is_none() && bytes.saturating_add(UNREAD_SLACK) <= AUTO_READ_AT {
+            return true;
+        }
+        let limit = self.limit();
+        bytes.saturating_add(self.slack()) <= limit
     }
 }
 
@@ -157,7 +193,7 @@ impl<'a> MemoryAccount<'a> {
         self.reported = held;
         self.meter.peak.fetch_max(now, Ordering::Relaxed);
         // Room is left for the slack a search may grow by before its next report.
-        now.saturating_add(extra).saturating_add(self.meter.slack()) <= self.meter.limit
+        self.meter.allows(now.saturating_add(extra))
     }
 
     /// The bytes reported last.
@@ -190,7 +226,7 @@ mod tests {
 
     #[test]
     fn accounts_add_up_and_free_on_drop() {
-        let meter = MemoryMeter::new(Some(1000 + (4 << 10)));
+        let meter = MemoryMeter::new(MemoryLimit::Bytes(1000 + (4 << 10)));
         let mut a = MemoryAccount::new(&meter);
         let mut b = MemoryAccount::new(&meter);
         assert!(a.fits(600, 0));

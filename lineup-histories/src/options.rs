@@ -28,7 +28,7 @@ pub struct CheckOptions {
     /// Give up (verdict unknown) before the search would hold more than this much memory (its
     /// cache entries, hash table and stack, summed over the partitions checked at the same
     /// time; the history itself is not counted). The default, [`MemoryLimit::Auto`], is half
-    /// of the memory available when the check starts.
+    /// of the memory available, read when the check first holds about 16 MiB.
     pub max_memory: MemoryLimit,
     /// Split the history by the model's partition key ([`crate::check_partitioned`] only).
     pub partition: bool,
@@ -87,8 +87,10 @@ impl CheckOptions {
 
     /// The number of worker threads to use.
     pub fn worker_count(&self) -> usize {
-        self.workers
-            .map(NonZeroUsize::get)
-            .unwrap_or_else(|| std::thread::available_parallelism().map(NonZeroUsize::get).unwrap_or(1))
+        self.workers.map(NonZeroUsize::get).unwrap_or_else(|| {
+            // Read once per process: `available_parallelism` reads the cgroup's files.
+            static CORES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+            *CORES.get_or_init(|| std::thread::available_parallelism().map(NonZeroUsize::get).unwrap_or(1))
+        })
     }
 }

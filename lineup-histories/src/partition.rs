@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use crate::check::{check, outcome_of};
 use crate::history::{History, OpId};
@@ -56,6 +56,10 @@ pub fn partition_history<M: PartitionedModel>(
 /// [`check_partitioned`]; the partitions that need more are checked in full afterwards.
 const FIRST_ROUND_STEPS: u64 = 1 << 16;
 
+/// How long the first round runs on the calling thread alone before it starts the other
+/// workers.
+const SPAWN_AFTER: Duration = Duration::from_millis(1);
+
 /// Checks a history against a P-compositional model: split by key, each part checked with the
 /// model of its key ([`PartitionedModel::part_model`]) on a pool of worker threads
 /// ([`CheckOptions::workers`]). The history is linearizable iff every part is.
@@ -100,7 +104,7 @@ pub fn check_partitioned<M: PartitionedModel>(
     let start = Instant::now();
     let parts = partition_history(model, history)?;
     let failed = AtomicBool::new(false);
-    let memory = MemoryMeter::new(options.max_memory.bytes());
+    let memory = MemoryMeter::new(options.max_memory);
     let cancelled = || failed.load(Ordering::Relaxed);
     let workers = options.worker_count();
 
@@ -155,7 +159,14 @@ pub fn check_partitioned<M: PartitionedModel>(
     // Round 1: every part with a step budget; round 2: those that needed more, in full.
     let mut todo: Vec<usize> = (0..parts.len()).collect();
     for max_steps in [Some(FIRST_ROUND_STEPS), None] {
-        let runs = run_round(&todo, workers, &failed, |index| run_part(index, max_steps));
+        // Round 1 starts on the calling thread alone (small histories end before it would
+        // start others); round 2 has the hard parts.
+        let spawn_after = if max_steps.is_some() {
+            SPAWN_AFTER
+        } else {
+            Duration::ZERO
+        };
+        let runs = run_round(&todo, workers, spawn_after, &failed, |index| run_part(index, max_steps));
         todo.clear();
         for (index, run) in runs {
             stats.cache_entries += run.cache_entries;
@@ -197,36 +208,45 @@ pub fn check_partitioned<M: PartitionedModel>(
     Ok(CheckReport { outcome, stats })
 }
 
-/// Runs `run` on each of `indices` (in this order) on up to `workers` threads; stops taking
-/// new ones once `stop` is set. Returns the results with their indices, in no given order.
+/// Runs `run` on each of `indices` (in this order) on up to `workers` threads: the calling
+/// thread, and the others once the round has taken `spawn_after` (so that a round of small parts
+/// does not pay for starting threads). Stops taking new ones once `stop` is set. Returns the
+/// results with their indices, in no given order.
 fn run_round<T: Send>(
     indices: &[usize],
     workers: usize,
+    spawn_after: Duration,
     stop: &AtomicBool,
     run: impl Fn(usize) -> T + Sync,
 ) -> Vec<(usize, T)> {
     let next = AtomicUsize::new(0);
+    let take = || {
+        let k = next.fetch_add(1, Ordering::Relaxed);
+        (k < indices.len() && !stop.load(Ordering::Relaxed)).then(|| indices[k])
+    };
     let worker = || {
         let mut mine = Vec::new();
-        loop {
-            let k = next.fetch_add(1, Ordering::Relaxed);
-            if k >= indices.len() || stop.load(Ordering::Relaxed) {
-                break;
-            }
-            mine.push((indices[k], run(indices[k])));
+        while let Some(index) = take() {
+            mine.push((index, run(index)));
         }
         mine
     };
     let workers = workers.min(indices.len());
-    if workers <= 1 {
-        return worker();
-    }
+    let start = Instant::now();
     std::thread::scope(|scope| {
-        let handles: Vec<_> = (0..workers).map(|_| scope.spawn(worker)).collect();
-        handles
-            .into_iter()
-            .flat_map(|h| h.join().expect("a partition worker panicked"))
-            .collect()
+        let mut helpers = Vec::new();
+        let mut mine = Vec::new();
+        loop {
+            if helpers.is_empty() && workers > 1 && start.elapsed() >= spawn_after {
+                helpers = (1..workers).map(|_| scope.spawn(worker)).collect();
+            }
+            let Some(index) = take() else { break };
+            mine.push((index, run(index)));
+        }
+        for helper in helpers {
+            mine.extend(helper.join().expect("a partition worker panicked"));
+        }
+        mine
     })
 }
 

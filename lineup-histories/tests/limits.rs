@@ -118,7 +118,11 @@ fn a_small_memory_budget_gives_unknown_with_what_was_explored() {
     );
     assert!(report.stats.cache_entries > 10_000, "{:?}", report.stats);
     assert!(report.stats.peak_memory <= budget, "{:?}", report.stats);
-    assert!(report.stats.peak_memory > budget / 2, "{:?}", report.stats);
+    // The budget is used, not wildly undershot: the cache is its hash table (keys of a word or
+    // two are kept in the entries), and a table that would double past the budget (old and new
+    // table both live while it moves: three times the old one) stops the search, so the peak
+    // is at least about a third of the budget.
+    assert!(report.stats.peak_memory > budget / 3, "{:?}", report.stats);
 }
 
 #[test]

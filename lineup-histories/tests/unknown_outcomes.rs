@@ -231,3 +231,38 @@ fn an_info_cas_may_have_swapped() {
     bad[5] = Event::ret(2, RO::Value(Some(3)));
     assert!(!linearizable(&register(), &bad).0);
 }
+
+/// Unknown operations that change nothing (a read, a compare-and-set that cannot swap) are
+/// never worth linearizing, and a configuration with more unknown operations linearized than
+/// one already seen (same definite ones, same state) adds nothing: the search skips both, so
+/// 24 such operations open across a history that is not linearizable (the search must rule out
+/// everything) do not multiply its configurations by 2^24. (Jepsen's etcd_002 went from 1.15
+/// million steps to about a hundred.)
+#[test]
+fn unknown_operations_that_change_nothing_do_not_multiply_the_search() {
+    let mut events = Vec::new();
+    for client in 0..24u64 {
+        let input = if client % 2 == 0 {
+            R::Read
+        } else {
+            R::Cas {
+                from: Some(99),
+                to: Some(100),
+            }
+        };
+        events.push(Event::call(100 + client, input));
+    }
+    for i in 0..40i64 {
+        events.push(Event::call(0, R::Write(Some(i))));
+        events.push(Event::ret(0, RO::Ok));
+        events.push(Event::call(1, R::Read));
+        events.push(Event::ret(1, RO::Value(Some(i))));
+    }
+    events.push(Event::call(1, R::Read));
+    events.push(Event::ret(1, RO::Value(Some(1000)))); // never written
+    let history = History::from_events(events.iter().cloned()).unwrap();
+    let options = CheckOptions::default().with_max_cache_entries(1_000_000);
+    let report = check(&register(), &history, &options);
+    assert!(report.outcome.violation().is_some(), "{:?}", report.outcome);
+    assert!(report.stats.steps < 10_000, "{} steps", report.stats.steps);
+}

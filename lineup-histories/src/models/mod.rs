@@ -12,7 +12,7 @@ mod set;
 mod stack;
 
 pub use counter::{CounterInput, CounterModel, CounterOutput};
-pub use kv::{KvInput, KvKeyModel, KvModel, KvOp, KvOutput};
+pub use kv::{KvInput, KvKeyModel, KvModel, KvOp, KvOutput, KvState};
 pub use queue::{QueueInput, QueueModel, QueueOutput};
 pub use register::{RegisterInput, RegisterModel, RegisterOutput};
 pub use set::{SetElementModel, SetInput, SetModel};

@@ -111,10 +111,11 @@ impl LinearizedSet {
         }
     }
 
-    /// The window: the words from the frontier up to the last set definite bit.
-    pub(crate) fn window(&self) -> Vec<u64> {
+    /// Appends the window to `words`: the words from the frontier up to the last set definite
+    /// bit.
+    #[inline]
+    pub(crate) fn push_window(&self, words: &mut Vec<u64>) {
         let mut left = self.definite_count - self.frontier;
-        let mut words = Vec::new();
         let mut w = 0;
         while left > 0 {
             let word = self.window_word(w);
@@ -122,6 +123,13 @@ impl LinearizedSet {
             words.push(word);
             w += 1;
         }
+    }
+
+    /// The window: the words from the frontier up to the last set definite bit.
+    #[cfg(test)]
+    pub(crate) fn window(&self) -> Vec<u64> {
+        let mut words = Vec::new();
+        self.push_window(&mut words);
         words
     }
 }

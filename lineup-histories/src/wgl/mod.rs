@@ -91,6 +91,29 @@ fn held<S: Eq + std::hash::Hash>(
         + allocation((deepest.prefix.capacity() + deepest.unplaced.capacity()) * 4) as u64
 }
 
+/// Whether the configuration reached by linearizing the unknown-outcome operation of `slot`
+/// (already in `set`) into `next` is *subsumed*: one with the same definite operations and the
+/// same state but fewer unknown ones is the current one (`next == state`: the operation changed
+/// nothing) or was seen before. Whatever can follow the subsumed configuration can follow the
+/// smaller one (an unknown operation never has to be linearized, and it has no return that
+/// constrains others), which is or will be explored, so the search skips it: a linearization
+/// exists from it only if one exists from the smaller one.
+fn subsumed<S: Eq + std::hash::Hash>(
+    set: &mut LinearizedSet,
+    slot: u32,
+    next: &S,
+    state: &S,
+    cache: &mut ConfigCache<S>,
+) -> bool {
+    if next == state {
+        return true;
+    }
+    set.remove(slot, true);
+    let seen = cache.contains(set, next);
+    set.insert(slot, true);
+    seen
+}
+
 /// How many loop iterations between two polls of the clock and the cancel flag.
 const POLL_EVERY: u32 = 1 << 10;
 
@@ -140,9 +163,11 @@ pub(crate) fn search<M: Model>(
     let slack = control.memory.slack();
     let fixed = 48 * ops.len() as u64 + 64;
     let mut stack_heap = 0u64;
-    let out_of_memory = SearchVerdict::Unknown(UnknownReason::MemoryLimit {
-        bytes: control.memory.limit(),
-    });
+    let out_of_memory = || {
+        SearchVerdict::Unknown(UnknownReason::MemoryLimit {
+            bytes: control.memory.limit(),
+        })
+    };
     macro_rules! held {
         () => {
             held(fixed, &cache, stack.capacity(), stack_heap, &deepest)
@@ -175,7 +200,7 @@ pub(crate) fn search<M: Model>(
     };
 
     if !account.fits(held!(), 0) {
-        return finish(out_of_memory, &cache, steps);
+        return finish(out_of_memory(), &cache, steps);
     }
     loop {
         if remaining == 0 {
@@ -198,7 +223,7 @@ pub(crate) fn search<M: Model>(
                 return finish(SearchVerdict::Cancelled, &cache, steps);
             }
             if !account.fits(held!(), 0) {
-                return finish(out_of_memory, &cache, steps);
+                return finish(out_of_memory(), &cache, steps);
             }
             if control.max_steps.is_some_and(|max| steps >= max) {
                 return finish(SearchVerdict::OutOfSteps, &cache, steps);
@@ -236,11 +261,14 @@ pub(crate) fn search<M: Model>(
             set.insert(slot[op as usize], is_unknown);
             let growth = cache.growth() as u64;
             if growth > 0 && !account.fits(held!(), growth) {
-                return finish(out_of_memory, &cache, steps);
+                return finish(out_of_memory(), &cache, steps);
             }
             let mut first: Option<M::State> = None;
             let mut alternatives = Vec::new();
             for next in successors {
+                if is_unknown && subsumed(&mut set, slot[op as usize], &next, &state, &mut cache) {
+                    continue;
+                }
                 if cache.insert(&set, &next, |s| model.state_heap_size(s)) {
                     if first.is_none() {
                         first = Some(next);
@@ -260,7 +288,7 @@ pub(crate) fn search<M: Model>(
             }
             let now = held!();
             if now > account.reported() + slack && !account.fits(now, 0) {
-                return finish(out_of_memory, &cache, steps);
+                return finish(out_of_memory(), &cache, steps);
             }
             match first {
                 Some(next) => {
