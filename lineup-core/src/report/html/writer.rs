@@ -17,6 +17,8 @@ const TOP: f64 = 8.0;
 const CHAR_W: f64 = 7.0;
 const MIN_UNIT: f64 = 30.0;
 const MAX_UNIT: f64 = 220.0;
+/// The width a timeline keeps within when its labels allow (about a laptop's page).
+const FIT_WIDTH: f64 = 1100.0;
 
 impl Picture {
     /// The page: a title, a legend, then each section with its facts, notes, timelines (lanes
@@ -149,13 +151,15 @@ fn write_timeline(out: &mut String, timeline: &Timeline) {
     let rank = |t: u64| times.binary_search(&t).unwrap_or_else(|i| i);
     let end = times.len(); // where open-ended bars stop
     let text = |bar: &Bar| bar_text(bar);
-    // A unit wide enough for most labels to fit in their bar.
+    // A unit wide enough for the labels to fit in their bars, unless the timeline would then
+    // be wider than the page (a label cut short is whole on hover).
     let mut unit = MIN_UNIT;
     for bar in &timeline.bars {
         let span = bar.ret.map_or(end, rank).saturating_sub(rank(bar.call)).max(1) as f64;
         let needed = text(bar).chars().count() as f64 * CHAR_W + 14.0;
         unit = unit.max((needed / span).min(MAX_UNIT));
     }
+    unit = unit.min((FIT_WIDTH / (end.max(1) as f64 + 0.6)).max(MIN_UNIT));
     let name_w = timeline.lanes.iter().map(|l| l.chars().count()).max().unwrap_or(0) as f64 * 7.5 + 22.0;
     let x = |r: usize| name_w + 8.0 + r as f64 * unit;
     let width = x(end) + unit * 0.6 + 8.0;
@@ -193,6 +197,14 @@ fn write_timeline(out: &mut String, timeline: &Timeline) {
             top + BAR_Y + BAR_H - 5.0
         );
     }
+    // A label may run on over the gap up to the next bar of its row.
+    let next_start = |i: usize| {
+        let (lane, row, start) = (timeline.bars[i].lane, row_of[i], rank(timeline.bars[i].call));
+        (0..timeline.bars.len())
+            .filter(|&j| timeline.bars[j].lane == lane && row_of[j] == row && rank(timeline.bars[j].call) > start)
+            .map(|j| x(rank(timeline.bars[j].call)))
+            .fold(width - 4.0, f64::min)
+    };
     for (i, bar) in timeline.bars.iter().enumerate() {
         let top = lane_top[bar.lane] + row_of[i] as f64 * ROW;
         let x0 = x(rank(bar.call));
@@ -227,7 +239,8 @@ fn write_timeline(out: &mut String, timeline: &Timeline) {
                 ay + 6.0
             );
         }
-        let label = fit(&text(bar), ((w - 8.0) / CHAR_W).max(1.0) as usize);
+        let room = (next_start(i) - x0 - 8.0).max(w - 8.0);
+        let label = fit(&text(bar), (room / CHAR_W).max(1.0) as usize);
         let _ = write!(
             out,
             "<text class=\"label\" x=\"{:.1}\" y=\"{:.1}\">{}</text>",
