@@ -65,14 +65,8 @@ pub fn violation_section<I: Debug, O: Debug>(
         .filter(|id| !focus_set.contains(id))
         .filter_map(|&id| {
             let op = &history[id];
-            let distance = if op.call > span_end {
-                op.call - span_end
-            } else if op.ret < span_start {
-                span_start - op.ret
-            } else {
-                0
-            };
-            (distance == 0).then_some((op.call.abs_diff(span_start), id))
+            // Drawn if its interval meets the span.
+            (op.call <= span_end && op.ret >= span_start).then_some((op.call.abs_diff(span_start), id))
         })
         .collect();
     others.sort_unstable();
