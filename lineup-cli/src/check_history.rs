@@ -6,6 +6,7 @@ use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use clap::{Args, ValueEnum};
+use lineup_core::report_html::{Picture, Section};
 use lineup_histories::formats::{parse_file, CheckedHistory, Format, ModelKind};
 use lineup_histories::{CheckOptions, CheckOutcome, MemoryLimit};
 
@@ -86,6 +87,12 @@ pub struct CheckHistoryArgs {
     /// Also print the linearization found for a linearizable file.
     #[arg(long)]
     explain: bool,
+    /// Also write a self-contained HTML report (open it in a browser) to this file: one section
+    /// per failing file (its failing partition), one lane per client, the longest linearizable
+    /// prefix and the operation that cannot be placed next highlighted, the model's states on
+    /// hover.
+    #[arg(long, value_name = "FILE")]
+    html: Option<PathBuf>,
     /// The history files.
     #[arg(required = true, value_name = "FILE")]
     files: Vec<PathBuf>,
@@ -146,22 +153,87 @@ pub fn run(args: &CheckHistoryArgs) -> ExitCode {
         options = options.with_memory_limit(limit);
     }
     let mut results = Vec::new();
+    let mut sections = Vec::new();
     let stdout = std::io::stdout();
     for file in &args.files {
         let mut out = stdout.lock();
-        let result = check_file(file, model, args.format.format(), &options, args.explain, &mut out);
+        let (result, section) = check_file(file, model, args.format.format(), &options, args.explain, &mut out);
         let _ = out.flush();
         results.push(result);
+        sections.extend(section);
+    }
+    let mut html_failed = false;
+    if let Some(path) = &args.html {
+        match write_html(path, model, &args.files, &results, sections) {
+            Ok(()) => println!("html report: {}", path.display()),
+            Err(error) => {
+                eprintln!(
+                    "lineup: error: cannot write the HTML report {}: {error}",
+                    path.display()
+                );
+                html_failed = true;
+            }
+        }
     }
     if results.iter().any(|r| matches!(r, FileResult::Fail)) {
         ExitCode::from(1)
     } else if results
         .iter()
         .any(|r| matches!(r, FileResult::Unknown | FileResult::Error))
+        || html_failed
     {
         ExitCode::from(2)
     } else {
         ExitCode::SUCCESS
+    }
+}
+
+/// Writes the HTML report: one section per failing file, and a line for each other file.
+fn write_html(
+    path: &Path,
+    model: ModelKind,
+    files: &[PathBuf],
+    results: &[FileResult],
+    sections: Vec<Section>,
+) -> std::io::Result<()> {
+    let count = |wanted: fn(&FileResult) -> bool| results.iter().filter(|r| wanted(r)).count();
+    let summary = format!(
+        "lineup check-history --model {model}: {} files, {} not linearizable, {} linearizable, {} unknown, {} \
+         unreadable",
+        files.len(),
+        count(|r| matches!(r, FileResult::Fail)),
+        count(|r| matches!(r, FileResult::Pass)),
+        count(|r| matches!(r, FileResult::Unknown)),
+        count(|r| matches!(r, FileResult::Error)),
+    );
+    let mut sections = sections;
+    if sections.is_empty() {
+        sections.push(Section {
+            heading: "no file is shown to be not linearizable".into(),
+            notes: files
+                .iter()
+                .zip(results)
+                .map(|(file, result)| format!("{}: {}", result.word(), file.display()))
+                .collect(),
+            ..Section::default()
+        });
+    }
+    let picture = Picture {
+        title: "lineup check-history".into(),
+        summary,
+        sections,
+    };
+    std::fs::write(path, picture.to_html())
+}
+
+impl FileResult {
+    fn word(&self) -> &'static str {
+        match self {
+            FileResult::Pass => "PASS",
+            FileResult::Fail => "FAIL",
+            FileResult::Unknown => "UNKNOWN",
+            FileResult::Error => "ERROR",
+        }
     }
 }
 
@@ -172,7 +244,7 @@ fn check_file(
     options: &CheckOptions,
     explain: bool,
     out: &mut impl Write,
-) -> FileResult {
+) -> (FileResult, Option<Section>) {
     let start = Instant::now();
     let checked = parse_file(file, format)
         .and_then(|(raw, format)| model.check(&raw, file, options).map(|checked| (checked, format)));
@@ -181,7 +253,7 @@ fn check_file(
         Err(error) => {
             let _ = writeln!(out, "ERROR {}", file.display());
             eprintln!("lineup: error: {error}");
-            return FileResult::Error;
+            return (FileResult::Error, None);
         }
     };
     let elapsed = start.elapsed();
@@ -189,6 +261,7 @@ fn check_file(
         report,
         operations,
         call_lines,
+        picture,
     } = &checked;
     let word = match report.outcome {
         CheckOutcome::Linearizable { .. } => "PASS",
@@ -215,7 +288,7 @@ fn check_file(
                     let _ = writeln!(out, "    {}", items.join(" "));
                 }
             }
-            FileResult::Pass
+            (FileResult::Pass, None)
         }
         CheckOutcome::Unknown { reason } => {
             let _ = writeln!(out, "  no verdict: {reason}");
@@ -226,7 +299,7 @@ fn check_file(
                 report.stats.steps,
                 report.stats.peak_memory as f64 / (1u64 << 20) as f64
             );
-            FileResult::Unknown
+            (FileResult::Unknown, None)
         }
         CheckOutcome::NotLinearizable(violation) => {
             for line in violation.to_string().lines() {
@@ -241,7 +314,7 @@ fn check_file(
                 file.display(),
                 lines.join(" ")
             );
-            FileResult::Fail
+            (FileResult::Fail, picture.clone())
         }
     }
 }

@@ -2,13 +2,16 @@
 //!
 //! ```text
 //! lineup check-history --model <register|kv|set|queue|stack|counter> [--format etcd|edn|jsonl|auto]
-//!                      [--no-partition] [--time-limit SECS] [--max-memory SIZE] [--explain] FILE...
+//!                      [--no-partition] [--time-limit SECS] [--max-memory SIZE] [--explain]
+//!                      [--html REPORT.html] FILE...
 //! ```
 //!
 //! Prints one verdict line per file (`PASS`, `FAIL` or `UNKNOWN`, the number of operations and
 //! the check time); after a `FAIL`, the explanation: the longest linearizable prefix, the
 //! operations that could not be placed and a per-client timeline, with the file line of each
-//! operation shown. `--explain` also prints the linearization found for a `PASS`.
+//! operation shown. `--explain` also prints the linearization found for a `PASS`. `--html FILE` also
+//! writes a self-contained HTML report (one section per failing file) and prints
+//! `html report: FILE` last.
 //!
 //! Exit status: 0 if every file is linearizable; 1 if any file is not (this takes precedence);
 //! otherwise 2 if a verdict is unknown (a limit was reached: the time limit, or the memory

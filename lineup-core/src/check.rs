@@ -25,6 +25,7 @@ use crate::model::replay_token::REPLAY_ENV;
 use crate::model::stuck_kind::StuckKind;
 use crate::model::subject::Subject;
 use crate::model::trace::Trace;
+use crate::report::html::{attach_report, test_name};
 use crate::spec::observation::ObservationSet;
 use crate::spec::observation_file;
 use crate::spec::synthesis::Synthesis;
@@ -75,7 +76,31 @@ fn foreign_runtime_error(subject: &str, error: CheckError) -> CheckError {
 /// let verdict = check(&counter, &matrix, &Config::default()).unwrap();
 /// assert!(verdict.is_pass(), "{}", verdict.violation().unwrap());
 /// ```
+///
+/// When [`LINEUP_REPORT_DIR`](crate::report_html::REPORT_DIR_ENV) is set, a violation is also
+/// written there as an HTML page, `<test>-<n>.html` (the test is the current thread's name, which
+/// the test harness sets, else the subject's name), and its text report names the file.
 pub fn check<O: Send + Sync + 'static>(
+    subject: &Subject<O>,
+    matrix: &TestMatrix,
+    config: &Config,
+) -> Result<Verdict, CheckError> {
+    check_without_report(subject, matrix, config).map(|verdict| with_html_report(verdict, subject.name()))
+}
+
+/// A failing verdict with its HTML report written when [`LINEUP_REPORT_DIR`] is set.
+///
+/// [`LINEUP_REPORT_DIR`]: crate::report_html::REPORT_DIR_ENV
+fn with_html_report(mut verdict: Verdict, subject: &str) -> Verdict {
+    if let Verdict::Fail(violation) = &mut verdict {
+        attach_report(violation, &test_name(subject));
+    }
+    verdict
+}
+
+/// [`check`] without the HTML report: what the runner calls for every matrix it checks and
+/// shrinks (it writes one report for the failure it reports).
+pub(crate) fn check_without_report<O: Send + Sync + 'static>(
     subject: &Subject<O>,
     matrix: &TestMatrix,
     config: &Config,
@@ -126,6 +151,7 @@ pub fn check_against_spec<O: Send + Sync + 'static>(
     config: &Config,
 ) -> Result<Verdict, CheckError> {
     check_against_named_spec(subject, matrix, spec, "the given specification", config)
+        .map(|verdict| with_html_report(verdict, subject.name()))
 }
 
 /// [`check_against_spec`] with the specification read from an observation file; errors name
@@ -138,6 +164,7 @@ pub fn check_against_file<O: Send + Sync + 'static>(
 ) -> Result<Verdict, CheckError> {
     let spec = observation_file::read_observation_file(path)?;
     check_against_named_spec(subject, matrix, &spec, &path.display().to_string(), config)
+        .map(|verdict| with_html_report(verdict, subject.name()))
 }
 
 fn check_against_named_spec<O: Send + Sync + 'static>(
@@ -364,6 +391,7 @@ fn fail<O>(
         replay,
         stats,
         loom: None,
+        html_report: None,
     }))
 }
 

@@ -45,6 +45,7 @@ pub use model::subject::Subject;
 pub use model::thread_id::{ThreadId, ThreadIdParseError};
 pub use primitives::sync;
 pub use primitives::threads::{future, hint, thread};
+pub use report::html as report_html;
 pub use runner::lineup_test::{LineupTest, MatrixOrigin, TestFailure, TestSummary};
 pub use runner::parallel::{check_matrices, BatchFailure, BatchOutcome};
 pub use runner::progress::Progress;

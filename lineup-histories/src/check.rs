@@ -7,7 +7,7 @@ use crate::history::{History, OpId};
 use crate::memory::MemoryMeter;
 use crate::model::Model;
 use crate::options::CheckOptions;
-use crate::outcome::{CheckOutcome, CheckReport, CheckStats, Violation};
+use crate::outcome::{CheckOutcome, CheckReport, CheckStats, LinearizedStep, Violation};
 use crate::timeline::Timeline;
 use crate::wgl::{search, Control, SearchResult, SearchVerdict};
 
@@ -78,11 +78,27 @@ pub(crate) fn outcome_of<I: Debug, O: Debug, S: Debug>(
             unplaced,
             blocking,
             state,
+            steps,
         } => {
             let prefix: Vec<OpId> = prefix.into_iter().map(&to_global).collect();
             let unplaced: Vec<OpId> = unplaced.into_iter().map(&to_global).collect();
             let blocking = blocking.map(&to_global);
             let timeline = Timeline::of_violation(history, &prefix, &unplaced, blocking);
+            let first_kept = prefix.len() - steps.len();
+            let steps = steps
+                .into_iter()
+                .enumerate()
+                .map(|(i, (before, after))| {
+                    let position = first_kept + i;
+                    let op = prefix[position];
+                    LinearizedStep {
+                        position,
+                        op,
+                        before: format!("{before:?}"),
+                        after: format!("{after:?}"),
+                    }
+                })
+                .collect();
             CheckOutcome::NotLinearizable(Box::new(Violation {
                 prefix,
                 unplaced,
@@ -90,6 +106,7 @@ pub(crate) fn outcome_of<I: Debug, O: Debug, S: Debug>(
                 state: format!("{state:?}"),
                 partition,
                 timeline,
+                steps,
             }))
         }
         SearchVerdict::Unknown(reason) => CheckOutcome::Unknown { reason },

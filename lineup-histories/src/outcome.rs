@@ -129,6 +129,22 @@ pub struct Violation {
     pub partition: Option<String>,
     /// The operations around the failure, per client, for display.
     pub timeline: Timeline,
+    /// The last steps of the prefix (up to 40) with the model's state before and after each
+    /// (`Debug`), in order: the HTML report shows them on hover.
+    pub steps: Vec<LinearizedStep>,
+}
+
+/// One step of the longest linearizable prefix, with the model's state around it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LinearizedStep {
+    /// Its position in the prefix (from 0).
+    pub position: usize,
+    /// The operation linearized.
+    pub op: OpId,
+    /// The model's state before it (`Debug`).
+    pub before: String,
+    /// The model's state after it (`Debug`).
+    pub after: String,
 }
 
 impl fmt::Display for Violation {

@@ -8,6 +8,7 @@ use crate::model::invocation::InvocationLabel;
 use crate::model::matrix::TestMatrix;
 use crate::model::replay_token::ReplayToken;
 use crate::model::stuck_kind::StuckKind;
+use crate::report::html::ReportFile;
 use crate::spec::determinism::Nondeterminism;
 use crate::spec::observation::Observation;
 
@@ -113,6 +114,10 @@ pub struct Violation {
     /// Under the loom backend: how the violating execution used memory, and where its stored
     /// path is. `None` on shuttle, whose atomics are sequentially consistent.
     pub loom: Option<LoomEvidence>,
+    /// The HTML report written for this violation when
+    /// [`LINEUP_REPORT_DIR`](crate::report_html::REPORT_DIR_ENV) is set (or why it could not
+    /// be); the text report names it in its last line.
+    pub html_report: Option<ReportFile>,
 }
 
 /// What lineup knows about a violating execution found by loom.

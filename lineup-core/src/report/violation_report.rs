@@ -156,7 +156,11 @@ impl fmt::Display for Violation {
             },
             s.phase2_time,
             s.preemption_bound
-        )
+        )?;
+        if let Some(report) = &self.html_report {
+            write!(f, "\n{report}")?;
+        }
+        Ok(())
     }
 }
 
@@ -300,6 +304,7 @@ mod tests {
                 real_time_happens_before,
                 other_setting_fails,
             }),
+            html_report: None,
         }
         .to_string()
     }

@@ -6,7 +6,7 @@ use std::fmt;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use crate::check::check;
+use crate::check::check_without_report as check;
 use crate::check::synthesize_spec;
 use crate::config::Config;
 use crate::error::CheckError;
@@ -16,6 +16,7 @@ use crate::model::invocation::InvocationLabel;
 use crate::model::invocations::Invocations;
 use crate::model::matrix::TestMatrix;
 use crate::model::subject::Subject;
+use crate::report::html::{write_report_from_env, Picture};
 use crate::runner::parallel::check_matrices;
 use crate::runner::progress::Progress;
 use crate::runner::regressions::{Regression, RegressionError, RegressionFile};
@@ -601,9 +602,23 @@ impl LineupTest {
                 }
             }
         });
+        let mut smallest = shrunk.violation;
+        smallest.html_report = write_report_from_env(&self.name, || {
+            let mut sections = vec![smallest.section()];
+            if shrunk.steps > 0 {
+                let mut first = original.section();
+                first.heading = format!("the original failing matrix ({origin}): {}", first.heading);
+                sections.push(first);
+            }
+            Picture {
+                title: format!("lineup_test `{}` FAILED", self.name),
+                summary: format!("on {origin}; the smallest failing matrix first"),
+                sections,
+            }
+        });
         TestFailure::Violation {
             test: self.name.clone(),
-            smallest: shrunk.violation,
+            smallest,
             original,
             origin,
             shrink_steps: shrunk.steps,

@@ -4,7 +4,7 @@
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::Mutex;
 
-use crate::check::check;
+use crate::check::check_without_report as check;
 use crate::config::Config;
 use crate::error::CheckError;
 use crate::judge::verdict::Verdict;

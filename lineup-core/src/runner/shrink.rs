@@ -3,7 +3,7 @@
 //! (as proptest and Lincheck treat it); among matrices of the same size, one that fails with the
 //! original kind is preferred. Line-Up did this by hand (paper §5.1); lineup does it for you.
 
-use crate::check::check;
+use crate::check::check_without_report as check;
 use crate::config::Config;
 use crate::error::CheckError;
 use crate::judge::verdict::Verdict;

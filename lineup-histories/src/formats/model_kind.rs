@@ -4,7 +4,8 @@ use std::fmt;
 use std::path::Path;
 
 use crate::models::{CounterModel, KvModel, QueueModel, RegisterModel, SetModel, StackModel};
-use crate::{check, check_partitioned, CheckOptions, CheckReport, History};
+use crate::{check, check_partitioned, partition_members, violation_section, CheckOptions, CheckReport, History, OpId};
+use lineup_core::report_html::Section;
 
 use super::model_ops::{convert, counter_op, kv_op, queue_op, register_op, set_op, stack_op};
 use super::{FormatError, RawHistory, Value};
@@ -76,6 +77,9 @@ pub struct CheckedHistory {
     pub operations: usize,
     /// The line of each checked operation's call, by operation id.
     pub call_lines: Vec<usize>,
+    /// For a violation: its section of an HTML report (the operations around the failure, one
+    /// lane per client, the prefix and the operation that cannot be placed next highlighted).
+    pub picture: Option<Section>,
 }
 
 impl ModelKind {
@@ -119,30 +123,50 @@ impl ModelKind {
         match self {
             ModelKind::Register => {
                 let (history, call_lines) = convert(raw, file, self, register_op)?;
-                Ok(finish(
-                    check(&RegisterModel::new(Value::Nil), &history, options),
-                    call_lines,
-                ))
+                let report = check(&RegisterModel::new(Value::Nil), &history, options);
+                Ok(finish(report, &history, None, file, call_lines))
             }
             ModelKind::Kv => {
                 let (history, call_lines) = convert(raw, file, self, kv_op)?;
-                Ok(finish(check_keyed(&KvModel, &history, options), call_lines))
+                let report = check_keyed(&KvModel, &history, options);
+                let members = failing_partition(&KvModel, &history, &report);
+                Ok(finish(report, &history, members.as_deref(), file, call_lines))
             }
             ModelKind::Set => {
                 let (history, call_lines) = convert(raw, file, self, set_op)?;
-                Ok(finish(check_keyed(&SetModel::new(), &history, options), call_lines))
+                let report = check_keyed(&SetModel::new(), &history, options);
+                let members = failing_partition(&SetModel::new(), &history, &report);
+                Ok(finish(report, &history, members.as_deref(), file, call_lines))
             }
             ModelKind::Queue => {
                 let (history, call_lines) = convert(raw, file, self, queue_op)?;
-                Ok(finish(check(&QueueModel::new(), &history, options), call_lines))
+                Ok(finish(
+                    check(&QueueModel::new(), &history, options),
+                    &history,
+                    None,
+                    file,
+                    call_lines,
+                ))
             }
             ModelKind::Stack => {
                 let (history, call_lines) = convert(raw, file, self, stack_op)?;
-                Ok(finish(check(&StackModel::new(), &history, options), call_lines))
+                Ok(finish(
+                    check(&StackModel::new(), &history, options),
+                    &history,
+                    None,
+                    file,
+                    call_lines,
+                ))
             }
             ModelKind::Counter => {
                 let (history, call_lines) = convert(raw, file, self, counter_op)?;
-                Ok(finish(check(&CounterModel::default(), &history, options), call_lines))
+                Ok(finish(
+                    check(&CounterModel::default(), &history, options),
+                    &history,
+                    None,
+                    file,
+                    call_lines,
+                ))
             }
         }
     }
@@ -154,12 +178,36 @@ impl fmt::Display for ModelKind {
     }
 }
 
-fn finish(report: CheckReport, call_lines: Vec<usize>) -> CheckedHistory {
+fn finish<I: fmt::Debug, O: fmt::Debug>(
+    report: CheckReport,
+    history: &History<I, O>,
+    members: Option<&[OpId]>,
+    file: &Path,
+    call_lines: Vec<usize>,
+) -> CheckedHistory {
+    let picture = report.outcome.violation().map(|violation| {
+        let heading = match &violation.partition {
+            Some(key) => format!("{}: NOT linearizable, partition {key}", file.display()),
+            None => format!("{}: NOT linearizable", file.display()),
+        };
+        violation_section(history, violation, heading, members, Some(&call_lines))
+    });
     CheckedHistory {
         report,
         operations: call_lines.len(),
         call_lines,
+        picture,
     }
+}
+
+/// The operations of the failing partition of a partitioned check, if it failed.
+fn failing_partition<M: crate::PartitionedModel>(
+    model: &M,
+    history: &History<M::Input, M::Output>,
+    report: &CheckReport,
+) -> Option<Vec<OpId>> {
+    let key = report.outcome.violation()?.partition.as_ref()?;
+    Some(partition_members(model, history, key))
 }
 
 /// Checks a P-compositional model partitioned, or whole if `options.partition` is off.

@@ -5,6 +5,7 @@
 mod config_cache;
 mod entry_list;
 mod linearized_set;
+mod prefix_states;
 
 use std::time::{Duration, Instant};
 
@@ -15,6 +16,7 @@ use crate::outcome::UnknownReason;
 use config_cache::ConfigCache;
 use entry_list::{EntryList, HEAD, NIL};
 use linearized_set::LinearizedSet;
+use prefix_states::prefix_states;
 
 /// Limits and cancellation of one search.
 pub(crate) struct Control<'a> {
@@ -39,6 +41,9 @@ pub(crate) enum SearchVerdict<S> {
         unplaced: Vec<OpId>,
         blocking: Option<OpId>,
         state: S,
+        /// The state before and after each of the last steps of `prefix` (aligned with its
+        /// end).
+        steps: Vec<(S, S)>,
     },
     Unknown(UnknownReason),
     Cancelled,
@@ -345,8 +350,11 @@ pub(crate) fn search<M: Model>(
         {
             let Some(top) = stack.last_mut() else {
                 let blocking = deepest.blocking;
+                let prefix: Vec<OpId> = deepest.prefix.iter().map(|&op| OpId(op as usize)).collect();
+                let state = deepest.state.take().unwrap_or_else(|| model.init());
+                let states = prefix_states(model, history, &prefix, &state);
                 let verdict = SearchVerdict::Violation {
-                    prefix: deepest.prefix.iter().map(|&op| OpId(op as usize)).collect(),
+                    prefix,
                     unplaced: deepest
                         .unplaced
                         .iter()
@@ -354,7 +362,8 @@ pub(crate) fn search<M: Model>(
                         .map(|&op| OpId(op as usize))
                         .collect(),
                     blocking: blocking.map(|op| OpId(op as usize)),
-                    state: deepest.state.take().unwrap_or_else(|| model.init()),
+                    state,
+                    steps: states,
                 };
                 return finish(verdict, &cache, steps);
             };
