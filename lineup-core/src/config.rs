@@ -41,6 +41,13 @@ pub struct Config {
     /// Phase 2 stops after this many executions (`None`: explore every schedule within the
     /// preemption bound). Phase 1 is never bounded. Default `None`.
     pub max_executions: Option<u64>,
+    /// How much the check's sets of distinct executions may hold (phase 1's serial traces and
+    /// histories, phase 2's fingerprints of the histories it judged). Past it the check ends with
+    /// [`CheckError::MemoryLimit`](crate::CheckError::MemoryLimit), no verdict, instead of growing
+    /// until the kernel's out-of-memory killer ends the process. Default
+    /// [`MemoryLimit::Auto`](crate::MemoryLimit): half of the memory available, read once the sets
+    /// hold 16 MiB.
+    pub max_memory: crate::memory_limit::MemoryLimit,
     /// Accept a check in which every operation panicked in every serial execution (an object whose
     /// operations are all meant to panic). Off, such a check is a
     /// [`CheckError::Vacuous`](crate::CheckError::Vacuous): it cannot fail, so it is no pass. A
@@ -71,6 +78,7 @@ impl Default for Config {
             max_executions: None,
             real_time_happens_before: true,
             allow_all_panics: false,
+            max_memory: crate::memory_limit::MemoryLimit::Auto,
         }
     }
 }

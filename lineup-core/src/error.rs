@@ -65,6 +65,23 @@ pub enum CheckError {
         /// Why, with the fix.
         cause: crate::spec::vacuity::Vacuity,
     },
+    /// The check's sets of distinct executions grew past its memory budget
+    /// ([`Config::max_memory`](crate::Config)): no verdict (UNKNOWN), with what was explored.
+    #[error(
+        "{phase}: after {executions} executions the distinct executions held about {held} bytes, past the memory \
+         budget of {limit} bytes (Config::max_memory): no verdict (UNKNOWN). Raise the budget, or check a smaller \
+         matrix or a lower preemption bound"
+    )]
+    MemoryLimit {
+        /// Which phase ran.
+        phase: &'static str,
+        /// The budget, in bytes.
+        limit: u64,
+        /// What the sets held, about, in bytes.
+        held: u64,
+        /// Executions run in that phase.
+        executions: u64,
+    },
     /// A replay token could not be read.
     #[error("bad replay token `{token}`: {problem}")]
     BadReplayToken {

@@ -23,6 +23,8 @@ mod explore;
 mod judge;
 #[cfg(loom)]
 mod loom_backend;
+#[cfg_attr(loom, allow(dead_code))]
+mod memory_limit;
 mod model;
 mod primitives;
 mod report;
@@ -34,6 +36,7 @@ pub use config::Config;
 pub use error::CheckError;
 pub use judge::verdict::{CheckStats, LoomEvidence, Verdict, Violation, ViolationKind};
 pub use judge::witness;
+pub use memory_limit::{default_memory_budget, MemoryLimit};
 pub use model::history::{op_table, Event, History, HistoryBuilder, HistoryError, NotationError, OpInfo, OpTable};
 pub use model::invocation::{Invocation, InvocationLabel};
 pub use model::invocations::Invocations;

@@ -12,86 +12,7 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::OnceLock;
 
-/// How much memory a check may hold ([`crate::CheckOptions::max_memory`],
-/// [`crate::OnlineChecker::with_memory_limit`]).
-///
-/// ```
-/// use lineup_histories::MemoryLimit;
-/// assert_eq!(MemoryLimit::Bytes(1 << 20).bytes(), Some(1 << 20));
-/// assert_eq!(MemoryLimit::Unlimited.bytes(), None);
-/// assert!(MemoryLimit::Auto.bytes().is_some_and(|b| b > 0) || cfg!(not(target_os = "linux")));
-/// ```
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub enum MemoryLimit {
-    /// Half of the memory available ([`default_memory_budget`]), read from the machine when the
-    /// check first holds about 16 MiB (a check that holds less never reads it).
-    #[default]
-    Auto,
-    /// At most this many bytes.
-    Bytes(u64),
-    /// No limit (a hard history may then use all the machine's memory).
-    Unlimited,
-}
-
-impl MemoryLimit {
-    /// The budget in bytes (`Auto` is read from the machine now), or `None` for no limit.
-    pub fn bytes(self) -> Option<u64> {
-        match self {
-            MemoryLimit::Auto => Some(default_memory_budget()),
-            MemoryLimit::Bytes(bytes) => Some(bytes),
-            MemoryLimit::Unlimited => None,
-        }
-    }
-}
-
-/// The budget used when none is given: half of the memory available to this process now, that
-/// is the least of `MemAvailable` (`/proc/meminfo`), the headroom under the cgroup's
-/// `memory.max` and the address-space limit (`ulimit -v`); 4 GiB where none of them can be
-/// read.
-pub fn default_memory_budget() -> u64 {
-    let mut available: Option<u64> = None;
-    let mut least = |bytes: u64| available = Some(available.map_or(bytes, |a| a.min(bytes)));
-    if let Some(kib) = std::fs::read_to_string("/proc/meminfo")
-        .ok()
-        .and_then(|text| meminfo_field(&text, "MemAvailable:"))
-    {
-        least(kib.saturating_mul(1024));
-    }
-    let read_u64 = |path: &str| {
-        std::fs::read_to_string(path)
-            .ok()
-            .and_then(|text| text.trim().parse::<u64>().ok())
-    };
-    if let (Some(max), Some(current)) = (
-        read_u64("/sys/fs/cgroup/memory.max"),
-        read_u64("/sys/fs/cgroup/memory.current"),
-    ) {
-        least(max.saturating_sub(current));
-    }
-    if let Some(limit) = std::fs::read_to_string("/proc/self/limits")
-        .ok()
-        .and_then(|text| address_space_limit(&text))
-    {
-        least(limit);
-    }
-    available.map_or(4 << 30, |bytes| bytes / 2)
-}
-
-/// A field of `/proc/meminfo`, in KiB.
-fn meminfo_field(text: &str, name: &str) -> Option<u64> {
-    let line = text.lines().find(|line| line.starts_with(name))?;
-    line[name.len()..].split_whitespace().next()?.parse().ok()
-}
-
-/// The soft "Max address space" of `/proc/self/limits`, in bytes, if limited.
-fn address_space_limit(text: &str) -> Option<u64> {
-    let line = text.lines().find(|line| line.starts_with("Max address space"))?;
-    line["Max address space".len()..]
-        .split_whitespace()
-        .next()?
-        .parse()
-        .ok()
-}
+pub use lineup_core::{default_memory_budget, MemoryLimit};
 
 /// The bytes an allocation of `bytes` takes from the allocator (a header, 16-byte rounding, a
 /// 32-byte minimum; none for an empty one).
@@ -212,17 +133,6 @@ impl Drop for MemoryAccount<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn proc_files_are_read() {
-        let meminfo = "MemTotal:       24683520 kB\nMemFree:        22174624 kB\nMemAvailable:   23771136 kB\n";
-        assert_eq!(meminfo_field(meminfo, "MemAvailable:"), Some(23_771_136));
-        let limits = "Limit                     Soft Limit           Hard Limit           Units     \n\
-                      Max address space         8192000000           unlimited            bytes     \n";
-        assert_eq!(address_space_limit(limits), Some(8_192_000_000));
-        let unlimited = "Max address space         unlimited            unlimited            bytes     \n";
-        assert_eq!(address_space_limit(unlimited), None);
-    }
 
     #[test]
     fn accounts_add_up_and_free_on_drop() {

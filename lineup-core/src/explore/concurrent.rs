@@ -17,6 +17,7 @@ use crate::judge::full_spec_index::FullSpecIndex;
 use crate::judge::history_judge::judge;
 use crate::judge::phase2_outcome::Exploration2;
 use crate::judge::verdict::ViolationKind;
+use crate::memory_limit::{serial_history_bytes, MemoryBudget};
 use crate::model::matrix::TestMatrix;
 use crate::model::replay_token::Phase;
 use crate::model::replay_token::ReplayToken;
@@ -39,6 +40,9 @@ pub(crate) fn concurrent_executions<O: Send + Sync + 'static>(
         stuck: usize,
         inconclusive: u64,
         violation: Option<(ViolationKind, ReplayToken)>,
+        budget: MemoryBudget,
+        /// The budget and what was held when the fingerprints went past it.
+        memory: Option<(u64, u64)>,
     }
     let found = Rc::new(RefCell::new(Found {
         seen: TraceFingerprints::default(),
@@ -46,9 +50,16 @@ pub(crate) fn concurrent_executions<O: Send + Sync + 'static>(
         stuck: 0,
         inconclusive: 0,
         violation: None,
+        budget: MemoryBudget::new(config.max_memory),
+        memory: None,
     }));
     let sink_found = Rc::clone(&found);
     let ops = spec.ops().clone();
+    // The specification is held through phase 2, as phase 1 counted it.
+    let spec_bytes: u64 = spec
+        .histories()
+        .map(|h| serial_history_bytes(h.events().len(), ops.len()))
+        .sum();
     let check_stuck = config.check_stuck;
     let preemption_bound = config.preemption_bound;
     let mode = Mode::Preemptive {
@@ -62,6 +73,12 @@ pub(crate) fn concurrent_executions<O: Send + Sync + 'static>(
         }
         if found.seen.contains(result.trace) {
             return Control::Continue;
+        }
+        // A new distinct history: its fingerprint will be held until the end, with the spec.
+        let held = spec_bytes + (found.seen.len() as u64 + 1) * FINGERPRINT_BYTES;
+        if found.budget.exceeded(held) {
+            found.memory = Some((found.budget.limit(), held));
+            return Control::Stop;
         }
         if result.stuck.is_none() {
             // Fast path: a full history with a witness is judged on its trace alone. (Built on
@@ -97,6 +114,14 @@ pub(crate) fn concurrent_executions<O: Send + Sync + 'static>(
         .map_err(|_| ())
         .expect("exploration finished")
         .into_inner();
+    if let Some((limit, held)) = found.memory {
+        return Err(CheckError::MemoryLimit {
+            phase: "phase 2 (concurrent executions)",
+            limit,
+            held,
+            executions: explored.executions,
+        });
+    }
     Ok(Exploration2 {
         violation: found.violation,
         executions: explored.executions,
@@ -108,3 +133,7 @@ pub(crate) fn concurrent_executions<O: Send + Sync + 'static>(
         loom: None,
     })
 }
+
+/// About what one fingerprint holds in phase 2's set: 16 bytes in a hash table kept at most 7/8
+/// full, which doubles as it grows (up to twice that while it does), with its control byte.
+const FINGERPRINT_BYTES: u64 = 40;

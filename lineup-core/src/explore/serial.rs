@@ -10,6 +10,7 @@ use crate::explore::recording::history_of;
 use crate::explore::run::explore;
 use crate::explore::scheduler::{Control, Mode};
 use crate::explore::trace_set::TraceSet;
+use crate::memory_limit::{serial_history_bytes, MemoryBudget};
 use crate::model::history::op_table;
 use crate::model::matrix::TestMatrix;
 use crate::model::replay_token::Phase;
@@ -42,6 +43,11 @@ pub(crate) fn serial_executions<O: Send + Sync + 'static>(
     let mut watch = DeterminismWatch::new(subject.tolerated_ops(matrix));
     let proof: Rc<RefCell<Option<(usize, usize, usize)>>> = Rc::default();
     let sink_proof = Rc::clone(&proof);
+    // What the distinct traces and their histories hold, against the memory budget.
+    let mut budget = MemoryBudget::new(config.max_memory);
+    let memory: Rc<RefCell<Option<(u64, u64)>>> = Rc::default();
+    let sink_memory = Rc::clone(&memory);
+    let mut held = 0u64;
     let sink_found = Rc::clone(&found);
     let sink_ops = ops.clone();
     let step_limit: Rc<RefCell<Option<Vec<u32>>>> = Rc::default();
@@ -61,6 +67,11 @@ pub(crate) fn serial_executions<O: Send + Sync + 'static>(
             if schedules.insert(result.trace, result.schedule()) {
                 spec.insert_new(history_of(result.trace, &sink_ops));
                 let index = schedules.len() - 1;
+                held += serial_history_bytes(result.trace.events.len(), result.trace.responses.len());
+                if budget.exceeded(held) {
+                    *sink_memory.borrow_mut() = Some((budget.limit(), held));
+                    return Control::Stop;
+                }
                 if let Some((first, op)) = watch.insert(index, result.trace) {
                     *sink_proof.borrow_mut() = Some((first, index, op));
                     return Control::Stop;
@@ -80,6 +91,14 @@ pub(crate) fn serial_executions<O: Send + Sync + 'static>(
         .map_err(|_| ())
         .expect("exploration finished")
         .into_inner();
+    if let Some((limit, held)) = memory.take() {
+        return Err(CheckError::MemoryLimit {
+            phase: "phase 1 (serial executions)",
+            limit,
+            held,
+            executions: explored.executions,
+        });
+    }
     let proof = proof.take();
     let nondeterminism = proof.map(|(first, second, op)| {
         let entries: Vec<&(Trace, Vec<u32>)> = schedules.iter().collect();
