@@ -207,3 +207,25 @@ fn a_stale_specification_file_is_an_error_not_a_violation() {
     assert!(message.contains("queue_fig1.xml"), "{message}");
     assert!(message.contains("out of date"), "{message}");
 }
+
+#[test]
+fn a_nondeterministic_object_with_a_committed_specification_fails_with_its_nondeterminism() {
+    // Phase 1 stops at its proof of nondeterminism, so its specification is partial: it is not
+    // compared with (or blessed into) the committed file; the test reports the nondeterminism.
+    let dir = tempfile::tempdir().unwrap();
+    let failure = lineup::LineupTest::new("race_snapshot")
+        .samples(0)
+        .observations(dir.path().to_str().unwrap())
+        .matrix(&[&["race()"], &["race()"]])
+        .check_subject(&race())
+        .expect_err("race() is nondeterministic");
+    let lineup::TestFailure::Violation { smallest, .. } = &failure else {
+        panic!("expected the nondeterminism, got: {failure}");
+    };
+    assert!(smallest.kind.is_nondeterminism(), "{failure}");
+    assert_eq!(
+        std::fs::read_dir(dir.path()).unwrap().count(),
+        0,
+        "no partial specification is written"
+    );
+}
