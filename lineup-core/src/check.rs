@@ -46,12 +46,12 @@ pub fn synthesize_spec<O: Send + Sync + 'static>(
 /// is [`CheckError::Vacuous`], with the cause and the fix.
 fn foreign_runtime_error(subject: &str, error: CheckError) -> CheckError {
     match error {
-        CheckError::ExecutionFailed { message, .. } if foreign_runtime(&message).is_some() => CheckError::Vacuous {
-            subject: subject.to_string(),
-            cause: Vacuity::ForeignRuntime {
-                runtime: foreign_runtime(&message).unwrap_or("shuttle"),
-                message,
+        CheckError::ExecutionFailed { phase, message } => match foreign_runtime(&message) {
+            Some(runtime) => CheckError::Vacuous {
+                subject: subject.to_string(),
+                cause: Vacuity::ForeignRuntime { runtime, message },
             },
+            None => CheckError::ExecutionFailed { phase, message },
         },
         other => other,
     }

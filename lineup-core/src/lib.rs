@@ -36,7 +36,7 @@ pub use config::Config;
 pub use error::CheckError;
 pub use judge::verdict::{CheckStats, LoomEvidence, Verdict, Violation, ViolationKind};
 pub use judge::witness;
-pub use memory_limit::{default_memory_budget, MemoryLimit};
+pub use memory_limit::{allocation_size, default_memory_budget, MemoryLimit};
 pub use model::history::{op_table, Event, History, HistoryBuilder, HistoryError, NotationError, OpInfo, OpTable};
 pub use model::invocation::{Invocation, InvocationLabel};
 pub use model::invocations::Invocations;

@@ -114,13 +114,25 @@ impl MemoryBudget {
 }
 
 /// The bytes an allocation of `bytes` takes from the allocator, about (a header, 16-byte rounding,
-/// a 32-byte minimum; none for an empty one).
-pub(crate) fn allocation(bytes: usize) -> u64 {
+/// a 32-byte minimum; none for an empty one): the estimate every memory budget counts with (the
+/// engine's sets, lineup-histories' searches).
+///
+/// ```
+/// assert_eq!(lineup_core::allocation_size(0), 0);
+/// assert_eq!(lineup_core::allocation_size(1), 32);
+/// assert_eq!(lineup_core::allocation_size(100), 112);
+/// ```
+pub fn allocation_size(bytes: usize) -> usize {
     if bytes == 0 {
         0
     } else {
-        ((bytes + 8 + 15) & !15).max(32) as u64
+        ((bytes + 8 + 15) & !15).max(32)
     }
+}
+
+/// [`allocation_size`] in the engine's unit of account.
+fn allocation(bytes: usize) -> u64 {
+    allocation_size(bytes) as u64
 }
 
 /// About what one distinct serial history holds while a check runs: its interned trace and

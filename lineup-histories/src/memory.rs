@@ -14,15 +14,8 @@ use std::sync::OnceLock;
 
 pub use lineup_core::{default_memory_budget, MemoryLimit};
 
-/// The bytes an allocation of `bytes` takes from the allocator (a header, 16-byte rounding, a
-/// 32-byte minimum; none for an empty one).
-pub(crate) fn allocation(bytes: usize) -> usize {
-    if bytes == 0 {
-        0
-    } else {
-        ((bytes + 8 + 15) & !15).max(32)
-    }
-}
+/// The allocator's estimate every memory budget counts with (see [`lineup_core::allocation_size`]).
+pub(crate) use lineup_core::allocation_size as allocation;
 
 /// Below this many bytes held (with the slack), a check under [`MemoryLimit::Auto`] does not
 /// read its budget from the machine: reading it (`/proc/meminfo`, the cgroup, the limits) costs
