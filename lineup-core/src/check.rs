@@ -283,6 +283,7 @@ pub fn replay<O: Send + Sync + 'static>(
         matrix,
         mode,
         DecisionTree::replaying(&token.choices),
+        None,
         &config,
         move |result| {
             *sink_captured.borrow_mut() = Some((result.trace.to_owned(), result.stuck, result.inconclusive));

@@ -65,6 +65,13 @@ pub struct Config {
     /// happens-before in place of real time. shuttle is sequentially consistent and ignores it.
     /// Default on.
     pub real_time_happens_before: bool,
+    /// How many OS threads explore one matrix on the shuttle backend (`0`: one per core). They
+    /// split each phase's tree of schedules by prefix and steal work from each other; every
+    /// execution is still explored once, and the verdict and the violation reported (the first one
+    /// in depth-first order) do not depend on their number. A replay, and phase 2 with
+    /// [`max_executions`](Self::max_executions), run on one. loom explores with its own search and
+    /// ignores it. Default `0`.
+    pub workers: usize,
 }
 
 impl Default for Config {
@@ -79,6 +86,7 @@ impl Default for Config {
             real_time_happens_before: true,
             allow_all_panics: false,
             max_memory: crate::memory_limit::MemoryLimit::Auto,
+            workers: 0,
         }
     }
 }

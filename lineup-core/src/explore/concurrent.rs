@@ -4,6 +4,7 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 use std::sync::Arc;
+use std::time::Instant;
 
 use crate::config::Config;
 use crate::error::CheckError;
@@ -12,7 +13,8 @@ use crate::explore::recording;
 use crate::explore::recording::history_of;
 use crate::explore::run::explore;
 use crate::explore::scheduler::{Control, Mode};
-use crate::explore::trace_set::TraceFingerprints;
+use crate::explore::split::{on_workers, worker_count};
+use crate::explore::trace_set::{Fingerprint, TraceFingerprints};
 use crate::judge::full_spec_index::FullSpecIndex;
 use crate::judge::history_judge::judge;
 use crate::judge::phase2_outcome::Exploration2;
@@ -24,8 +26,10 @@ use crate::model::replay_token::ReplayToken;
 use crate::model::subject::Subject;
 use crate::spec::observation::ObservationSet;
 
-/// Phase 2 on shuttle: explores the concurrent schedules chosen by `tree` and judges every distinct history, until
-/// the first violation.
+/// Phase 2 on shuttle: explores the concurrent schedules chosen by `tree` and judges every
+/// distinct history, until the first violation. A fresh tree is explored by
+/// [`Config::workers`] OS threads, which share it by prefix ([`split`](crate::explore::split));
+/// the violation reported is the first one in depth-first order, whatever the number of workers.
 #[cfg_attr(loom, allow(dead_code))]
 pub(crate) fn concurrent_executions<O: Send + Sync + 'static>(
     subject: &Subject<O>,
@@ -34,104 +38,158 @@ pub(crate) fn concurrent_executions<O: Send + Sync + 'static>(
     config: &Config,
     tree: DecisionTree,
 ) -> Result<Exploration2, CheckError> {
-    struct Found {
-        seen: TraceFingerprints,
-        full_index: Option<FullSpecIndex>,
-        stuck: usize,
-        inconclusive: u64,
-        violation: Option<(ViolationKind, ReplayToken)>,
-        budget: MemoryBudget,
-        /// The budget and what was held when the fingerprints went past it.
-        memory: Option<(u64, u64)>,
-    }
-    let found = Rc::new(RefCell::new(Found {
-        seen: TraceFingerprints::default(),
-        full_index: None,
-        stuck: 0,
-        inconclusive: 0,
-        violation: None,
-        budget: MemoryBudget::new(config.max_memory),
-        memory: None,
-    }));
-    let sink_found = Rc::clone(&found);
     let ops = spec.ops().clone();
     // The specification is held through phase 2, as phase 1 counted it.
     let spec_bytes: u64 = spec
         .histories()
         .map(|h| serial_history_bytes(h.events().len(), ops.len()))
         .sum();
-    let check_stuck = config.check_stuck;
     let preemption_bound = config.preemption_bound;
     let mode = Mode::Preemptive {
         bound: preemption_bound,
     };
-    let explored = explore(subject, matrix, mode, tree, config, move |result| {
-        let found = &mut *sink_found.borrow_mut();
-        if result.inconclusive {
-            found.inconclusive += 1;
-            return Control::Continue;
-        }
-        if found.seen.contains(result.trace) {
-            return Control::Continue;
-        }
-        // A new distinct history: its fingerprint will be held until the end, with the spec.
-        let held = spec_bytes + (found.seen.len() as u64 + 1) * FINGERPRINT_BYTES;
-        if found.budget.exceeded(held) {
-            found.memory = Some((found.budget.limit(), held));
-            return Control::Stop;
-        }
-        if result.stuck.is_none() {
-            // Fast path: a full history with a witness is judged on its trace alone. (Built on
-            // first use: responses are interned per exploration.)
-            let index = found
-                .full_index
-                .get_or_insert_with(|| recording::with(|r| FullSpecIndex::new(&spec, &mut r.interner)));
-            if index.has_witness(result.trace.events, result.trace.responses) {
-                found.seen.insert(result.trace);
+    // A replayed schedule, or a bounded number of executions (which ones depends on the order in
+    // which they are explored), is explored by one worker.
+    let workers = if tree.is_replay() || config.max_executions.is_some() {
+        1
+    } else {
+        worker_count(config.workers)
+    };
+    let seen = Arc::new(TraceFingerprints::default());
+    let start = Instant::now();
+    let results = on_workers(workers, tree, |tree, split| {
+        let found = Rc::new(RefCell::new(Found {
+            full_index: None,
+            stuck: 0,
+            inconclusive: 0,
+            violation: None,
+            budget: MemoryBudget::new(config.max_memory),
+            memory: None,
+        }));
+        let sink_found = Rc::clone(&found);
+        let spec = Arc::clone(&spec);
+        let ops = ops.clone();
+        let check_stuck = config.check_stuck;
+        let queue = split.cloned();
+        let seen = Arc::clone(&seen);
+        let explored = explore(subject, matrix, mode, tree, split, config, move |result| {
+            let found = &mut *sink_found.borrow_mut();
+            if result.inconclusive {
+                found.inconclusive += 1;
                 return Control::Continue;
             }
-        }
-        let history = history_of(result.trace, &ops);
-        let verdict = judge(&spec, &history, result.stuck, check_stuck);
-        found.stuck += usize::from(history.is_stuck());
-        let schedule = verdict.is_some().then(|| result.schedule());
-        found.seen.insert(result.trace);
-        match verdict {
-            None => Control::Continue,
-            Some(kind) => {
-                found.violation = Some((
-                    kind,
-                    ReplayToken {
-                        phase: Phase::Concurrent { preemption_bound },
-                        choices: schedule.unwrap_or_default(),
-                    },
-                ));
-                Control::Stop
+            let fingerprint = recording::with(|r| Fingerprint::of(result.trace, &r.interner));
+            if seen.contains(fingerprint) {
+                return Control::Continue;
+            }
+            // A new distinct history: its fingerprint will be held until the end, with the spec.
+            let held = spec_bytes + (seen.len() as u64 + 1) * FINGERPRINT_BYTES;
+            if found.budget.exceeded(held) {
+                found.memory = Some((found.budget.limit(), held));
+                if let Some(queue) = &queue {
+                    queue.abort();
+                }
+                return Control::Stop;
+            }
+            if result.stuck.is_none() {
+                // Fast path: a full history with a witness is judged on its trace alone. (Built on
+                // first use: responses are interned per exploration.)
+                let index = found
+                    .full_index
+                    .get_or_insert_with(|| recording::with(|r| FullSpecIndex::new(&spec, &mut r.interner)));
+                if index.has_witness(result.trace.events, result.trace.responses) {
+                    seen.insert(fingerprint);
+                    return Control::Continue;
+                }
+            }
+            let history = history_of(result.trace, &ops);
+            let verdict = judge(&spec, &history, result.stuck, check_stuck);
+            match verdict {
+                None => {
+                    // Counted once, by the worker that remembered it first.
+                    if seen.insert(fingerprint) {
+                        found.stuck += usize::from(history.is_stuck());
+                    }
+                    Control::Continue
+                }
+                Some(kind) => {
+                    // A violating history is not remembered: a worker that meets it earlier in
+                    // depth-first order reports it there.
+                    let choices = result.schedule();
+                    if let Some(queue) = &queue {
+                        queue.found(choices.clone());
+                    }
+                    if found
+                        .violation
+                        .as_ref()
+                        .is_none_or(|(_, token)| choices < token.choices)
+                    {
+                        found.violation = Some((
+                            kind,
+                            ReplayToken {
+                                phase: Phase::Concurrent { preemption_bound },
+                                choices,
+                            },
+                        ));
+                    }
+                    Control::Stop
+                }
+            }
+        })?;
+        let found = Rc::try_unwrap(found)
+            .map_err(|_| ())
+            .expect("exploration finished")
+            .into_inner();
+        Ok((found, explored))
+    })?;
+    let mut outcome = Exploration2 {
+        violation: None,
+        executions: 0,
+        distinct: seen.len(),
+        stuck: 0,
+        inconclusive: 0,
+        resumed: 0,
+        elapsed: start.elapsed(),
+        loom: None,
+    };
+    let mut memory = None;
+    for (found, explored) in results {
+        outcome.executions += explored.executions;
+        outcome.stuck += found.stuck;
+        outcome.inconclusive += found.inconclusive;
+        memory = memory.or(found.memory);
+        if let Some(violation) = found.violation {
+            if outcome
+                .violation
+                .as_ref()
+                .is_none_or(|(_, token)| violation.1.choices < token.choices)
+            {
+                outcome.violation = Some(violation);
             }
         }
-    })?;
-    let found = Rc::try_unwrap(found)
-        .map_err(|_| ())
-        .expect("exploration finished")
-        .into_inner();
-    if let Some((limit, held)) = found.memory {
+    }
+    // The violating history is one of the distinct histories judged.
+    outcome.distinct += usize::from(outcome.violation.is_some());
+    if let Some((limit, held)) = memory {
         return Err(CheckError::MemoryLimit {
             phase: "phase 2 (concurrent executions)",
             limit,
             held,
-            executions: explored.executions,
+            executions: outcome.executions,
         });
     }
-    Ok(Exploration2 {
-        violation: found.violation,
-        executions: explored.executions,
-        distinct: found.seen.len(),
-        stuck: found.stuck,
-        inconclusive: found.inconclusive,
-        resumed: 0,
-        elapsed: explored.elapsed,
-        loom: None,
-    })
+    Ok(outcome)
+}
+
+/// What one worker of phase 2 found.
+struct Found {
+    full_index: Option<FullSpecIndex>,
+    stuck: usize,
+    inconclusive: u64,
+    violation: Option<(ViolationKind, ReplayToken)>,
+    budget: MemoryBudget,
+    /// The budget and what was held when the fingerprints went past it.
+    memory: Option<(u64, u64)>,
 }
 
 /// About what one fingerprint holds in phase 2's set: 16 bytes in a hash table kept at most 7/8

@@ -4,6 +4,12 @@
 //! the first option at every new branch point. After the execution, [`DecisionTree::advance`]
 //! moves to the next untried option of the deepest branch point that has one. Only decisions
 //! with more than one option are recorded, so the path is also a compact replay token.
+//!
+//! A tree can also be a *subtree*: the executions below a fixed prefix of choices
+//! ([`DecisionTree::subtree`]). A tree hands the untried options of its shallowest branch point to
+//! other workers as subtrees ([`DecisionTree::donate`]), and explores only the options it kept,
+//! so that one tree is explored by several workers, each leaf exactly once (see
+//! [`split`](crate::explore::split)).
 
 /// One branch point on the current path.
 #[derive(Clone, Copy, Debug)]
@@ -11,6 +17,20 @@ struct Branch {
     /// How many options there were (`0`: unknown, when replaying a token).
     options: u32,
     chosen: u32,
+    /// The options this tree explores end before this one (the rest were donated, or lie outside
+    /// a subtree's fixed prefix).
+    end: u32,
+}
+
+/// A subtree of a decision tree: the executions whose choices begin with `prefix`. Each entry is
+/// `(options, chosen)` of one branch point. Subtrees are ordered as depth-first search meets them
+/// (lexicographically on their choices).
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) struct Subtree {
+    /// The choices of the prefix, the order key.
+    pub choices: Vec<u32>,
+    /// The number of options at each branch point of the prefix.
+    pub options: Vec<u32>,
 }
 
 /// The schedule took a different shape on replay than when it was first explored: the code
@@ -33,6 +53,8 @@ pub(crate) struct DecisionTree {
     depth: usize,
     /// Replaying a fixed token: never branch beyond it.
     replay: bool,
+    /// The branch points before this depth are a subtree's fixed prefix.
+    floor: usize,
 }
 
 impl DecisionTree {
@@ -44,10 +66,72 @@ impl DecisionTree {
     /// A tree that follows `choices` once (a replay token).
     pub fn replaying(choices: &[u32]) -> Self {
         Self {
-            path: choices.iter().map(|&chosen| Branch { options: 0, chosen }).collect(),
+            path: choices
+                .iter()
+                .map(|&chosen| Branch {
+                    options: 0,
+                    chosen,
+                    end: chosen + 1,
+                })
+                .collect(),
             depth: 0,
             replay: true,
+            floor: choices.len(),
         }
+    }
+
+    /// A tree that explores every execution below `subtree`'s prefix, and nothing else.
+    pub fn subtree(subtree: &Subtree) -> Self {
+        let path: Vec<Branch> = subtree
+            .choices
+            .iter()
+            .zip(&subtree.options)
+            .map(|(&chosen, &options)| Branch {
+                options,
+                chosen,
+                end: chosen + 1,
+            })
+            .collect();
+        Self {
+            floor: path.len(),
+            path,
+            depth: 0,
+            replay: false,
+        }
+    }
+
+    /// Whether this tree replays a token (one execution) rather than exploring.
+    pub fn is_replay(&self) -> bool {
+        self.replay
+    }
+
+    /// Hands the options not tried yet at the shallowest branch point that has any (below the
+    /// fixed prefix) to the caller, as subtrees in depth-first order, and leaves them out of this
+    /// tree's own exploration. Empty when there is nothing to hand out (or when replaying).
+    pub fn donate(&mut self) -> Vec<Subtree> {
+        if self.replay {
+            return Vec::new();
+        }
+        let Some(i) = (self.floor..self.path.len()).find(|&i| self.path[i].chosen + 1 < self.path[i].end) else {
+            return Vec::new();
+        };
+        let prefix = &self.path[..i];
+        let branch = self.path[i];
+        let donated = (branch.chosen + 1..branch.end)
+            .map(|k| Subtree {
+                choices: prefix.iter().map(|b| b.chosen).chain([k]).collect(),
+                options: prefix.iter().map(|b| b.options).chain([branch.options]).collect(),
+            })
+            .collect();
+        self.path[i].end = branch.chosen + 1;
+        donated
+    }
+
+    /// The choices of the path that the next execution follows to its last recorded branch point
+    /// (after [`advance`](Self::advance)): every execution left in this tree comes at or after it
+    /// in depth-first order.
+    pub fn position(&self) -> Vec<u32> {
+        self.path.iter().map(|b| b.chosen).collect()
     }
 
     /// Picks one of `options` (> 1) at the next branch point of this execution.
@@ -78,7 +162,11 @@ impl DecisionTree {
             None => {
                 // Beyond a replay token the first option is taken, as it was when it was explored.
                 if !self.replay {
-                    self.path.push(Branch { options, chosen: 0 });
+                    self.path.push(Branch {
+                        options,
+                        chosen: 0,
+                        end: options,
+                    });
                 }
                 0
             }
@@ -104,8 +192,9 @@ impl DecisionTree {
         if self.replay {
             return false;
         }
-        while let Some(branch) = self.path.last_mut() {
-            if branch.chosen + 1 < branch.options {
+        while self.path.len() > self.floor {
+            let branch = self.path.last_mut().expect("longer than the floor");
+            if branch.chosen + 1 < branch.end {
                 branch.chosen += 1;
                 return true;
             }
@@ -146,6 +235,84 @@ mod tests {
             }
         }
         assert_eq!(leaves, vec![vec![0, 0], vec![0, 1], vec![0, 2], vec![1]]);
+    }
+
+    /// Every leaf of `shape` (options at each branch point, by the choices before it), explored by
+    /// one tree that keeps donating its shallowest untried options into a queue that is drained in
+    /// depth-first order, and by one tree alone: the same leaves, each once.
+    #[test]
+    fn donated_subtrees_cover_every_leaf_once() {
+        fn options_at(choices: &[usize]) -> Option<usize> {
+            match choices {
+                [] => Some(3),
+                [0] | [2] => Some(2),
+                [1] => None,
+                [0, 1] | [2, 0] => Some(3),
+                _ => None,
+            }
+        }
+        fn run(tree: &mut DecisionTree) -> Vec<usize> {
+            let mut leaf = vec![];
+            while let Some(n) = options_at(&leaf) {
+                leaf.push(tree.choose(n).unwrap());
+            }
+            leaf
+        }
+        let mut alone = vec![];
+        let mut tree = DecisionTree::new();
+        loop {
+            alone.push(run(&mut tree));
+            if !tree.advance() {
+                break;
+            }
+        }
+        assert_eq!(alone.len(), 9);
+        let mut queue = std::collections::BTreeSet::new();
+        let mut donated = 0;
+        let mut split = vec![];
+        let mut tree = DecisionTree::new();
+        loop {
+            split.push(run(&mut tree));
+            let more = tree.advance();
+            if more {
+                let subtrees = tree.donate();
+                donated += subtrees.len();
+                queue.extend(subtrees);
+            }
+            if !more {
+                match queue.pop_first() {
+                    Some(subtree) => tree = DecisionTree::subtree(&subtree),
+                    None => break,
+                }
+            }
+        }
+        let mut sorted = split.clone();
+        sorted.sort();
+        assert_eq!(sorted, alone, "the same leaves, each once");
+        assert_eq!(split, alone, "drained in depth-first order, the same order");
+        assert!(donated >= 3, "subtrees were handed out: {donated}");
+    }
+
+    #[test]
+    fn a_subtree_explores_below_its_prefix_only() {
+        let subtree = Subtree {
+            choices: vec![1],
+            options: vec![2],
+        };
+        let mut tree = DecisionTree::subtree(&subtree);
+        let mut leaves = vec![];
+        loop {
+            let a = tree.choose(2).unwrap();
+            leaves.push(vec![a, tree.choose(2).unwrap()]);
+            if !tree.advance() {
+                break;
+            }
+        }
+        assert_eq!(leaves, vec![vec![1, 0], vec![1, 1]]);
+        assert_eq!(
+            DecisionTree::subtree(&subtree).choose(3).unwrap_err().expected_options,
+            2
+        );
     }
 
     #[test]

@@ -10,4 +10,5 @@ pub(crate) mod role;
 pub(crate) mod run;
 pub(crate) mod scheduler;
 pub(crate) mod serial;
+pub(crate) mod split;
 pub(crate) mod trace_set;

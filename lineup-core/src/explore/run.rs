@@ -3,6 +3,7 @@
 use std::cell::RefCell;
 use std::panic::{self, AssertUnwindSafe};
 use std::rc::Rc;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use shuttle::{FailurePersistence, MaxSteps, Runner};
@@ -13,6 +14,7 @@ use crate::explore::decision_tree::DecisionTree;
 use crate::explore::harness::{panic_message, remember_panic_hook, test_body};
 use crate::explore::recording;
 use crate::explore::scheduler::{Control, ExecutionResult, Exploration, Limits, LineupScheduler, Mode};
+use crate::explore::split::SplitQueue;
 use crate::model::matrix::TestMatrix;
 use crate::model::subject::Subject;
 
@@ -31,6 +33,7 @@ pub(crate) fn explore<O: Send + Sync + 'static>(
     matrix: &TestMatrix,
     mode: Mode,
     tree: DecisionTree,
+    split: Option<&Arc<SplitQueue>>,
     config: &Config,
     sink: impl for<'a> FnMut(ExecutionResult<'a>) -> Control + 'static,
 ) -> Result<Explored, CheckError> {
@@ -52,6 +55,7 @@ pub(crate) fn explore<O: Send + Sync + 'static>(
         limits,
         matrix.op_count(),
         tree,
+        split.cloned(),
         Box::new(sink),
     )));
     let mut shuttle_config = shuttle::Config::new();

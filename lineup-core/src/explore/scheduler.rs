@@ -27,6 +27,7 @@
 
 use std::cell::RefCell;
 use std::rc::Rc;
+use std::sync::Arc;
 
 use shuttle::current::TaskId;
 use shuttle::scheduler::{Schedule, Scheduler, Task};
@@ -35,6 +36,7 @@ use crate::explore::decision_tree::{DecisionTree, Divergence};
 use crate::explore::recording;
 use crate::explore::recording::Recording;
 use crate::explore::role::Role;
+use crate::explore::split::SplitQueue;
 use crate::model::stuck_kind::StuckKind;
 use crate::model::trace::TraceRef;
 
@@ -89,6 +91,8 @@ pub(crate) struct Exploration {
     limits: Limits,
     op_count: usize,
     tree: DecisionTree,
+    /// The queue shared with the other workers exploring the same tree, if any.
+    split: Option<Arc<SplitQueue>>,
     sink: Sink,
     started: bool,
     stopped: bool,
@@ -131,12 +135,20 @@ enum Class {
 }
 
 impl Exploration {
-    pub fn new(mode: Mode, limits: Limits, op_count: usize, tree: DecisionTree, sink: Sink) -> Self {
+    pub fn new(
+        mode: Mode,
+        limits: Limits,
+        op_count: usize,
+        tree: DecisionTree,
+        split: Option<Arc<SplitQueue>>,
+        sink: Sink,
+    ) -> Self {
         Self {
             mode,
             limits,
             op_count,
             tree,
+            split,
             sink,
             started: false,
             stopped: false,
@@ -193,7 +205,31 @@ impl Exploration {
         if self.started {
             let control = self.finish_execution();
             let exhausted = self.limits.max_executions.is_some_and(|max| self.executions >= max);
-            if control == Control::Stop || exhausted || !self.tree.advance() {
+            if self.diverged {
+                if let Some(split) = &self.split {
+                    split.abort();
+                }
+            }
+            if self.diverged || exhausted {
+                self.stopped = true;
+                return None;
+            }
+            let mut more = control == Control::Continue && self.tree.advance();
+            if let Some(split) = &self.split {
+                // Shared with other workers: a stop ends this subtree (the sink told the queue
+                // why); the worker goes on with another one.
+                more = more && split.keep_going(&mut self.tree);
+                if !more {
+                    match split.next_subtree() {
+                        Some(tree) => {
+                            self.tree = tree;
+                            more = true;
+                        }
+                        None => more = false,
+                    }
+                }
+            }
+            if !more {
                 self.stopped = true;
                 return None;
             }

@@ -1,9 +1,11 @@
 //! A set of execution traces that is queried with traces borrowed from the recording, so that
 //! an execution seen before costs a hash and a comparison, not an allocation.
 
+use std::sync::Mutex;
+
 use rustc_hash::FxHashMap;
 
-use crate::model::trace::{Trace, TraceRef};
+use crate::model::trace::{ResponseInterner, Trace, TraceRef};
 
 /// Distinct traces, each with a value.
 #[derive(Debug)]
@@ -30,25 +32,32 @@ impl<V> TraceSet<V> {
             .find(|&i| self.entries[i].0.as_ref() == trace)
     }
 
-    /// Adds `trace` with `value` unless it is there already; returns whether it was added.
-    pub fn insert(&mut self, trace: TraceRef<'_>, value: V) -> bool {
+    /// Adds `trace` with `value` unless it is there already, in which case it keeps the smaller of
+    /// the two values; returns the new trace's index, if it was added.
+    pub fn insert_keeping_least(&mut self, trace: TraceRef<'_>, value: V) -> Option<usize>
+    where
+        V: Ord,
+    {
         let hash = trace.fx_hash();
-        if self.find(trace, hash).is_some() {
-            return false;
+        if let Some(i) = self.find(trace, hash) {
+            if value < self.entries[i].1 {
+                self.entries[i].1 = value;
+            }
+            return None;
         }
         self.buckets.entry(hash).or_default().push(self.entries.len());
         self.entries.push((trace.to_owned(), value));
-        true
+        Some(self.entries.len() - 1)
     }
 
-    /// How many distinct traces there are (the last one added has index `len() - 1`).
-    pub fn len(&self) -> usize {
-        self.entries.len()
+    /// The value of trace number `index`.
+    pub fn value(&self, index: usize) -> &V {
+        &self.entries[index].1
     }
 
-    /// The traces and their values, in insertion order.
-    pub fn iter(&self) -> impl Iterator<Item = &(Trace, V)> {
-        self.entries.iter()
+    /// The traces and their values, in insertion order, owned.
+    pub fn into_entries(self) -> Vec<(Trace, V)> {
+        self.entries
     }
 }
 
@@ -57,42 +66,62 @@ impl<V> TraceSet<V> {
 /// history instead of the whole trace. Two distinct traces with the same fingerprint (odds about
 /// n^2 / 2^129 for n traces) would make phase 2 skip judging the second one: it could miss a
 /// violation, never report a false one.
+///
+/// Fingerprints hash the responses' values, not their numbers, so the workers that explore one
+/// tree together (each with its own interner) share one set.
 #[derive(Debug, Default)]
 pub(crate) struct TraceFingerprints {
-    seen: rustc_hash::FxHashSet<u128>,
+    seen: Mutex<rustc_hash::FxHashSet<u128>>,
+}
+
+/// The fingerprint of one trace.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(crate) struct Fingerprint(u128);
+
+impl Fingerprint {
+    /// The fingerprint of `trace`, whose responses are numbered by `interner`.
+    pub fn of(trace: TraceRef<'_>, interner: &ResponseInterner) -> Self {
+        use std::hash::{BuildHasher, Hasher};
+        let response = |r: &Option<u32>| r.map_or(0, |id| interner.value_hash(id) | 1);
+        let mut low = rustc_hash::FxBuildHasher.build_hasher();
+        std::hash::Hash::hash(trace.events, &mut low);
+        for r in trace.responses {
+            low.write_u64(response(r));
+        }
+        low.write_u8(u8::from(trace.stuck));
+        // A second, independent hash: the same data behind a different prefix, in reverse order,
+        // mixed by another hasher state.
+        let mut high = rustc_hash::FxBuildHasher.build_hasher();
+        high.write_u64(0x9e37_79b9_7f4a_7c15);
+        high.write_usize(trace.events.len());
+        for e in trace.events.iter().rev() {
+            std::hash::Hash::hash(e, &mut high);
+        }
+        for r in trace.responses.iter().rev() {
+            high.write_u64(response(r).rotate_left(17));
+        }
+        high.write_u8(u8::from(trace.stuck));
+        Self((u128::from(high.finish()) << 64) | u128::from(low.finish()))
+    }
 }
 
 impl TraceFingerprints {
-    fn fingerprint(trace: TraceRef<'_>) -> u128 {
-        use std::hash::{BuildHasher, Hasher};
-        let low = trace.fx_hash();
-        // A second, independent hash: the same data behind a different prefix, mixed by another
-        // hasher state.
-        let mut hasher = rustc_hash::FxBuildHasher.build_hasher();
-        hasher.write_u64(0x9e37_79b9_7f4a_7c15);
-        hasher.write_usize(trace.events.len());
-        for e in trace.events.iter().rev() {
-            std::hash::Hash::hash(e, &mut hasher);
-        }
-        for r in trace.responses.iter().rev() {
-            std::hash::Hash::hash(r, &mut hasher);
-        }
-        hasher.write_u8(u8::from(trace.stuck));
-        (u128::from(hasher.finish()) << 64) | u128::from(low)
+    fn lock(&self) -> std::sync::MutexGuard<'_, rustc_hash::FxHashSet<u128>> {
+        self.seen.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     /// Whether a trace with this fingerprint was seen.
-    pub fn contains(&self, trace: TraceRef<'_>) -> bool {
-        self.seen.contains(&Self::fingerprint(trace))
+    pub fn contains(&self, fingerprint: Fingerprint) -> bool {
+        self.lock().contains(&fingerprint.0)
     }
 
-    /// Remembers the trace; returns whether it was new.
-    pub fn insert(&mut self, trace: TraceRef<'_>) -> bool {
-        self.seen.insert(Self::fingerprint(trace))
+    /// Remembers the fingerprint; returns whether it was new.
+    pub fn insert(&self, fingerprint: Fingerprint) -> bool {
+        self.lock().insert(fingerprint.0)
     }
 
     /// How many distinct traces were seen.
     pub fn len(&self) -> usize {
-        self.seen.len()
+        self.lock().len()
     }
 }

@@ -2,6 +2,8 @@
 //! executions are deduplicated before their histories are built; and the interner that numbers
 //! the distinct responses of an exploration.
 
+use std::hash::BuildHasher;
+
 use crate::model::history::Event;
 use crate::model::response::Response;
 
@@ -12,6 +14,9 @@ pub(crate) struct ResponseInterner {
     returned: rustc_hash::FxHashMap<String, u32>,
     panicked: rustc_hash::FxHashMap<String, u32>,
     values: Vec<Response>,
+    /// A hash of each response's value, the same in every interner of the process (numbers
+    /// differ between explorations; these do not).
+    hashes: Vec<u64>,
 }
 
 impl ResponseInterner {
@@ -19,6 +24,7 @@ impl ResponseInterner {
         returned: rustc_hash::FxHashMap::with_hasher(rustc_hash::FxBuildHasher),
         panicked: rustc_hash::FxHashMap::with_hasher(rustc_hash::FxBuildHasher),
         values: Vec::new(),
+        hashes: Vec::new(),
     };
 
     /// The number of a returned value's rendering.
@@ -27,6 +33,7 @@ impl ResponseInterner {
             return id;
         }
         let id = self.values.len() as u32;
+        self.hashes.push(rustc_hash::FxBuildHasher.hash_one((0u8, rendering)));
         self.values.push(Response::Returned(rendering.to_string()));
         self.returned.insert(rendering.to_string(), id);
         id
@@ -38,6 +45,8 @@ impl ResponseInterner {
             return id;
         }
         let id = self.values.len() as u32;
+        self.hashes
+            .push(rustc_hash::FxBuildHasher.hash_one((1u8, message.as_str())));
         self.values.push(Response::Panicked(message.clone()));
         self.panicked.insert(message, id);
         id
@@ -49,6 +58,12 @@ impl ResponseInterner {
             Response::Returned(rendering) => self.returned(rendering),
             Response::Panicked(message) => self.panicked(message.clone()),
         }
+    }
+
+    /// The hash of the response with number `id`'s value: equal responses have equal hashes in
+    /// every interner, whatever their numbers.
+    pub fn value_hash(&self, id: u32) -> u64 {
+        self.hashes[id as usize]
     }
 
     /// The response with number `id`.
@@ -102,7 +117,6 @@ impl TraceRef<'_> {
 
     /// The hash a [`TraceSet`](crate::explore::trace_set::TraceSet) files the trace under.
     pub fn fx_hash(self) -> u64 {
-        use std::hash::BuildHasher;
         rustc_hash::FxBuildHasher.hash_one((self.events, self.responses, self.stuck))
     }
 }
