@@ -1,6 +1,7 @@
 //! Benchmarks of lineup. Each prints one JSON object per line.
 //!
-//! `cargo run --release -p lineup-bench -- phases`, `... -- random`, `... -- table2 [--samples K]`
+//! `cargo run --release -p lineup-bench -- phases`, `... -- random`, `... -- workers`,
+//! `... -- table2 [--samples K]`
 //! and `... -- loom [queue|counter1]`
 //!
 //! * `phase1_3x3`: phase 1 (every serial execution) of a non-blocking 3x3 queue matrix, median
@@ -12,6 +13,8 @@
 //!   (`add(200)`, `add(400)`, `try_take()`) at bound 2, with one worker and with two, in the same
 //!   process. Target: speedup >= 1.8. `randomcheck_100_3x3_blocking` does the same with the
 //!   blocking queue (with `take()`), whose stuck executions cost shuttle a fresh stack each.
+//! * `one_matrix_workers` (`workers`): one matrix checked by one worker and by two, which split
+//!   both phases' trees ([`one_matrix_workers`]). Target: speedup >= 1.7 on the passing matrix.
 //! * `loom_vs_shuttle` (`loom`): the same 2x2 matrix checked on shuttle (here) and on loom (this
 //!   command again under `--cfg loom`, in its own target directory): executions and time of each
 //!   phase on each backend; see [`loom_vs_shuttle`]. The other subcommands run on shuttle only.
@@ -20,6 +23,7 @@ mod histories;
 mod loom_vs_shuttle;
 #[path = "../../examples/objects/mod.rs"]
 mod objects;
+mod one_matrix_workers;
 
 use std::time::{Duration, Instant};
 
@@ -45,7 +49,11 @@ fn ms(d: Duration) -> f64 {
 fn phase1_3x3() {
     let subject = blocking_queue();
     let matrix = queue_3x3();
-    let config = Config::default();
+    // One worker: the figure is per core, as before `Config::workers`.
+    let config = Config {
+        workers: 1,
+        ..Config::default()
+    };
     let mut times = Vec::new();
     let mut histories = 0;
     let mut executions = 0;
@@ -110,11 +118,19 @@ fn phase2_vs_shuttle_dfs() {
         .unwrap_or(20_000);
     let subject = blocking_queue();
     let matrix = queue_3x3();
-    let spec = synthesize_spec(&subject, &matrix, &Config::default())
-        .expect("phase 1")
-        .spec;
+    let spec = synthesize_spec(
+        &subject,
+        &matrix,
+        &Config {
+            workers: 1,
+            ..Config::default()
+        },
+    )
+    .expect("phase 1")
+    .spec;
     let config = Config {
         max_executions: Some(executions),
+        workers: 1,
         ..Config::default()
     };
     let runs: usize = std::env::var("LINEUP_BENCH_RUNS")
@@ -301,6 +317,7 @@ fn main() {
         }
         "histories" => histories::run(&std::env::args().skip(2).collect::<Vec<_>>()),
         "phase1" => phase1_3x3(),
+        "workers" => one_matrix_workers::run(),
         "phase2" => phase2_vs_shuttle_dfs(),
         "phases" => {
             phase1_3x3();
@@ -314,8 +331,8 @@ fn main() {
         }
         other => {
             eprintln!(
-                "unknown benchmark `{other}`; available: phases, random, table2 [--samples K], phase1, phase2, \
-                 loom [queue|counter1]"
+                "unknown benchmark `{other}`; available: phases, random, workers, table2 [--samples K], phase1, \
+                 phase2, loom [queue|counter1]"
             );
             std::process::exit(2);
         }

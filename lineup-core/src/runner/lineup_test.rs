@@ -285,7 +285,9 @@ impl LineupTest {
         self
     }
 
-    /// Worker threads (default: the number of cores).
+    /// Worker threads (default: the number of cores): RandomCheck checks that many matrices at a
+    /// time, and a matrix checked on its own splits its exploration among them
+    /// ([`Config::workers`](crate::Config::workers)).
     pub fn workers(mut self, n: usize) -> Self {
         self.workers = Some(n);
         self
@@ -407,6 +409,9 @@ impl LineupTest {
         let samples = env.samples.unwrap_or(self.samples);
         let seed = env.seed.or(self.seed).unwrap_or_else(random_seed);
         let workers = env.workers.or(self.workers).unwrap_or_else(cores).max(1);
+        // A matrix checked on its own (saved, explicit, shrinking, AutoCheck) uses every worker;
+        // RandomCheck's batch gives one to each matrix while there are more matrices than workers.
+        config.workers = workers;
         let time_budget = env.time_budget.or(self.time_budget);
         let labels = subject.labels();
         let setup = |problem: String| TestFailure::Setup {

@@ -1,5 +1,7 @@
 //! Checking many matrices on every core: one shuttle runner per OS thread. The first failure
-//! reported (the failing matrix with the smallest index) is the same as with one worker.
+//! reported (the failing matrix with the smallest index) is the same as with one worker. When
+//! fewer matrices are left than workers, the last checks split their trees among the workers
+//! that would otherwise idle ([`Config::workers`]).
 
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::Mutex;
@@ -57,15 +59,23 @@ pub fn check_matrices<O: Send + Sync + 'static>(
     // Workers carry the name of the calling thread (the test's name under libtest), which the loom
     // backend needs to re-run the test in a child process.
     let name = std::thread::current().name().unwrap_or("main").to_string();
+    let workers = workers.max(1);
     std::thread::scope(|scope| {
-        for _ in 0..workers.max(1).min(matrices.len().max(1)) {
+        for _ in 0..workers.min(matrices.len().max(1)) {
             let worker = std::thread::Builder::new().name(name.clone());
             let spawned = worker.spawn_scoped(scope, || loop {
                 let i = next.fetch_add(1, Ordering::SeqCst);
                 if i >= matrices.len() || i > failing_index() {
                     break;
                 }
-                let result = check(subject, &matrices[i], config);
+                // Matrices are taken in order: once fewer are left than workers, the workers that
+                // find none left would idle; the last checks use them instead.
+                let left = matrices.len() - i;
+                let config = Config {
+                    workers: (workers / left).max(1),
+                    ..config.clone()
+                };
+                let result = check(subject, &matrices[i], &config);
                 let outcome = match result {
                     Ok(Verdict::Pass(stats)) => {
                         executions.fetch_add(stats.serial_executions + stats.concurrent_executions, Ordering::Relaxed);

@@ -1,0 +1,61 @@
+//! `one_matrix_workers`: one expensive matrix checked by one worker and by two
+//! ([`Config::workers`]), which split the trees of both phases by prefix. The same check, the
+//! same executions: the line says whether the verdicts (and, for a failure, the violation and its
+//! replay token) are the same.
+
+use std::time::Instant;
+
+use lineup::{check, Config, Subject, TestMatrix, Verdict};
+
+use crate::objects::queues::{give_up_queue, NonBlockingQueue};
+
+/// What must not depend on the number of workers: PASS with its executions and histories, or the
+/// violation with its replay token.
+fn verdict_key(verdict: &Verdict) -> String {
+    match verdict {
+        Verdict::Pass(s) => format!(
+            "PASS {} {} {} {}",
+            s.serial_executions, s.serial_full, s.concurrent_executions, s.distinct_histories
+        ),
+        Verdict::Fail(v) => format!("FAIL {:?} {}", v.kind, v.replay),
+    }
+}
+
+fn line<O: Send + Sync + 'static>(subject: &Subject<O>, matrix: &TestMatrix, shape: &str) {
+    let bound = Config::default().preemption_bound;
+    let run = |workers: usize| {
+        let config = Config {
+            workers,
+            ..Config::default()
+        };
+        let start = Instant::now();
+        let verdict = check(subject, matrix, &config).unwrap_or_else(|e| panic!("{e}"));
+        (start.elapsed().as_secs_f64(), verdict)
+    };
+    let (one, alone) = run(1);
+    let (two, split) = run(2);
+    let executions = alone.stats().serial_executions + alone.stats().concurrent_executions;
+    println!(
+        "{{\"bench\":\"one_matrix_workers\",\"matrix\":\"{shape} {}\",\"verdict\":\"{}\",\"bound\":{bound},\
+         \"executions\":{executions},\"workers_1_s\":{one:.3},\"workers_2_s\":{two:.3},\"speedup\":{:.2},\
+         \"same_verdict\":{},\"target_speedup\":1.7}}",
+        subject.name(),
+        if alone.is_pass() { "PASS" } else { "FAIL" },
+        one / two,
+        verdict_key(&alone) == verdict_key(&split)
+    );
+}
+
+/// Prints the passing line (a correct queue, 3x4) and the failing one (the paper's Fig. 1 queue,
+/// 3x4, whose first violation lies deep in the tree).
+pub fn run() {
+    // add(200), add(400), try_take() in every column, rotated, and one more of each.
+    let passing = TestMatrix::new(vec![vec![0, 2, 1, 2], vec![1, 0, 2, 0], vec![2, 1, 0, 1]]);
+    line(
+        &Subject::of("NonBlockingQueue", NonBlockingQueue::default),
+        &passing,
+        "3x4",
+    );
+    let failing = TestMatrix::new(vec![vec![0, 0, 1, 1], vec![2, 2, 0, 1], vec![1, 2, 2, 0]]);
+    line(&give_up_queue(), &failing, "3x4");
+}
