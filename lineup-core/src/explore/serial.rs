@@ -2,14 +2,13 @@
 
 use std::cell::RefCell;
 use std::rc::Rc;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use crate::config::Config;
 use crate::error::CheckError;
 use crate::explore::decision_tree::DecisionTree;
-use crate::explore::recording::history_of;
+use crate::explore::recording;
 use crate::explore::run::explore;
 use crate::explore::scheduler::{Control, Mode};
 use crate::explore::split::{on_workers, worker_count};
@@ -20,7 +19,7 @@ use crate::model::matrix::TestMatrix;
 use crate::model::replay_token::Phase;
 use crate::model::replay_token::ReplayToken;
 use crate::model::subject::Subject;
-use crate::model::trace::{ResponseInterner, TraceRef};
+use crate::model::trace::{ResponseInterner, Trace, TraceRef};
 use crate::spec::determinism::DeterminismWatch;
 use crate::spec::determinism::Nondeterminism;
 use crate::spec::observation::ObservationSet;
@@ -41,84 +40,99 @@ pub(crate) fn serial_executions<O: Send + Sync + 'static>(
     subject.validate(matrix)?;
     let ops = op_table(matrix, &subject.labels());
     let tolerated = subject.tolerated_ops(matrix);
-    // What the distinct traces of every worker hold, against the memory budget.
-    let held = Arc::new(AtomicU64::new(0));
+    let shared = Arc::new(Mutex::new(SerialTraces {
+        interner: ResponseInterner::default(),
+        traces: TraceSet::default(),
+        watch: DeterminismWatch::new(tolerated.clone()),
+        proof: false,
+        budget: MemoryBudget::new(config.max_memory),
+        held: 0,
+        memory: None,
+    }));
     let start = Instant::now();
     let results = on_workers(worker_count(config.workers), DecisionTree::new(), |tree, split| {
-        let found = Rc::new(RefCell::new(Found {
-            // Every distinct execution with its schedule (the first in depth-first order):
-            // executions are deduplicated on their interned traces, before histories are built.
-            traces: TraceSet::default(),
-            // The determinism check as this worker's traces arrive: the worker stops at a proof.
-            watch: DeterminismWatch::new(tolerated.clone()),
-            budget: MemoryBudget::new(config.max_memory),
-            memory: None,
-            step_limit: None,
-        }));
-        let sink_found = Rc::clone(&found);
+        let step_limit: Rc<RefCell<Option<Vec<u32>>>> = Rc::default();
+        let sink_step_limit = Rc::clone(&step_limit);
         let queue = split.cloned();
-        let held = Arc::clone(&held);
+        let shared = Arc::clone(&shared);
+        // This worker's response numbers, in the shared interner.
+        let mut numbers: Vec<Option<u32>> = Vec::new();
+        let mut responses: Vec<Option<u32>> = Vec::new();
         let explored = explore(subject, matrix, Mode::Serial, tree, split, config, move |result| {
-            let found = &mut *sink_found.borrow_mut();
             let schedule = result.schedule();
             if result.inconclusive {
-                found.step_limit = Some(schedule);
+                *sink_step_limit.borrow_mut() = Some(schedule);
                 if let Some(queue) = &queue {
                     queue.abort();
                 }
                 return Control::Stop;
             }
-            let Some(index) = found.traces.insert_keeping_least(result.trace, schedule) else {
+            let mut shared = shared.lock().unwrap_or_else(|e| e.into_inner());
+            let shared = &mut *shared;
+            responses.clear();
+            recording::with(|r| {
+                for response in result.trace.responses {
+                    responses.push(response.map(|id| {
+                        let id = id as usize;
+                        if numbers.len() <= id {
+                            numbers.resize(id + 1, None);
+                        }
+                        *numbers[id].get_or_insert_with(|| shared.interner.intern(r.interner.value(id as u32)))
+                    }));
+                }
+            });
+            let trace = TraceRef {
+                events: result.trace.events,
+                responses: &responses,
+                stuck: result.trace.stuck,
+            };
+            // Every distinct execution with its first schedule in depth-first order: executions
+            // are deduplicated on their interned traces, before histories are built.
+            let Some(index) = shared.traces.insert_keeping_least(trace, schedule) else {
                 return Control::Continue;
             };
-            let bytes = serial_history_bytes(result.trace.events.len(), result.trace.responses.len());
-            let total = held.fetch_add(bytes, Ordering::Relaxed) + bytes;
-            if found.budget.exceeded(total) {
-                found.memory = Some((found.budget.limit(), total));
+            shared.held += serial_history_bytes(trace.events.len(), trace.responses.len());
+            if shared.budget.exceeded(shared.held) {
+                shared.memory = Some((shared.budget.limit(), shared.held));
                 if let Some(queue) = &queue {
                     queue.abort();
                 }
                 return Control::Stop;
             }
-            if let Some((first, _)) = found.watch.insert(index, result.trace) {
-                // Nondeterminism is proved by executions up to the later of the two: the first
-                // proof in depth-first order comes no later.
+            // The determinism check as traces arrive: a pair that proves nondeterminism ends the
+            // exploration of every execution after the later of the two.
+            if let Some((first, _)) = shared.watch.insert(index, trace) {
+                shared.proof = true;
                 if let Some(queue) = &queue {
-                    let later = found.traces.value(first).clone().max(found.traces.value(index).clone());
+                    let later = shared
+                        .traces
+                        .value(first)
+                        .clone()
+                        .max(shared.traces.value(index).clone());
                     queue.found(later);
                 }
                 return Control::Stop;
             }
             Control::Continue
         })?;
-        let found = Rc::try_unwrap(found)
-            .map_err(|_| ())
-            .expect("exploration finished")
-            .into_inner();
-        // Histories hold their responses' values, which this worker's interner numbers.
-        let histories: Vec<(Vec<u32>, History)> = found
-            .traces
-            .into_entries()
-            .into_iter()
-            .map(|(trace, schedule)| (schedule, history_of(trace.as_ref(), &ops)))
-            .collect();
-        Ok(WorkerOutcome {
-            histories,
-            memory: found.memory,
-            step_limit: found.step_limit,
-            executions: explored.executions,
-        })
+        let step_limit = step_limit.take();
+        Ok((explored.executions, step_limit))
     })?;
     let elapsed = start.elapsed();
-    let executions = results.iter().map(|r| r.executions).sum();
-    if let Some(schedule) = results.iter().filter_map(|r| r.step_limit.clone()).min() {
+    let executions = results.iter().map(|r| r.0).sum();
+    if let Some(schedule) = results.into_iter().filter_map(|r| r.1).min() {
         return Err(CheckError::StepLimit {
             phase: "phase 1 (serial executions)",
             limit: format!("Config::max_steps = {}", config.max_steps),
             execution: format!("with schedule {schedule:?}"),
         });
     }
-    if let Some((limit, held)) = results.iter().find_map(|r| r.memory) {
+    let shared = Arc::try_unwrap(shared)
+        .map_err(|_| ())
+        .expect("the workers are done")
+        .into_inner()
+        .unwrap_or_else(|e| e.into_inner());
+    if let Some((limit, held)) = shared.memory {
         return Err(CheckError::MemoryLimit {
             phase: "phase 1 (serial executions)",
             limit,
@@ -126,49 +140,41 @@ pub(crate) fn serial_executions<O: Send + Sync + 'static>(
             executions,
         });
     }
-    // Every distinct serial history once, at its first schedule in depth-first order, in that
-    // order: what one worker alone would have met, in the order it would have met it.
-    let mut merged: Vec<(Vec<u32>, History)> = results.into_iter().flat_map(|r| r.histories).collect();
-    merged.sort_by(|a, b| a.0.cmp(&b.0));
-    let mut interner = ResponseInterner::default();
-    let mut distinct: TraceSet<usize> = TraceSet::default();
-    let mut watch = DeterminismWatch::new(tolerated);
-    let mut spec = ObservationSet::new(ops);
-    let mut proof = None;
-    for (position, (_, history)) in merged.iter().enumerate() {
-        let responses: Vec<Option<u32>> = history
-            .responses()
-            .iter()
-            .map(|r| r.as_ref().map(|r| interner.intern(r)))
-            .collect();
-        let trace = TraceRef {
-            events: history.events(),
-            responses: &responses,
-            stuck: history.is_stuck(),
-        };
-        // Workers exploring different subtrees may have met the same history.
-        let Some(index) = distinct.insert_keeping_least(trace, position) else {
-            continue;
-        };
-        spec.insert_new(history.clone());
-        if let Some((first, op)) = watch.insert(index, trace) {
-            proof = Some((*distinct.value(first), position, op));
-            break;
+    // The distinct serial histories in depth-first order of their first schedules: what one
+    // worker alone meets, in the order it meets them (workers met them in another order).
+    let mut entries = shared.traces.into_entries();
+    entries.sort_by(|a, b| a.1.cmp(&b.1));
+    let to_history = |trace: &Trace| {
+        let responses = shared.interner.resolve(&trace.responses);
+        History::from_recording(ops.clone(), trace.events.clone(), responses, trace.stuck)
+    };
+    let mut nondeterminism = None;
+    let mut spec = ObservationSet::new(ops.clone());
+    if shared.proof {
+        // The first proof in depth-first order, and the specification up to it.
+        let mut watch = DeterminismWatch::new(tolerated);
+        for (index, (trace, schedule)) in entries.iter().enumerate() {
+            spec.insert_new(to_history(trace));
+            if let Some((first, op)) = watch.insert(index, trace.as_ref()) {
+                let proof = Nondeterminism {
+                    op,
+                    first: to_history(&entries[first].0),
+                    second: to_history(trace),
+                };
+                let token = ReplayToken {
+                    phase: Phase::Serial,
+                    choices: schedule.clone(),
+                };
+                nondeterminism = Some((proof, token));
+                break;
+            }
+        }
+        assert!(nondeterminism.is_some(), "a proof among the executions before it");
+    } else {
+        for (trace, _) in &entries {
+            spec.insert_new(to_history(trace));
         }
     }
-    let nondeterminism = proof.map(|(first, second, op)| {
-        (
-            Nondeterminism {
-                op,
-                first: merged[first].1.clone(),
-                second: merged[second].1.clone(),
-            },
-            ReplayToken {
-                phase: Phase::Serial,
-                choices: merged[second].0.clone(),
-            },
-        )
-    });
     Ok(Synthesis {
         spec,
         nondeterminism,
@@ -177,19 +183,17 @@ pub(crate) fn serial_executions<O: Send + Sync + 'static>(
     })
 }
 
-/// What one worker of phase 1 holds while it explores.
-struct Found {
+/// Phase 1's distinct serial traces, shared by its workers: numbered by one interner, each with
+/// its first schedule in depth-first order, checked for determinism as they arrive.
+struct SerialTraces {
+    interner: ResponseInterner,
     traces: TraceSet<Vec<u32>>,
     watch: DeterminismWatch,
+    /// The watch found a pair that proves nondeterminism.
+    proof: bool,
     budget: MemoryBudget,
+    /// What the traces and their histories hold, by estimate.
+    held: u64,
+    /// The budget and what was held when the traces went past it.
     memory: Option<(u64, u64)>,
-    step_limit: Option<Vec<u32>>,
-}
-
-/// What one worker of phase 1 found: its distinct serial histories with their first schedules.
-struct WorkerOutcome {
-    histories: Vec<(Vec<u32>, History)>,
-    memory: Option<(u64, u64)>,
-    step_limit: Option<Vec<u32>>,
-    executions: u64,
 }
