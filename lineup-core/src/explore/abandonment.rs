@@ -165,6 +165,32 @@ pub(crate) struct Abandonment {
 }
 
 impl Abandonment {
+    /// Whether the stuck execution in progress can be abandoned safely: its only threads are the
+    /// harness's (the object and its operations spawned none: such a thread cannot be abandoned,
+    /// and a destructor that the abandonment's unwind runs may wait for it), and every pending
+    /// operation either can still run (it spins) or waits in a `lineup::sync::Condvar`. Otherwise
+    /// the execution is stopped as before: stopping it once an unwind has blocked in a destructor
+    /// would fail the test in shuttle's teardown.
+    pub fn can_begin(runnable: &[&Task]) -> bool {
+        recording::with(|r| {
+            let only_harness_threads = r.roles.iter().enumerate().all(|(i, role)| match role {
+                Some(Role::Background) => false,
+                Some(Role::InOp(op)) => r.owners[op - 1] == Some(TaskId::from(i)),
+                _ => true,
+            });
+            only_harness_threads
+                && with(|s| {
+                    r.pending
+                        .iter()
+                        .zip(&r.owners)
+                        .all(|(&pending, owner)| match (pending, owner) {
+                            (true, Some(task)) => runnable.iter().any(|t| t.id() == *task) || s.waiting.contains(task),
+                            _ => true,
+                        })
+                })
+        })
+    }
+
     /// Starts abandoning the execution in progress (its stuck history has been recorded).
     pub fn begin() -> Self {
         ABANDONING.with(|a| a.set(true));
@@ -323,6 +349,28 @@ mod tests {
         assert_eq!(ours_stopped, 0);
         // The same executions, histories and verdict.
         same_exploration(&ours, &theirs);
+    }
+
+    #[test]
+    fn a_stuck_initial_or_final_operation_of_the_main_thread_ends_cleanly() {
+        let ours = Subject::new("Queue", lineup_queue::Queue::default)
+            .with(Invocation::new("take", lineup_queue::Queue::take))
+            .with(Invocation::new("add", |q: &lineup_queue::Queue| q.add(1)).arg(1));
+        let theirs = Subject::new("Queue", shuttle_queue::Queue::default)
+            .with(Invocation::new("take", shuttle_queue::Queue::take))
+            .with(Invocation::new("add", |q: &shuttle_queue::Queue| q.add(1)).arg(1));
+        // The main thread's initial `take` blocks (the workers never start their operations);
+        // or one of its final `take`s does.
+        for matrix in [
+            TestMatrix::new(vec![vec![1], vec![0]]).with_initial(vec![0]),
+            TestMatrix::new(vec![vec![1], vec![1, 0]]).with_final(vec![0, 0]),
+        ] {
+            let (ours, ours_stopped) = run(&ours, &matrix);
+            let (theirs, theirs_stopped) = run(&theirs, &matrix);
+            assert!(ours.stuck_histories > 0 && theirs_stopped > 0, "{matrix:?}");
+            assert_eq!(ours_stopped, 0, "{matrix:?}");
+            same_exploration(&ours, &theirs);
+        }
     }
 
     /// A queue whose `take` spins on its length until an element is there, yielding with

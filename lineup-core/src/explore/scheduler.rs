@@ -254,6 +254,9 @@ impl Exploration {
                 self.stuck = Some(kind);
                 // The stuck history is recorded: end the execution cleanly, without branching
                 // (or stop it, if it cannot be ended).
+                if !Abandonment::can_begin(runnable) {
+                    return None;
+                }
                 let mut abandonment = Abandonment::begin();
                 let next = abandonment.next_task(runnable);
                 self.abandonment = Some(abandonment);

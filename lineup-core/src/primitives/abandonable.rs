@@ -224,7 +224,11 @@ impl Condvar {
         // before this task switches out.
         let mutex = guard.unlock();
         self.state.borrow_mut().waiters.push((me, WaitStatus::Waiting));
-        abandonment::begin_wait(me);
+        // A wait that a destructor starts while its thread unwinds cannot be abandoned (a second
+        // unwind would abort): it is not registered, and its execution is stopped if it is stuck.
+        if !std::thread::panicking() {
+            abandonment::begin_wait(me);
+        }
 
         // If execution teardown unwinds the task from the switch below, it no longer waits.
         struct StopWaitingOnUnwind<'a>(&'a Condvar, TaskId);
