@@ -8,6 +8,7 @@
 use std::panic::{self, AssertUnwindSafe};
 use std::sync::{Arc, Once};
 
+use crate::explore::abandonment;
 use crate::explore::recording;
 use crate::explore::role::Role;
 use crate::model::matrix::OpSlot;
@@ -44,6 +45,10 @@ where
             let handle = shuttle::thread::spawn(|| {
                 while !recording::with(|r| r.done) {
                     shuttle::thread::yield_now();
+                    // A stuck execution is being abandoned: wake the waiters so that they unwind.
+                    if abandonment::is_abandoning() {
+                        abandonment::wake_waiters();
+                    }
                 }
             });
             recording::set_role(task_of(&handle), Role::Watchdog);
@@ -82,6 +87,9 @@ where
         recording::set_role(main, Role::Waiting);
         while recording::with(|r| r.workers_unfinished) > 0 {
             shuttle::thread::yield_now();
+            if abandonment::is_abandoning() {
+                abandonment::wake_waiters();
+            }
         }
         recording::set_role(main, Role::Harness);
         // Every worker has finished (a join would only add scheduling points).
@@ -108,7 +116,15 @@ fn task_of<T>(handle: &shuttle::thread::JoinHandle<T>) -> TaskId {
 /// Calls one operation, recording its call and its return (or its panic). A worker's
 /// operation starts at its gate (role [`Role::Gate`]): the scheduler records the call when it
 /// lets the worker pass its first scheduling point. The main thread's operations have no gate.
+///
+/// While a stuck execution is being abandoned (see [`abandonment`]), nothing is recorded any
+/// more: an operation not begun is skipped, and one that unwinds with
+/// [`Abandoned`](abandonment::Abandoned) ends there.
 fn run_op<O>(me: TaskId, subject: &Subject<O>, object: &O, slot: &OpSlot) {
+    if abandonment::is_abandoning() {
+        recording::set_role(me, Role::Harness);
+        return;
+    }
     recording::with(|r| match r.roles.get(usize::from(me)).copied().flatten() {
         // At its gate, or let through it already (a new worker is let through when it first runs).
         Some(Role::Gate(op)) | Some(Role::InOp(op)) if op == slot.id => {}
@@ -132,6 +148,13 @@ fn run_op<O>(me: TaskId, subject: &Subject<O>, object: &O, slot: &OpSlot) {
             }));
         })
     }));
+    if abandonment::is_abandoning() {
+        // The stuck history was taken when the execution got stuck; the operation unwound with
+        // `Abandoned` (or ended otherwise): nothing more is recorded.
+        drop(result);
+        recording::set_role(me, Role::Harness);
+        return;
+    }
     let response = match (result, returned) {
         (Ok(()), Some(id)) => id,
         (Ok(()), None) => unreachable!("an invocation hands its result to the visitor"),

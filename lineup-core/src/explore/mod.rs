@@ -2,6 +2,8 @@
 //! execution of a matrix, the recording of call and return events, the roles of tasks, and the
 //! set of traces seen.
 
+#[cfg_attr(loom, allow(dead_code))]
+pub(crate) mod abandonment;
 pub(crate) mod concurrent;
 pub(crate) mod decision_tree;
 pub(crate) mod harness;

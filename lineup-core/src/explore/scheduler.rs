@@ -32,6 +32,7 @@ use std::sync::Arc;
 use shuttle::current::TaskId;
 use shuttle::scheduler::{Schedule, Scheduler, Task};
 
+use crate::explore::abandonment::{self, Abandonment};
 use crate::explore::decision_tree::{DecisionTree, Divergence};
 use crate::explore::recording;
 use crate::explore::recording::Recording;
@@ -111,6 +112,8 @@ pub(crate) struct Exploration {
     diverged: bool,
     saw_background: bool,
     members_buffer: Vec<(TaskId, Class)>,
+    /// The execution is stuck, its history recorded, and it is being ended cleanly.
+    abandonment: Option<Abandonment>,
 }
 
 /// What the scheduler decided at one scheduling point.
@@ -164,6 +167,7 @@ impl Exploration {
             diverged: false,
             saw_background: false,
             members_buffer: Vec::new(),
+            abandonment: None,
         }
     }
 
@@ -199,6 +203,8 @@ impl Exploration {
     }
 
     fn new_execution(&mut self) -> Option<Schedule> {
+        self.abandonment = None;
+        abandonment::reset();
         if self.stopped {
             return None;
         }
@@ -247,6 +253,9 @@ impl Exploration {
     }
 
     fn next_task(&mut self, runnable: &[&Task], current: Option<TaskId>, is_yielding: bool) -> Option<TaskId> {
+        if let Some(abandonment) = &mut self.abandonment {
+            return abandonment.next_task(runnable);
+        }
         self.step += 1;
         let mut members = std::mem::take(&mut self.members_buffer);
         members.clear();
@@ -279,7 +288,15 @@ impl Exploration {
             }
             Decision::Stuck(kind) => {
                 self.stuck = Some(kind);
-                None
+                // The stuck history is recorded: end the execution cleanly, without branching
+                // (or stop it, if it cannot be ended).
+                if !Abandonment::can_begin(runnable) {
+                    return None;
+                }
+                let mut abandonment = Abandonment::begin();
+                let next = abandonment.next_task(runnable);
+                self.abandonment = Some(abandonment);
+                next
             }
             Decision::Diverged(divergence) => {
                 self.divergence = Some(divergence);
@@ -479,7 +496,11 @@ impl Scheduler for LineupScheduler {
     }
 
     fn next_task(&mut self, runnable: &[&Task], current: Option<TaskId>, is_yielding: bool) -> Option<TaskId> {
-        self.0.borrow_mut().next_task(runnable, current, is_yielding)
+        let next = self.0.borrow_mut().next_task(runnable, current, is_yielding);
+        if next.is_none() {
+            abandonment::note_stopped();
+        }
+        next
     }
 
     fn next_u64(&mut self) -> u64 {

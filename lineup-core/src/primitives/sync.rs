@@ -26,6 +26,13 @@ pub use shuttle::sync::*;
 #[cfg(loom)]
 pub use loom::sync::*;
 
+/// On shuttle, shuttle's mutex and condition variable (the same scheduling points), whose waits
+/// lineup can abandon when an execution is stuck, so that the stuck execution ends cleanly and
+/// shuttle reuses its threads' stacks. A thread blocked in shuttle's primitives used directly
+/// (`lineup::shuttle::sync`) cannot be abandoned: its stuck execution is stopped instead.
+#[cfg(not(loom))]
+pub use crate::primitives::abandonable::{Condvar, Mutex, MutexGuard, WaitTimeoutResult};
+
 /// Under loom, a mutex whose held state loom's exploration sees, so that `try_lock` is also tried
 /// while another thread holds the lock (loom alone never preempts a critical section that has no
 /// loom operation inside), and a mutex and condition variable whose waiting threads lineup sees,

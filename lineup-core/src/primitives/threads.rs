@@ -16,6 +16,14 @@ pub mod thread {
     #[cfg(not(loom))]
     pub use shuttle::thread::*;
 
+    /// On shuttle: shuttle's `yield_now`, after which a thread spinning inside an operation of a
+    /// stuck execution unwinds, so that lineup ends the execution cleanly.
+    #[cfg(not(loom))]
+    pub fn yield_now() {
+        shuttle::thread::yield_now();
+        crate::explore::abandonment::abandon_here();
+    }
+
     /// Under loom: loom's `yield_now`, noted by lineup, so that a branch-limit overflow in which
     /// every pending operation's thread yields is told apart from an unfair schedule.
     #[cfg(loom)]
@@ -41,6 +49,14 @@ pub mod hint {
     pub use loom::hint::*;
     #[cfg(not(loom))]
     pub use shuttle::hint::*;
+
+    /// On shuttle: shuttle's `spin_loop` (a yield), after which a thread spinning inside an
+    /// operation of a stuck execution unwinds (see [`thread::yield_now`](super::thread::yield_now)).
+    #[cfg(not(loom))]
+    pub fn spin_loop() {
+        shuttle::hint::spin_loop();
+        crate::explore::abandonment::abandon_here();
+    }
 
     /// Under loom: loom's `spin_loop` (a yield), noted by lineup (see
     /// [`thread::yield_now`](super::thread::yield_now)).

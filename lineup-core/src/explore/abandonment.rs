@@ -1,0 +1,429 @@
+//! Ending a stuck shuttle execution cleanly, so that shuttle reuses its tasks' stacks.
+//!
+//! When the scheduler finds an execution stuck (every pending operation blocks or spins for
+//! good), it records the stuck history as always, and then, instead of stopping the execution,
+//! *abandons* it: the execution goes on without any branch choice (this module's
+//! [`Abandonment`] picks every task), and
+//!
+//! * the waits of [`lineup::sync`](crate::sync)'s `Condvar` (see
+//!   [`abandonable`](crate::primitives::abandonable)) of the tasks that run an operation are
+//!   woken by the harness's driver (its main thread waiting for the workers, or the watchdog:
+//!   [`wake_waiters`]) and unwind with the private payload [`Abandoned`];
+//! * a task running an operation that reaches any other abandonment point (`Mutex::lock`, a wait,
+//!   `lineup::thread::yield_now`, `lineup::hint::spin_loop`) unwinds the same way
+//!   ([`abandon_here`]);
+//! * the harness's `run_op` catches that unwind and records nothing (the stuck history was taken
+//!   already), the remaining operations are skipped, and the workers, watchdog and main thread
+//!   finish, so that shuttle's teardown finds every task finished.
+//!
+//! A task the harness cannot abandon (one blocked in shuttle's own primitives used directly, in a
+//! channel, a thread the object spawned, a loop on `std::hint::spin_loop`) keeps the execution
+//! from ending: after a few steps in which only the driver could run, or after
+//! [`MAX_ABANDONMENT_STEPS`], the scheduler stops the execution as before (shuttle leaks the
+//! stacks of its unfinished tasks). [`stopped_executions`] counts the executions that the
+//! scheduler stopped.
+//!
+//! shuttle runs every task of an execution and the scheduler on one OS thread, so the state is a
+//! thread local, as the [`recording`](crate::explore::recording) is.
+
+use std::cell::{Cell, RefCell};
+use std::panic::resume_unwind;
+
+use shuttle::current::TaskId;
+use shuttle::scheduler::Task;
+use shuttle_engine::runtime::execution::ExecutionState;
+
+use crate::explore::recording;
+use crate::explore::role::Role;
+
+/// The unwind payload of an abandoned operation: the execution got stuck and the harness ends
+/// it. Raised with `resume_unwind`, so no panic hook runs.
+#[derive(Debug)]
+pub(crate) struct Abandoned;
+
+/// Steps an abandonment may take before the scheduler gives up and stops the execution.
+pub(crate) const MAX_ABANDONMENT_STEPS: u32 = 2_000;
+
+/// Runs of the driver alone after which nothing it can wake is left: the execution is stopped.
+const MAX_IDLE_DRIVER_RUNS: u32 = 2;
+
+#[derive(Default)]
+struct State {
+    /// The execution in progress is being abandoned.
+    abandoning: bool,
+    /// Tasks blocked in a `lineup::sync::Condvar` wait.
+    waiting: Vec<TaskId>,
+    /// Waiting tasks that the driver woke to unwind.
+    woken: Vec<TaskId>,
+}
+
+thread_local! {
+    static STATE: RefCell<State> = RefCell::new(State::default());
+    // Read at every abandonment point: a plain flag, apart from the rest.
+    static ABANDONING: Cell<bool> = const { Cell::new(false) };
+    static STOPPED: Cell<u64> = const { Cell::new(0) };
+}
+
+fn with<R>(f: impl FnOnce(&mut State) -> R) -> R {
+    STATE.with(|s| f(&mut s.borrow_mut()))
+}
+
+/// Forgets the previous execution's abandonment.
+pub(crate) fn reset() {
+    ABANDONING.with(|a| a.set(false));
+    with(|s| {
+        s.abandoning = false;
+        s.waiting.clear();
+        s.woken.clear();
+    });
+}
+
+/// Whether the execution in progress is being abandoned.
+#[inline]
+pub(crate) fn is_abandoning() -> bool {
+    ABANDONING.with(Cell::get)
+}
+
+/// Whether the current task must unwind here: the execution is being abandoned, the task runs
+/// one of its operations (under `run_op`'s `catch_unwind`), and it is not unwinding already.
+#[inline]
+pub(crate) fn should_abandon() -> bool {
+    is_abandoning()
+        && !std::thread::panicking()
+        && shuttle::current::try_get_current_task().is_some_and(|me| recording::with(|r| r.runs_operation(me)))
+}
+
+/// Unwinds the current task with the [`Abandoned`] payload.
+pub(crate) fn unwind() -> ! {
+    resume_unwind(Box::new(Abandoned))
+}
+
+/// An abandonment point: unwinds if [`should_abandon`].
+#[inline]
+pub(crate) fn abandon_here() {
+    if should_abandon() {
+        unwind();
+    }
+}
+
+/// The current task blocks in a `lineup::sync::Condvar` wait.
+pub(crate) fn begin_wait(me: TaskId) {
+    with(|s| s.waiting.push(me));
+}
+
+/// The current task returned from (or unwound out of) its wait: whether the driver woke it to
+/// unwind.
+pub(crate) fn end_wait(me: TaskId) -> bool {
+    with(|s| {
+        s.waiting.retain(|&t| t != me);
+        let woken = s.woken.contains(&me);
+        s.woken.retain(|&t| t != me);
+        woken
+    })
+}
+
+/// The harness's driver (its main thread waiting for the workers, or the watchdog) wakes every
+/// waiting task that runs an operation, so that it unwinds. No scheduling point.
+pub(crate) fn wake_waiters() {
+    let to_wake: Vec<TaskId> = with(|s| {
+        let new: Vec<TaskId> = s
+            .waiting
+            .iter()
+            .copied()
+            .filter(|t| !s.woken.contains(t) && recording::with(|r| r.runs_operation(*t)))
+            .collect();
+        s.woken.extend(&new);
+        new
+    });
+    if !to_wake.is_empty() {
+        ExecutionState::with(|state| {
+            for task in to_wake {
+                state.get_mut(task).unblock();
+            }
+        });
+    }
+}
+
+/// The scheduler stopped an execution (returned no task): its unfinished tasks are leaked.
+pub(crate) fn note_stopped() {
+    STOPPED.with(|s| s.set(s.get() + 1));
+}
+
+/// Executions that lineup's scheduler stopped on this OS thread so far (instead of letting every
+/// task finish), so that shuttle leaked their unfinished tasks' stacks.
+#[cfg_attr(not(test), allow(dead_code))]
+pub(crate) fn stopped_executions() -> u64 {
+    STOPPED.with(Cell::get)
+}
+
+/// The scheduling of an execution being abandoned: no branch choice, every task gets to run.
+#[derive(Debug, Default)]
+pub(crate) struct Abandonment {
+    step: u32,
+    idle_driver_runs: u32,
+    last_run: Vec<u32>,
+}
+
+impl Abandonment {
+    /// Whether the stuck execution in progress can be abandoned safely: its only threads are the
+    /// harness's (the object and its operations spawned none: such a thread cannot be abandoned,
+    /// and a destructor that the abandonment's unwind runs may wait for it), and every pending
+    /// operation either can still run (it spins) or waits in a `lineup::sync::Condvar`. Otherwise
+    /// the execution is stopped as before: stopping it once an unwind has blocked in a destructor
+    /// would fail the test in shuttle's teardown.
+    pub fn can_begin(runnable: &[&Task]) -> bool {
+        recording::with(|r| {
+            let only_harness_threads = r.roles.iter().enumerate().all(|(i, role)| match role {
+                Some(Role::Background) => false,
+                Some(Role::InOp(op)) => r.owners[op - 1] == Some(TaskId::from(i)),
+                _ => true,
+            });
+            only_harness_threads
+                && with(|s| {
+                    r.pending
+                        .iter()
+                        .zip(&r.owners)
+                        .all(|(&pending, owner)| match (pending, owner) {
+                            (true, Some(task)) => runnable.iter().any(|t| t.id() == *task) || s.waiting.contains(task),
+                            _ => true,
+                        })
+                })
+        })
+    }
+
+    /// Starts abandoning the execution in progress (its stuck history has been recorded).
+    pub fn begin() -> Self {
+        ABANDONING.with(|a| a.set(true));
+        with(|s| s.abandoning = true);
+        Self::default()
+    }
+
+    /// The next task to run, or `None` to stop the execution (the fallback).
+    pub fn next_task(&mut self, runnable: &[&Task]) -> Option<TaskId> {
+        self.step += 1;
+        if self.step > MAX_ABANDONMENT_STEPS {
+            return None;
+        }
+        let chosen = recording::with(|r| {
+            let mut roles = Vec::with_capacity(runnable.len());
+            for t in runnable {
+                roles.push((t.id(), r.role(t.id(), t.parent_task_id())));
+            }
+            if r.done {
+                // The main thread has finished its work: let it and the watchdog end, unless a
+                // thread of the object, or one an operation spawned, is left, which may never end.
+                let others = r
+                    .roles
+                    .iter()
+                    .skip(1)
+                    .flatten()
+                    .any(|role| matches!(role, Role::InOp(_) | Role::Background | Role::Gate(_)));
+                if others {
+                    return None;
+                }
+                return roles
+                    .iter()
+                    .find(|(_, role)| matches!(role, Role::Watchdog | Role::Harness))
+                    .map(|&(t, _)| t);
+            }
+            let driver = |role: Role| match role {
+                Role::Watchdog => true,
+                Role::Waiting => r.workers_unfinished > 0,
+                _ => false,
+            };
+            let last_run = |t: TaskId| self.last_run.get(usize::from(t)).copied().unwrap_or(0);
+            if let Some(t) = roles
+                .iter()
+                .filter(|(_, role)| !driver(*role))
+                .map(|&(t, _)| t)
+                .min_by_key(|&t| (last_run(t), t))
+            {
+                self.idle_driver_runs = 0;
+                return Some(t);
+            }
+            // Only the driver can run: it wakes the waiters it can, if any are left.
+            if self.idle_driver_runs >= MAX_IDLE_DRIVER_RUNS {
+                return None;
+            }
+            self.idle_driver_runs += 1;
+            roles
+                .iter()
+                .find(|(_, role)| *role == Role::Waiting)
+                .or_else(|| roles.first())
+                .map(|&(t, _)| t)
+        })?;
+        let i = usize::from(chosen);
+        if self.last_run.len() <= i {
+            self.last_run.resize(i + 1, 0);
+        }
+        self.last_run[i] = self.step;
+        Some(chosen)
+    }
+}
+
+#[cfg(all(test, not(loom)))]
+mod tests {
+    use super::*;
+    use crate::check::check;
+    use crate::config::Config;
+    use crate::judge::verdict::CheckStats;
+    use crate::model::invocation::Invocation;
+    use crate::model::matrix::TestMatrix;
+    use crate::model::subject::Subject;
+    use crate::sync::atomic::{AtomicU32, Ordering};
+    use std::collections::VecDeque;
+
+    /// A blocking queue generic over its primitives: `lineup::sync`'s or shuttle's own.
+    macro_rules! blocking_queue {
+        ($name:ident, $sync:path) => {
+            mod $name {
+                use std::collections::VecDeque;
+                use $sync as sync;
+
+                #[derive(Default)]
+                pub struct Queue {
+                    items: sync::Mutex<VecDeque<u32>>,
+                    not_empty: sync::Condvar,
+                }
+
+                impl Queue {
+                    pub fn add(&self, value: u32) {
+                        self.items.lock().unwrap().push_back(value);
+                        self.not_empty.notify_one();
+                    }
+
+                    pub fn take(&self) -> u32 {
+                        let mut items = self.items.lock().unwrap();
+                        loop {
+                            if let Some(value) = items.pop_front() {
+                                return value;
+                            }
+                            items = self.not_empty.wait(items).unwrap();
+                        }
+                    }
+                }
+            }
+        };
+    }
+    blocking_queue!(lineup_queue, crate::sync);
+    blocking_queue!(shuttle_queue, shuttle::sync);
+
+    /// `take() | take() | add(1)`: one `take` blocks for good in every execution.
+    fn matrix() -> TestMatrix {
+        TestMatrix::new(vec![vec![0], vec![0], vec![1]])
+    }
+
+    /// Checks `subject` and returns its statistics and the executions the scheduler stopped.
+    fn run<O: Send + Sync + 'static>(subject: &Subject<O>, matrix: &TestMatrix) -> (CheckStats, u64) {
+        let before = stopped_executions();
+        let verdict = check(subject, matrix, &Config::default()).unwrap();
+        assert!(verdict.is_pass(), "{}", verdict.violation().unwrap());
+        (verdict.stats().clone(), stopped_executions() - before)
+    }
+
+    fn same_exploration(a: &CheckStats, b: &CheckStats) {
+        assert_eq!(
+            (a.serial_executions, a.serial_full, a.serial_stuck),
+            (b.serial_executions, b.serial_full, b.serial_stuck)
+        );
+        assert_eq!(
+            (a.concurrent_executions, a.distinct_histories, a.stuck_histories),
+            (b.concurrent_executions, b.distinct_histories, b.stuck_histories)
+        );
+    }
+
+    #[test]
+    fn a_stuck_execution_in_lineup_sync_ends_cleanly_and_explores_as_shuttle_s_primitives() {
+        let ours = Subject::new("Queue", lineup_queue::Queue::default)
+            .with(Invocation::new("take", lineup_queue::Queue::take))
+            .with(Invocation::new("add", |q: &lineup_queue::Queue| q.add(1)).arg(1));
+        let theirs = Subject::new("Queue", shuttle_queue::Queue::default)
+            .with(Invocation::new("take", shuttle_queue::Queue::take))
+            .with(Invocation::new("add", |q: &shuttle_queue::Queue| q.add(1)).arg(1));
+        let (ours, ours_stopped) = run(&ours, &matrix());
+        let (theirs, theirs_stopped) = run(&theirs, &matrix());
+        assert!(ours.stuck_histories > 0 && ours.serial_stuck > 0);
+        // Every execution is stuck: with shuttle's primitives each one is stopped (its stacks
+        // leaked); with lineup::sync's, none is.
+        assert_eq!(theirs_stopped, theirs.serial_executions + theirs.concurrent_executions);
+        assert_eq!(ours_stopped, 0);
+        // The same executions, histories and verdict.
+        same_exploration(&ours, &theirs);
+    }
+
+    #[test]
+    fn a_stuck_initial_or_final_operation_of_the_main_thread_ends_cleanly() {
+        let ours = Subject::new("Queue", lineup_queue::Queue::default)
+            .with(Invocation::new("take", lineup_queue::Queue::take))
+            .with(Invocation::new("add", |q: &lineup_queue::Queue| q.add(1)).arg(1));
+        let theirs = Subject::new("Queue", shuttle_queue::Queue::default)
+            .with(Invocation::new("take", shuttle_queue::Queue::take))
+            .with(Invocation::new("add", |q: &shuttle_queue::Queue| q.add(1)).arg(1));
+        // The main thread's initial `take` blocks (the workers never start their operations);
+        // or one of its final `take`s does.
+        for matrix in [
+            TestMatrix::new(vec![vec![1], vec![0]]).with_initial(vec![0]),
+            TestMatrix::new(vec![vec![1], vec![1, 0]]).with_final(vec![0, 0]),
+        ] {
+            let (ours, ours_stopped) = run(&ours, &matrix);
+            let (theirs, theirs_stopped) = run(&theirs, &matrix);
+            assert!(ours.stuck_histories > 0 && theirs_stopped > 0, "{matrix:?}");
+            assert_eq!(ours_stopped, 0, "{matrix:?}");
+            same_exploration(&ours, &theirs);
+        }
+    }
+
+    /// A queue whose `take` spins on its length until an element is there, yielding with
+    /// `yield_hint` (and taking no lock while the queue stays empty).
+    struct SpinQueue {
+        items: crate::sync::Mutex<VecDeque<u32>>,
+        len: AtomicU32,
+        yield_hint: fn(),
+    }
+
+    impl SpinQueue {
+        fn new(yield_hint: fn()) -> Self {
+            Self {
+                items: crate::sync::Mutex::new(VecDeque::new()),
+                len: AtomicU32::new(0),
+                yield_hint,
+            }
+        }
+
+        fn add(&self, value: u32) {
+            self.items.lock().unwrap().push_back(value);
+            self.len.fetch_add(1, Ordering::SeqCst);
+        }
+
+        fn take(&self) -> u32 {
+            loop {
+                if self.len.load(Ordering::SeqCst) > 0 {
+                    if let Some(value) = self.items.lock().unwrap().pop_front() {
+                        self.len.fetch_sub(1, Ordering::SeqCst);
+                        return value;
+                    }
+                }
+                (self.yield_hint)();
+            }
+        }
+    }
+
+    fn spin_subject(yield_hint: fn()) -> Subject<SpinQueue> {
+        Subject::new("SpinQueue", move || SpinQueue::new(yield_hint))
+            .with(Invocation::new("take", SpinQueue::take))
+            .with(Invocation::new("add", |q: &SpinQueue| q.add(1)).arg(1))
+    }
+
+    #[test]
+    fn a_livelock_spinning_through_lineup_s_yields_ends_cleanly() {
+        let (ours, ours_stopped) = run(&spin_subject(crate::hint::spin_loop), &matrix());
+        assert!(ours.stuck_histories > 0);
+        assert_eq!(ours_stopped, 0);
+        let (theirs, theirs_stopped) = run(&spin_subject(shuttle::hint::spin_loop), &matrix());
+        assert!(theirs_stopped > 0);
+        same_exploration(&ours, &theirs);
+        let (yields, stopped) = run(&spin_subject(crate::thread::yield_now), &matrix());
+        assert_eq!(stopped, 0);
+        same_exploration(&ours, &yields);
+    }
+}
