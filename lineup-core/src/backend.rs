@@ -8,9 +8,9 @@ use std::sync::Arc;
 
 use crate::config::Config;
 use crate::error::CheckError;
-use crate::explore::decision_tree::DecisionTree;
 use crate::judge::phase2_outcome::Exploration2;
 use crate::model::matrix::TestMatrix;
+use crate::model::replay_token::ReplayToken;
 use crate::model::subject::Subject;
 use crate::spec::observation::ObservationSet;
 use crate::spec::synthesis::Synthesis;
@@ -27,21 +27,21 @@ pub(crate) fn serial_executions<O: Send + Sync + 'static>(
     crate::explore::serial::serial_executions(subject, matrix, config)
 }
 
-/// Phase 2: the concurrent executions `tree` chooses (every one within the preemption bound, or
-/// one replayed schedule; loom explores with its own DPOR and ignores `tree`), each distinct
-/// history judged against `spec`, until the first violation.
+/// Phase 2: the concurrent executions the configured strategy chooses (or the one schedule of
+/// `replay`; loom explores with its own DPOR and ignores both), each distinct history judged
+/// against `spec`, until the first violation.
 pub(crate) fn concurrent_executions<O: Send + Sync + 'static>(
     subject: &Subject<O>,
     matrix: &TestMatrix,
     spec: Arc<ObservationSet>,
     config: &Config,
-    tree: DecisionTree,
+    replay: Option<&ReplayToken>,
 ) -> Result<Exploration2, CheckError> {
     #[cfg(loom)]
     return {
-        let _ = tree;
+        let _ = replay;
         crate::loom_backend::concurrent_executions(subject, matrix, spec, config)
     };
     #[cfg(not(loom))]
-    crate::explore::concurrent::concurrent_executions(subject, matrix, spec, config, tree)
+    crate::explore::concurrent::concurrent_executions(subject, matrix, spec, config, replay)
 }

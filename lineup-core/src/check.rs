@@ -9,7 +9,9 @@ use crate::config::Config;
 use crate::error::CheckError;
 use crate::explore::decision_tree::DecisionTree;
 use crate::explore::run::explore;
-use crate::explore::scheduler::{Control, Mode};
+use crate::explore::scheduler::Control;
+use crate::explore::strategy;
+use crate::explore::strategy::selection::Strategy;
 use crate::judge::history_judge::judge;
 use crate::judge::phase2_outcome::Exploration2;
 use crate::judge::verdict::CheckStats;
@@ -124,7 +126,7 @@ pub(crate) fn check_without_report<O: Send + Sync + 'static>(
             stats,
         ));
     }
-    let (tree, token) = replay_tree_from_env()?;
+    let token = replay_token_from_env()?;
     #[cfg(loom)]
     if let Some(token) = &token {
         return Err(CheckError::BadReplayToken {
@@ -132,7 +134,7 @@ pub(crate) fn check_without_report<O: Send + Sync + 'static>(
             problem: "this is a shuttle schedule, and the check runs under loom (--cfg loom)".into(),
         });
     }
-    let phase2 = backend::concurrent_executions(subject, matrix, Arc::new(synthesis.spec), config, tree)
+    let phase2 = backend::concurrent_executions(subject, matrix, Arc::new(synthesis.spec), config, token.as_ref())
         .map_err(|e| name_token(e, token.as_ref()))?;
     Ok(conclude(subject, matrix, phase2, &mut stats))
 }
@@ -205,8 +207,8 @@ fn check_against_named_spec<O: Send + Sync + 'static>(
             }),
         };
     }
-    let (tree, token) = replay_tree_from_env()?;
-    let phase2 = backend::concurrent_executions(subject, matrix, Arc::new(spec.clone()), config, tree)
+    let token = replay_token_from_env()?;
+    let phase2 = backend::concurrent_executions(subject, matrix, Arc::new(spec.clone()), config, token.as_ref())
         .map_err(|e| name_token(e, token.as_ref()))?;
     let Some((kind, replay)) = phase2.violation.clone() else {
         return Ok(conclude(subject, matrix, phase2, &mut stats));
@@ -262,34 +264,32 @@ pub fn replay<O: Send + Sync + 'static>(
     config: &Config,
 ) -> Result<Replayed, CheckError> {
     subject.validate(matrix)?;
-    let (mode, config) = match token.phase {
+    // A pb-dfs token (and a serial one) is followed through the decision tree; any other by the
+    // strategy that replays thread indices.
+    let tree = match token.phase {
+        Phase::Scheduled => DecisionTree::new(),
+        _ => DecisionTree::replaying(&token.choices),
+    };
+    let (strategy, config) = match token.phase {
         Phase::LoomSerial | Phase::LoomConcurrent { .. } => return Err(loom_token(token)),
-        Phase::Serial => (Mode::Serial, config.clone()),
-        Phase::Concurrent { preemption_bound } => (
-            Mode::Preemptive {
-                bound: preemption_bound,
-            },
-            Config {
+        Phase::Serial => (None, config.clone()),
+        Phase::Concurrent { preemption_bound } => {
+            let config = Config {
                 preemption_bound,
+                strategy: Strategy::PbDfs,
                 ..config.clone()
-            },
-        ),
+            };
+            (Some(strategy::for_phase2(&config, None)), config)
+        }
+        Phase::Scheduled => (Some(strategy::for_phase2(config, Some(&token.choices))), config.clone()),
     };
     type Captured = Option<(Trace, Option<StuckKind>, bool)>;
     let captured: Rc<RefCell<Captured>> = Rc::default();
     let sink_captured = Rc::clone(&captured);
-    explore(
-        subject,
-        matrix,
-        mode,
-        DecisionTree::replaying(&token.choices),
-        None,
-        &config,
-        move |result| {
-            *sink_captured.borrow_mut() = Some((result.trace.to_owned(), result.stuck, result.inconclusive));
-            Control::Stop
-        },
-    )
+    explore(subject, matrix, tree, strategy, None, &config, move |result| {
+        *sink_captured.borrow_mut() = Some((result.trace.to_owned(), result.stuck, result.inconclusive));
+        Control::Stop
+    })
     .map_err(|e| name_token(e, Some(token)))?;
     let (trace, stuck, inconclusive) = captured.borrow_mut().take().ok_or_else(|| CheckError::BadReplayToken {
         token: token.to_string(),
@@ -300,7 +300,7 @@ pub fn replay<O: Send + Sync + 'static>(
     let violation = match token.phase {
         _ if inconclusive => None,
         Phase::Serial | Phase::LoomSerial | Phase::LoomConcurrent { .. } => None,
-        Phase::Concurrent { .. } => {
+        Phase::Concurrent { .. } | Phase::Scheduled => {
             let synthesis = synthesize_spec(subject, matrix, &config)?;
             judge(&synthesis.spec, &history, stuck, config.check_stuck)
         }
@@ -322,16 +322,15 @@ fn loom_token(token: &ReplayToken) -> CheckError {
     }
 }
 
-/// The decision tree for phase 2: exhaustive, or one schedule from [`REPLAY_ENV`] (returned
-/// too, to name it in errors).
-fn replay_tree_from_env() -> Result<(DecisionTree, Option<ReplayToken>), CheckError> {
+/// The schedule phase 2 replays instead of exploring, from [`REPLAY_ENV`], if any.
+fn replay_token_from_env() -> Result<Option<ReplayToken>, CheckError> {
     match std::env::var(REPLAY_ENV) {
         Ok(token) if !token.trim().is_empty() => {
             let token: ReplayToken = token.parse()?;
             match token.phase {
-                Phase::Concurrent { .. } => {
+                Phase::Concurrent { .. } | Phase::Scheduled => {
                     eprintln!("lineup: {REPLAY_ENV} is set: phase 2 replays the schedule {token} only");
-                    Ok((DecisionTree::replaying(&token.choices), Some(token)))
+                    Ok(Some(token))
                 }
                 Phase::LoomSerial | Phase::LoomConcurrent { .. } => Err(loom_token(&token)),
                 Phase::Serial => Err(CheckError::BadReplayToken {
@@ -343,7 +342,7 @@ fn replay_tree_from_env() -> Result<(DecisionTree, Option<ReplayToken>), CheckEr
                 }),
             }
         }
-        _ => Ok((DecisionTree::new(), None)),
+        _ => Ok(None),
     }
 }
 

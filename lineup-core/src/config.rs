@@ -72,6 +72,14 @@ pub struct Config {
     /// [`max_executions`](Self::max_executions), run on one. loom explores with its own search and
     /// ignores it. Default `0`.
     pub workers: usize,
+    /// How phase 2 explores (see [`Strategy`](crate::Strategy) and `docs/strategies.md`):
+    /// exhaustive preemption-bounded DFS by default. `LINEUP_STRATEGY` overrides it in
+    /// [`LineupTest`](crate::LineupTest)s.
+    pub strategy: crate::explore::strategy::selection::Strategy,
+    /// `pb-dfs`: at a yield (`yield_now`, `lineup::hint::spin_loop`) the thread that ran least
+    /// recently runs next, for free; up to this many times per execution, every other thread that
+    /// can run is an option too (a race that needs one particular thread after a yield). Default 1.
+    pub yield_choices: u32,
 }
 
 impl Default for Config {
@@ -87,6 +95,8 @@ impl Default for Config {
             allow_all_panics: false,
             max_memory: crate::memory_limit::MemoryLimit::Auto,
             workers: 0,
+            strategy: crate::explore::strategy::selection::Strategy::PbDfs,
+            yield_choices: 1,
         }
     }
 }

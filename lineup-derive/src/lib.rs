@@ -154,6 +154,7 @@ pub fn invocations(args: TokenStream, input: TokenStream) -> TokenStream {
 /// | `time_budget_ms = 500` | `.time_budget(Duration::from_millis(500u64))` |
 /// | `check_stuck = false` | `.check_stuck(false)` |
 /// | `allow_all_panics = true` | `.allow_all_panics(true)` (an object whose operations all panic by design) |
+/// | `strategy = "pct:3:1000"` | `.strategy_named("pct:3:1000")` (phase 2's strategy; a bad name fails the test with the list) |
 /// | `matrix = [["add(200)", "try_take()"], ["add(400)", "try_take()"]]` | `.matrix(&[&["add(200)", "try_take()"], &["add(400)", "try_take()"]])` |
 /// | `initial = ["add(200)"]` | `.initial(&["add(200)"])` |
 /// | `final = ["try_take()"]` | `.finals(&["try_take()"])` |

@@ -315,8 +315,13 @@ mod tests {
 
     /// Checks `subject` and returns its statistics and the executions the scheduler stopped.
     fn run<O: Send + Sync + 'static>(subject: &Subject<O>, matrix: &TestMatrix) -> (CheckStats, u64) {
+        // One worker: the count of stopped executions is kept per OS thread.
+        let config = Config {
+            workers: 1,
+            ..Config::default()
+        };
         let before = stopped_executions();
-        let verdict = check(subject, matrix, &Config::default()).unwrap();
+        let verdict = check(subject, matrix, &config).unwrap();
         assert!(verdict.is_pass(), "{}", verdict.violation().unwrap());
         (verdict.stats().clone(), stopped_executions() - before)
     }

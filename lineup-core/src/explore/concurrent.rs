@@ -12,8 +12,10 @@ use crate::explore::decision_tree::DecisionTree;
 use crate::explore::recording;
 use crate::explore::recording::history_of;
 use crate::explore::run::explore;
-use crate::explore::scheduler::{Control, Mode};
+use crate::explore::scheduler::Control;
 use crate::explore::split::{on_workers, worker_count};
+use crate::explore::strategy;
+use crate::explore::strategy::selection::Strategy;
 use crate::explore::trace_set::{Fingerprint, TraceFingerprints};
 use crate::judge::full_spec_index::FullSpecIndex;
 use crate::judge::history_judge::judge;
@@ -26,17 +28,18 @@ use crate::model::replay_token::ReplayToken;
 use crate::model::subject::Subject;
 use crate::spec::observation::ObservationSet;
 
-/// Phase 2 on shuttle: explores the concurrent schedules chosen by `tree` and judges every
-/// distinct history, until the first violation. A fresh tree is explored by
-/// [`Config::workers`] OS threads, which share it by prefix ([`split`](crate::explore::split));
-/// the violation reported is the first one in depth-first order, whatever the number of workers.
+/// Phase 2 on shuttle: explores the concurrent schedules [`Config::strategy`] chooses (or the one
+/// schedule of `replay`) and judges every distinct history, until the first violation. The tree
+/// of a DFS strategy is explored by [`Config::workers`] OS threads, which share it by prefix
+/// ([`split`](crate::explore::split)); the violation reported is the first one in depth-first
+/// order, whatever the number of workers.
 #[cfg_attr(loom, allow(dead_code))]
 pub(crate) fn concurrent_executions<O: Send + Sync + 'static>(
     subject: &Subject<O>,
     matrix: &TestMatrix,
     spec: Arc<ObservationSet>,
     config: &Config,
-    tree: DecisionTree,
+    replay: Option<&ReplayToken>,
 ) -> Result<Exploration2, CheckError> {
     let ops = spec.ops().clone();
     // The specification is held through phase 2, as phase 1 counted it.
@@ -44,13 +47,30 @@ pub(crate) fn concurrent_executions<O: Send + Sync + 'static>(
         .histories()
         .map(|h| serial_history_bytes(h.events().len(), ops.len()))
         .sum();
-    let preemption_bound = config.preemption_bound;
-    let mode = Mode::Preemptive {
-        bound: preemption_bound,
+    // A pb-dfs token is replayed by pb-dfs with its bound; any other by its thread indices.
+    let (config, replayed) = match replay {
+        Some(token) => match token.phase {
+            Phase::Concurrent { preemption_bound } => (
+                Config {
+                    preemption_bound,
+                    strategy: Strategy::PbDfs,
+                    ..config.clone()
+                },
+                None,
+            ),
+            _ => (config.clone(), Some(token.choices.as_slice())),
+        },
+        None => (config.clone(), None),
     };
-    // A replayed schedule, or a bounded number of executions (which ones depends on the order in
-    // which they are explored), is explored by one worker.
-    let workers = if tree.is_replay() || config.max_executions.is_some() {
+    let config = &config;
+    let tree = match replay {
+        Some(token) if replayed.is_none() => DecisionTree::replaying(&token.choices),
+        _ => DecisionTree::new(),
+    };
+    // A replayed schedule, a sampling strategy, or a bounded number of executions (which ones
+    // depends on the order in which they are explored) is explored by one worker.
+    let splits = strategy::for_phase2(config, replayed).splits();
+    let workers = if replay.is_some() || !splits || config.max_executions.is_some() {
         1
     } else {
         worker_count(config.workers)
@@ -72,7 +92,8 @@ pub(crate) fn concurrent_executions<O: Send + Sync + 'static>(
         let check_stuck = config.check_stuck;
         let queue = split.cloned();
         let seen = Arc::clone(&seen);
-        let explored = explore(subject, matrix, mode, tree, split, config, move |result| {
+        let strategy = strategy::for_phase2(config, replayed);
+        let explored = explore(subject, matrix, tree, Some(strategy), split, config, move |result| {
             let found = &mut *sink_found.borrow_mut();
             if result.inconclusive {
                 found.inconclusive += 1;
@@ -115,22 +136,14 @@ pub(crate) fn concurrent_executions<O: Send + Sync + 'static>(
                 Some(kind) => {
                     // A violating history is not remembered: a worker that meets it earlier in
                     // depth-first order reports it there.
-                    let choices = result.schedule();
+                    // Workers compare executions by their place in the tree.
+                    let position = result.position();
                     if let Some(queue) = &queue {
-                        queue.found(choices.clone());
+                        queue.found(position.clone());
                     }
-                    if found
-                        .violation
-                        .as_ref()
-                        .is_none_or(|(_, token)| choices < token.choices)
-                    {
-                        found.violation = Some((
-                            kind,
-                            ReplayToken {
-                                phase: Phase::Concurrent { preemption_bound },
-                                choices,
-                            },
-                        ));
+                    if found.violation.as_ref().is_none_or(|(_, _, first)| position < *first) {
+                        let (phase, choices) = result.token();
+                        found.violation = Some((kind, ReplayToken { phase, choices }, position));
                     }
                     Control::Stop
                 }
@@ -153,18 +166,16 @@ pub(crate) fn concurrent_executions<O: Send + Sync + 'static>(
         loom: None,
     };
     let mut memory = None;
+    let mut first = None;
     for (found, explored) in results {
         outcome.executions += explored.executions;
         outcome.stuck += found.stuck;
         outcome.inconclusive += found.inconclusive;
         memory = memory.or(found.memory);
-        if let Some(violation) = found.violation {
-            if outcome
-                .violation
-                .as_ref()
-                .is_none_or(|(_, token)| violation.1.choices < token.choices)
-            {
-                outcome.violation = Some(violation);
+        if let Some((kind, token, position)) = found.violation {
+            if first.as_ref().is_none_or(|first| position < *first) {
+                first = Some(position);
+                outcome.violation = Some((kind, token));
             }
         }
     }
@@ -186,7 +197,8 @@ struct Found {
     full_index: Option<FullSpecIndex>,
     stuck: usize,
     inconclusive: u64,
-    violation: Option<(ViolationKind, ReplayToken)>,
+    /// The first violation this worker found, with its token and its place in the tree.
+    violation: Option<(ViolationKind, ReplayToken, Vec<u32>)>,
     budget: MemoryBudget,
     /// The budget and what was held when the fingerprints went past it.
     memory: Option<(u64, u64)>,

@@ -100,11 +100,6 @@ impl DecisionTree {
         }
     }
 
-    /// Whether this tree replays a token (one execution) rather than exploring.
-    pub fn is_replay(&self) -> bool {
-        self.replay
-    }
-
     /// Hands the options not tried yet at the shallowest branch point that has any (below the
     /// fixed prefix) to the caller, as subtrees in depth-first order, and leaves them out of this
     /// tree's own exploration. Empty when there is nothing to hand out (or when replaying).

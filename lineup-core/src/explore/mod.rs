@@ -13,4 +13,5 @@ pub(crate) mod run;
 pub(crate) mod scheduler;
 pub(crate) mod serial;
 pub(crate) mod split;
+pub(crate) mod strategy;
 pub(crate) mod trace_set;

@@ -15,6 +15,7 @@ use crate::explore::harness::{panic_message, remember_panic_hook, test_body};
 use crate::explore::recording;
 use crate::explore::scheduler::{Control, ExecutionResult, Exploration, Limits, LineupScheduler, Mode};
 use crate::explore::split::SplitQueue;
+use crate::explore::strategy::SchedulingStrategy;
 use crate::model::matrix::TestMatrix;
 use crate::model::subject::Subject;
 
@@ -26,20 +27,26 @@ pub(crate) struct Explored {
     pub elapsed: Duration,
 }
 
-/// Explores `matrix` in `mode`, handing every execution to `sink` until it says stop or the
-/// tree is exhausted.
+/// Explores `matrix`: its serial executions (phase 1) without a `strategy`, else the concurrent
+/// ones the strategy chooses, handing every execution to `sink` until it says stop or the
+/// exploration is complete (or, with `split`, until the workers sharing the tree are done).
 pub(crate) fn explore<O: Send + Sync + 'static>(
     subject: &Subject<O>,
     matrix: &TestMatrix,
-    mode: Mode,
     tree: DecisionTree,
+    strategy: Option<Box<dyn SchedulingStrategy>>,
     split: Option<&Arc<SplitQueue>>,
     config: &Config,
     sink: impl for<'a> FnMut(ExecutionResult<'a>) -> Control + 'static,
 ) -> Result<Explored, CheckError> {
+    let mode = if strategy.is_some() {
+        Mode::Concurrent
+    } else {
+        Mode::Serial
+    };
     let phase = match mode {
         Mode::Serial => "phase 1 (serial executions)",
-        Mode::Preemptive { .. } => "phase 2 (concurrent executions)",
+        Mode::Concurrent => "phase 2 (concurrent executions)",
     };
     let limits = Limits {
         spin_bound: config.spin_bound,
@@ -47,7 +54,7 @@ pub(crate) fn explore<O: Send + Sync + 'static>(
         max_steps: config.max_steps,
         max_executions: match mode {
             Mode::Serial => None,
-            Mode::Preemptive { .. } => config.max_executions,
+            Mode::Concurrent => config.max_executions,
         },
     };
     let exploration = Rc::new(RefCell::new(Exploration::new(
@@ -55,6 +62,7 @@ pub(crate) fn explore<O: Send + Sync + 'static>(
         limits,
         matrix.op_count(),
         tree,
+        strategy,
         split.cloned(),
         Box::new(sink),
     )));

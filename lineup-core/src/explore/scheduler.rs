@@ -38,6 +38,8 @@ use crate::explore::recording;
 use crate::explore::recording::Recording;
 use crate::explore::role::Role;
 use crate::explore::split::SplitQueue;
+use crate::explore::strategy::{Point, SchedulingStrategy};
+use crate::model::replay_token::Phase;
 use crate::model::stuck_kind::StuckKind;
 use crate::model::trace::TraceRef;
 
@@ -46,8 +48,9 @@ use crate::model::trace::TraceRef;
 pub(crate) enum Mode {
     /// Phase 1: serial executions only, all of them.
     Serial,
-    /// Phase 2: every schedule with at most `bound` preemptions.
-    Preemptive { bound: u32 },
+    /// Phase 2: the concurrent schedules the exploration's
+    /// [strategy](crate::explore::strategy) chooses.
+    Concurrent,
 }
 
 /// What one execution produced.
@@ -58,12 +61,28 @@ pub(crate) struct ExecutionResult<'a> {
     /// The execution reached the step limit: its history is not judged.
     pub inconclusive: bool,
     tree: &'a DecisionTree,
+    strategy: Option<&'a dyn SchedulingStrategy>,
+    by_index: &'a [u32],
 }
 
 impl ExecutionResult<'_> {
-    /// The branch choices of the execution: its replay token.
+    /// The choices of the execution: its replay token's.
     pub fn schedule(&self) -> Vec<u32> {
+        self.token().1
+    }
+
+    /// The execution's place in the exploration's tree: executions compare in depth-first order
+    /// by it.
+    pub fn position(&self) -> Vec<u32> {
         self.tree.choices()
+    }
+
+    /// The phase and the choices of the execution's replay token.
+    pub fn token(&self) -> (Phase, Vec<u32>) {
+        match self.strategy {
+            Some(strategy) => strategy.token(self.tree, self.by_index),
+            None => (Phase::Serial, self.tree.choices()),
+        }
     }
 }
 
@@ -92,6 +111,11 @@ pub(crate) struct Exploration {
     limits: Limits,
     op_count: usize,
     tree: DecisionTree,
+    /// Phase 2's strategy (`None` in phase 1).
+    strategy: Option<Box<dyn SchedulingStrategy>>,
+    /// The index of the thread chosen at every point of this execution with more than one (the
+    /// replay token of every strategy but `pb-dfs`).
+    by_index: Vec<u32>,
     /// The queue shared with the other workers exploring the same tree, if any.
     split: Option<Arc<SplitQueue>>,
     sink: Sink,
@@ -102,7 +126,6 @@ pub(crate) struct Exploration {
     pub divergence: Option<Divergence>,
     // Per execution.
     step: u64,
-    preemptions: u32,
     last_run: Vec<u64>,
     /// The task that ran last, and how many steps in a row it has run since it was switched to
     /// (or since its last yield or fair switch).
@@ -112,6 +135,7 @@ pub(crate) struct Exploration {
     diverged: bool,
     saw_background: bool,
     members_buffer: Vec<(TaskId, Class)>,
+    ids_buffer: Vec<TaskId>,
     /// The execution is stuck, its history recorded, and it is being ended cleanly.
     abandonment: Option<Abandonment>,
 }
@@ -143,6 +167,7 @@ impl Exploration {
         limits: Limits,
         op_count: usize,
         tree: DecisionTree,
+        strategy: Option<Box<dyn SchedulingStrategy>>,
         split: Option<Arc<SplitQueue>>,
         sink: Sink,
     ) -> Self {
@@ -151,6 +176,8 @@ impl Exploration {
             limits,
             op_count,
             tree,
+            strategy,
+            by_index: Vec::new(),
             split,
             sink,
             started: false,
@@ -159,7 +186,6 @@ impl Exploration {
             steps: 0,
             divergence: None,
             step: 0,
-            preemptions: 0,
             last_run: Vec::new(),
             run: None,
             stuck: None,
@@ -167,6 +193,7 @@ impl Exploration {
             diverged: false,
             saw_background: false,
             members_buffer: Vec::new(),
+            ids_buffer: Vec::new(),
             abandonment: None,
         }
     }
@@ -176,7 +203,11 @@ impl Exploration {
         self.executions += 1;
         self.steps += self.step;
         if !self.diverged {
-            if let Some(unused) = self.tree.unused_replay_choices() {
+            let unused = match &self.strategy {
+                Some(strategy) => strategy.unused_choices().or_else(|| self.tree.unused_replay_choices()),
+                None => self.tree.unused_replay_choices(),
+            };
+            if let Some(unused) = unused {
                 self.divergence = Some(unused);
                 self.diverged = true;
             }
@@ -196,6 +227,8 @@ impl Exploration {
             stuck,
             inconclusive: std::mem::take(&mut self.inconclusive),
             tree: &self.tree,
+            strategy: self.strategy.as_deref(),
+            by_index: &self.by_index,
         };
         let control = (self.sink)(result);
         recording::give_back(events, responses);
@@ -220,7 +253,11 @@ impl Exploration {
                 self.stopped = true;
                 return None;
             }
-            let mut more = control == Control::Continue && self.tree.advance();
+            let mut more = control == Control::Continue
+                && match &mut self.strategy {
+                    Some(strategy) => strategy.advance(&mut self.tree),
+                    None => self.tree.advance(),
+                };
             if let Some(split) = &self.split {
                 // Shared with other workers: a stop ends this subtree (the sink told the queue
                 // why); the worker goes on with another one.
@@ -242,7 +279,10 @@ impl Exploration {
         }
         self.started = true;
         self.step = 0;
-        self.preemptions = 0;
+        self.by_index.clear();
+        if let Some(strategy) = &mut self.strategy {
+            strategy.begin_execution();
+        }
         self.last_run.clear();
         self.run = None;
         self.stuck = None;
@@ -337,6 +377,7 @@ impl Exploration {
         if is_yielding || fair_switch {
             self.run = None;
         }
+        let program_yield = is_yielding;
         let is_yielding = is_yielding || fair_switch;
         let current_role = current.and_then(|c| r.roles.get(usize::from(c)).copied().flatten());
         let current_op = match current_role {
@@ -346,12 +387,11 @@ impl Exploration {
         if let (true, Some(op)) = (is_yielding, current_op) {
             r.yields[op - 1] += 1;
         }
-        // Fast path: a thread inside an operation (or at its gate) goes on when no switch is
-        // allowed (phase 2 with the preemption budget spent).
+        // Fast path: a thread inside an operation (or at its gate) goes on when the strategy
+        // allows no switch (pb-dfs with the preemption budget spent).
         let current_can_go_on = current_op.is_some() || matches!(current_role, Some(Role::Gate(_)));
-        if let (Mode::Preemptive { bound }, Some(c), true, false) = (self.mode, current, current_can_go_on, is_yielding)
-        {
-            if self.preemptions >= bound && runnable.iter().any(|t| t.id() == c) {
+        if let (Some(strategy), Some(c), true, false) = (&self.strategy, current, current_can_go_on, is_yielding) {
+            if strategy.keeps_current() && runnable.iter().any(|t| t.id() == c) {
                 return Decision::Run(c);
             }
         }
@@ -408,7 +448,7 @@ impl Exploration {
                 // While an operation is pending, only its threads (and the object's) may run.
                 Mode::Serial if serial_pending => class != Class::Gate,
                 Mode::Serial => !matches!(class, Class::Active(_)),
-                Mode::Preemptive { .. } => true,
+                Mode::Concurrent => true,
             };
             if member {
                 if is_current {
@@ -441,49 +481,57 @@ impl Exploration {
             return Decision::Stuck(StuckKind::Livelock);
         }
 
-        // The options: the current member first (if it is one), then every other member in task
-        // order; switching away from a thread inside an operation may cost a preemption.
-        let switch_cost = match current_index.map(|i| members[i]) {
-            // A thread that could go on (inside an operation, or at the gate of its next one).
-            Some((c, Class::Active(_) | Class::Background | Class::Gate)) => {
-                if is_yielding {
-                    // A yield is a free switch to the member that ran least recently.
-                    let next = members
-                        .iter()
-                        .map(|&(t, _)| t)
-                        .filter(|&t| t != c)
-                        .min_by_key(|&t| (self.last_run.get(usize::from(t)).copied().unwrap_or(0), t))
-                        .unwrap_or(c);
-                    return Decision::Run(next);
-                }
-                match self.mode {
-                    Mode::Serial => Some(0),
-                    Mode::Preemptive { bound } => (self.preemptions < bound).then_some(1),
-                }
+        // The member other than the current one that ran least recently: the fair choice after a
+        // yield.
+        let least_recent = members
+            .iter()
+            .enumerate()
+            .filter(|&(k, _)| Some(k) != current_index)
+            .min_by_key(|&(_, &(t, _))| (self.last_run.get(usize::from(t)).copied().unwrap_or(0), t))
+            .map(|(k, _)| k);
+        let Some(strategy) = &mut self.strategy else {
+            // Phase 1: a yield is a free switch to the member that ran least recently; else the
+            // current member first (if it is one), then every other member in task order, all free.
+            if let (Some(i), true) = (current_index, is_yielding) {
+                return Decision::Run(members[least_recent.unwrap_or(i)].0);
             }
-            // The current task blocked or finished: every switch is free.
-            _ => Some(0),
-        };
-        let others = members.len() - usize::from(current_index.is_some());
-        let count = usize::from(current_index.is_some()) + if switch_cost.is_some() { others } else { 0 };
-        let chosen = if count == 1 {
-            0
-        } else {
-            match self.tree.choose(count) {
-                Ok(i) => i,
-                Err(divergence) => return Decision::Diverged(divergence),
-            }
-        };
-        match current_index {
-            Some(i) if chosen == 0 => Decision::Run(members[i].0),
-            Some(i) => {
-                self.preemptions += switch_cost.unwrap_or(0);
+            let chosen = if members.len() == 1 {
+                0
+            } else {
+                match self.tree.choose(members.len()) {
+                    Ok(i) => i,
+                    Err(divergence) => return Decision::Diverged(divergence),
+                }
+            };
+            return match current_index {
+                Some(i) if chosen == 0 => Decision::Run(members[i].0),
                 // The (chosen - 1)-th member other than the current one.
-                let k = chosen - 1;
-                Decision::Run(members[if k < i { k } else { k + 1 }].0)
+                Some(i) => Decision::Run(members[if chosen - 1 < i { chosen - 1 } else { chosen }].0),
+                None => Decision::Run(members[chosen].0),
+            };
+        };
+        let mut ids = std::mem::take(&mut self.ids_buffer);
+        ids.clear();
+        ids.extend(members.iter().map(|&(t, _)| t));
+        let point = Point {
+            members: &ids,
+            current: current_index,
+            yielded: program_yield,
+            fair_switch,
+            least_recent,
+            last: current,
+        };
+        let decision = match strategy.pick(&point, &mut self.tree) {
+            Ok(k) => {
+                if ids.len() > 1 {
+                    self.by_index.push(k as u32);
+                }
+                Decision::Run(ids[k])
             }
-            None => Decision::Run(members[chosen].0),
-        }
+            Err(divergence) => Decision::Diverged(divergence),
+        };
+        self.ids_buffer = ids;
+        decision
     }
 }
 

@@ -10,7 +10,7 @@ use crate::error::CheckError;
 use crate::explore::decision_tree::DecisionTree;
 use crate::explore::recording;
 use crate::explore::run::explore;
-use crate::explore::scheduler::{Control, Mode};
+use crate::explore::scheduler::Control;
 use crate::explore::split::{on_workers, worker_count};
 use crate::explore::trace_set::TraceSet;
 use crate::memory_limit::{serial_history_bytes, MemoryBudget};
@@ -58,7 +58,7 @@ pub(crate) fn serial_executions<O: Send + Sync + 'static>(
         // This worker's response numbers, in the shared interner.
         let mut numbers: Vec<Option<u32>> = Vec::new();
         let mut responses: Vec<Option<u32>> = Vec::new();
-        let explored = explore(subject, matrix, Mode::Serial, tree, split, config, move |result| {
+        let explored = explore(subject, matrix, tree, None, split, config, move |result| {
             let schedule = result.schedule();
             if result.inconclusive {
                 *sink_step_limit.borrow_mut() = Some(schedule);

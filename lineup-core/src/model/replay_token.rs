@@ -20,6 +20,10 @@ pub enum Phase {
         /// The preemption bound of the exploration.
         preemption_bound: u32,
     },
+    /// Phase 2 with a strategy other than `pb-dfs` (`db-dfs`, `random`, `pct`): at every
+    /// scheduling point with more than one thread that can run, the index of the one that ran
+    /// among them, in task order. Replays whatever strategy and bound found it.
+    Scheduled,
     /// Phase 1 under loom: the choices are the serial order of the operations.
     LoomSerial,
     /// Phase 2 under loom: the execution is identified by loom's stored path (see
@@ -54,6 +58,7 @@ impl fmt::Display for ReplayToken {
         let phase = match self.phase {
             Phase::Serial => "p1".to_string(),
             Phase::Concurrent { preemption_bound } => format!("p2-b{preemption_bound}"),
+            Phase::Scheduled => "p2-s".to_string(),
             Phase::LoomSerial => "loom-p1".to_string(),
             Phase::LoomConcurrent { preemption_bound } => format!("loom-p2-b{preemption_bound}"),
         };
@@ -76,9 +81,10 @@ impl FromStr for ReplayToken {
         }
         let phase = match parts.next() {
             Some("p1") => Phase::Serial,
+            Some("p2-s") => Phase::Scheduled,
             Some(p) => match p.strip_prefix("p2-b").map(str::parse::<u32>) {
                 Some(Ok(preemption_bound)) => Phase::Concurrent { preemption_bound },
-                _ => return Err(bad("the phase must be `p1` or `p2-b<preemption bound>`")),
+                _ => return Err(bad("the phase must be `p1`, `p2-b<preemption bound>` or `p2-s`")),
             },
             None => return Err(bad("the phase is missing")),
         };

@@ -10,6 +10,7 @@ use crate::check::check_without_report as check;
 use crate::check::synthesize_spec;
 use crate::config::Config;
 use crate::error::CheckError;
+use crate::explore::strategy::selection::{Strategy, StrategyParseError};
 use crate::judge::verdict::Verdict;
 use crate::judge::verdict::Violation;
 use crate::model::invocation::InvocationLabel;
@@ -86,6 +87,9 @@ pub struct TestSummary {
     pub inconclusive_executions: u64,
     /// Time taken.
     pub elapsed: Duration,
+    /// How phase 2 explored each matrix (a sampling strategy covers a sample of the schedules,
+    /// not all of them).
+    pub strategy: Strategy,
 }
 
 /// Why a test run failed.
@@ -227,6 +231,7 @@ pub struct LineupTest {
     initial: Vec<String>,
     finals: Vec<String>,
     observations: Option<PathBuf>,
+    strategy_error: Option<StrategyParseError>,
 }
 
 impl LineupTest {
@@ -246,6 +251,7 @@ impl LineupTest {
             initial: Vec::new(),
             finals: Vec::new(),
             observations: None,
+            strategy_error: None,
         }
     }
 
@@ -276,6 +282,24 @@ impl LineupTest {
     /// Phase 2's preemption bound.
     pub fn preemption_bound(mut self, bound: u32) -> Self {
         self.config.preemption_bound = bound;
+        self
+    }
+
+    /// Phase 2's strategy ([`Config::strategy`](crate::Config::strategy); `LINEUP_STRATEGY`
+    /// overrides it). A sampling strategy with seed 0 takes the test's seed.
+    pub fn strategy(mut self, strategy: Strategy) -> Self {
+        self.config.strategy = strategy;
+        self.strategy_error = None;
+        self
+    }
+
+    /// [`strategy`](Self::strategy) by name (`"pct:3:1000"`, as [`Strategy`] parses it); a name
+    /// that is not a strategy fails the run with what is wrong.
+    pub fn strategy_named(mut self, name: &str) -> Self {
+        match name.parse() {
+            Ok(strategy) => self = self.strategy(strategy),
+            Err(e) => self.strategy_error = Some(e),
+        }
         self
     }
 
@@ -379,12 +403,17 @@ impl LineupTest {
     pub fn run_subject<O: Send + Sync + 'static>(self, subject: &Subject<O>) {
         match self.check_subject(subject) {
             Ok(summary) => eprintln!(
-                "lineup_test `{}`: PASS, {} matrices, {} executions in {:.2?} (seed {}){}",
+                "lineup_test `{}`: PASS, {} matrices, {} executions in {:.2?} (seed {}, phase 2 {}){}",
                 self.name,
                 summary.matrices,
                 summary.executions,
                 summary.elapsed,
                 summary.seed,
+                match summary.strategy {
+                    Strategy::PbDfs => format!("pb-dfs, preemption bound {}", self.config.preemption_bound),
+                    Strategy::DbDfs { delays } => format!("db-dfs, delay bound {delays}"),
+                    sampling => format!("{sampling}: a sample of the schedules"),
+                },
                 match summary.inconclusive_executions {
                     0 => String::new(),
                     n => format!(
@@ -408,6 +437,15 @@ impl LineupTest {
         }
         let samples = env.samples.unwrap_or(self.samples);
         let seed = env.seed.or(self.seed).unwrap_or_else(random_seed);
+        if let Some(strategy) = env.strategy {
+            config.strategy = strategy;
+        }
+        if matches!(
+            config.strategy,
+            Strategy::Random { seed: 0, .. } | Strategy::Pct { seed: 0, .. }
+        ) {
+            config.strategy = config.strategy.with_seed(seed);
+        }
         let workers = env.workers.or(self.workers).unwrap_or_else(cores).max(1);
         // A matrix checked on its own (saved, explicit, shrinking, AutoCheck) uses every worker;
         // RandomCheck's batch gives one to each matrix while there are more matrices than workers.
@@ -420,6 +458,9 @@ impl LineupTest {
         };
         if labels.is_empty() {
             return Err(setup("the object has no invocations".into()));
+        }
+        if let Some(e) = &self.strategy_error {
+            return Err(setup(e.to_string()));
         }
         let resolve = |names: &[String]| -> Result<Vec<usize>, TestFailure> {
             names
@@ -450,6 +491,7 @@ impl LineupTest {
             executions: 0,
             inconclusive_executions: 0,
             elapsed: Duration::ZERO,
+            strategy: config.strategy,
         };
 
         // 1. Failing matrices saved by earlier runs.

@@ -3,6 +3,8 @@
 
 use std::time::Duration;
 
+use crate::explore::strategy::selection::Strategy;
+
 /// Sample count (`LINEUP_SAMPLES=1000`).
 pub const SAMPLES_ENV: &str = "LINEUP_SAMPLES";
 /// Seed of the random sample (`LINEUP_SEED=12345`); without it a random seed is drawn and printed.
@@ -15,6 +17,9 @@ pub const TIME_BUDGET_ENV: &str = "LINEUP_TIME_BUDGET";
 pub const SHARD_ENV: &str = "LINEUP_SHARD";
 /// Worker threads (`LINEUP_WORKERS=4`); default: the number of cores.
 pub const WORKERS_ENV: &str = "LINEUP_WORKERS";
+/// Phase 2's strategy (`LINEUP_STRATEGY=pct:3:2000`, see [`Strategy`]); a sampling strategy
+/// without a seed of its own takes the test's seed.
+pub const STRATEGY_ENV: &str = "LINEUP_STRATEGY";
 
 /// The overrides set in the environment.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -31,6 +36,8 @@ pub struct SweepOverrides {
     pub shard: Option<(usize, usize)>,
     /// [`WORKERS_ENV`].
     pub workers: Option<usize>,
+    /// [`STRATEGY_ENV`].
+    pub strategy: Option<Strategy>,
 }
 
 /// A variable that is set to something that cannot be read.
@@ -92,6 +99,15 @@ impl SweepOverrides {
                 })
             })
             .transpose()?;
+        let strategy = get(STRATEGY_ENV)
+            .map(|(variable, value)| {
+                value.trim().parse::<Strategy>().map_err(|e| SweepEnvError {
+                    variable,
+                    value: value.clone(),
+                    problem: e.problem,
+                })
+            })
+            .transpose()?;
         Ok(Self {
             samples: number(SAMPLES_ENV)?.map(|n| n as usize),
             seed: number(SEED_ENV)?,
@@ -99,6 +115,7 @@ impl SweepOverrides {
             time_budget,
             shard,
             workers: number(WORKERS_ENV)?.map(|n| n as usize),
+            strategy,
         })
     }
 }
@@ -135,6 +152,7 @@ mod tests {
             (TIME_BUDGET_ENV, "15m"),
             (SHARD_ENV, "2/8"),
             (WORKERS_ENV, "4"),
+            (STRATEGY_ENV, "pct:3:200"),
         ])
         .unwrap();
         assert_eq!(o.samples, Some(1000));
@@ -143,6 +161,14 @@ mod tests {
         assert_eq!(o.time_budget, Some(Duration::from_secs(900)));
         assert_eq!(o.shard, Some((2, 8)));
         assert_eq!(o.workers, Some(4));
+        assert_eq!(
+            o.strategy,
+            Some(Strategy::Pct {
+                depth: 3,
+                executions: 200,
+                seed: 0
+            })
+        );
         assert_eq!(env(&[]).unwrap(), SweepOverrides::default());
     }
 
@@ -156,5 +182,10 @@ mod tests {
         let err = env(&[(SAMPLES_ENV, "many")]).unwrap_err();
         assert_eq!(err.to_string(), "LINEUP_SAMPLES=\"many\": expected a whole number");
         assert!(env(&[(TIME_BUDGET_ENV, "10 years")]).is_err());
+        let err = env(&[(STRATEGY_ENV, "pct:x")]).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "LINEUP_STRATEGY=\"pct:x\": the depth `x` is not a whole number"
+        );
     }
 }

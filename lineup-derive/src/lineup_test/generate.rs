@@ -69,6 +69,7 @@ fn builder_call(option: &TestOption) -> TokenStream {
         Setting::CheckStuck(on) => quote_spanned!(span=> .check_stuck(#on)),
         Setting::AllowAllPanics(on) => quote_spanned!(span=> .allow_all_panics(#on)),
         Setting::Observations(dir) => quote_spanned!(span=> .observations(#dir)),
+        Setting::Strategy(name) => quote_spanned!(span=> .strategy_named(#name)),
         Setting::Initial(ops) => quote_spanned!(span=> .initial(&[#(#ops),*])),
         Setting::Final(ops) => quote_spanned!(span=> .finals(&[#(#ops),*])),
         Setting::Matrix(columns) => quote_spanned!(span=> .matrix(&[#(&[#(#columns),*]),*])),

@@ -44,6 +44,8 @@ pub(super) enum Setting {
     AllowAllPanics(LitBool),
     /// `observations = "dir"`.
     Observations(LitStr),
+    /// `strategy = "pct:3"`.
+    Strategy(LitStr),
     /// `initial = ["label", ...]`.
     Initial(Vec<LitStr>),
     /// `final = ["label", ...]`: `.finals(...)`.

@@ -1,0 +1,115 @@
+//! How phase 2 picks the thread that runs at each scheduling point: one small trait,
+//! [`SchedulingStrategy`], and one file per strategy.
+//!
+//! The scheduler ([`scheduler`](crate::explore::scheduler)) decides everything that is not a
+//! choice (harness code, gates of a serial execution, stuck and inconclusive executions) and hands
+//! each real choice to the strategy as a [`Point`]: the threads that may run, the one that ran last
+//! if it may go on, and whether it yielded. The strategies:
+//!
+//! * [`pb_dfs`]: exhaustive preemption-bounded depth-first search (CHESS), with yields as
+//!   choices from a budget of their own;
+//! * [`db_dfs`]: exhaustive delay-bounded depth-first search over a round-robin base schedule
+//!   (Emmi, Qadeer, Rakamaric, POPL 2011);
+//! * [`random_walk`]: a uniform random choice at every point, for a number of executions;
+//! * [`pct`]: probabilistic concurrency testing with priority change points (Burckhardt,
+//!   Kothari, Musuvathi, Nagarakatte, ASPLOS 2010);
+//! * [`schedule_replay`]: one execution, replayed from a token of any strategy but `pb-dfs`.
+//!
+//! The DFS strategies enumerate their options through the [`DecisionTree`] (so they can be split
+//! among workers); every strategy but `pb-dfs` names its executions by the index of the chosen
+//! thread among the threads that could run, in task order, at every point with more than one
+//! ([`Phase::Scheduled`](crate::Phase::Scheduled) tokens), which [`schedule_replay`] follows.
+
+pub(crate) mod db_dfs;
+pub(crate) mod pb_dfs;
+pub(crate) mod pct;
+pub(crate) mod random_walk;
+pub(crate) mod schedule_replay;
+pub(crate) mod selection;
+
+use shuttle::current::TaskId;
+
+use crate::config::Config;
+use crate::explore::decision_tree::{DecisionTree, Divergence};
+use crate::model::replay_token::Phase;
+use selection::Strategy;
+
+/// One scheduling point at which more than one thing could happen.
+#[derive(Debug)]
+pub(crate) struct Point<'a> {
+    /// The threads that may run, in task order (never empty).
+    pub members: &'a [TaskId],
+    /// The position in `members` of the thread that ran last, if it may go on.
+    pub current: Option<usize>,
+    /// The thread that ran last yielded (`yield_now`, a spin hint).
+    pub yielded: bool,
+    /// It ran `fair_switch_steps` steps in a row: it must let another thread run.
+    pub fair_switch: bool,
+    /// The position in `members` of the thread, other than the current one, that ran least
+    /// recently (the fair choice after a yield).
+    pub least_recent: Option<usize>,
+    /// The thread that ran last, whether or not it may go on.
+    pub last: Option<TaskId>,
+}
+
+impl Point<'_> {
+    /// Whether the current thread must give way (it yielded, or fairness demands it).
+    pub fn gives_way(&self) -> bool {
+        self.yielded || self.fair_switch
+    }
+}
+
+/// How phase 2 explores: which executions, and which thread runs at each point of one.
+pub(crate) trait SchedulingStrategy: std::fmt::Debug {
+    /// A new execution begins.
+    fn begin_execution(&mut self);
+
+    /// Whether the current thread goes on at every point where it can and does not give way, with
+    /// no choice (lets the scheduler skip building the point).
+    fn keeps_current(&self) -> bool;
+
+    /// The position in `point.members` of the thread that runs.
+    fn pick(&mut self, point: &Point<'_>, tree: &mut DecisionTree) -> Result<usize, Divergence>;
+
+    /// After an execution: moves to the next one; `false` when the exploration is complete.
+    fn advance(&mut self, tree: &mut DecisionTree) -> bool;
+
+    /// Whether the strategy's tree can be split among workers by prefix.
+    fn splits(&self) -> bool;
+
+    /// The replay token of the execution that just ended: its phase and choices, from the
+    /// strategy's tree or from the index of the chosen thread at every point (`by_index`).
+    fn token(&self, tree: &DecisionTree, by_index: &[u32]) -> (Phase, Vec<u32>);
+
+    /// After a replayed execution: the token's choices it did not use, if any (a token of another
+    /// schedule or matrix).
+    fn unused_choices(&self) -> Option<Divergence> {
+        None
+    }
+}
+
+/// The strategy `config` selects for phase 2, or the replay of `token`'s choices.
+pub(crate) fn for_phase2(config: &Config, replay: Option<&[u32]>) -> Box<dyn SchedulingStrategy> {
+    if let Some(choices) = replay {
+        return Box::new(schedule_replay::ScheduleReplay::new(choices));
+    }
+    match config.strategy {
+        Strategy::PbDfs => Box::new(pb_dfs::PbDfs::new(config.preemption_bound, config.yield_choices)),
+        Strategy::DbDfs { delays } => Box::new(db_dfs::DbDfs::new(delays)),
+        Strategy::Random { executions, seed } => Box::new(random_walk::RandomWalk::new(executions, seed)),
+        Strategy::Pct {
+            depth,
+            executions,
+            seed,
+        } => Box::new(pct::Pct::new(depth, executions, seed)),
+    }
+}
+
+/// A random number generator for execution number `execution` of a seeded strategy: each
+/// execution has its own stream, so that any one of them can be run again on its own.
+pub(crate) fn execution_rng(seed: u64, execution: u64) -> rand_chacha::ChaCha8Rng {
+    use rand::SeedableRng;
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+    rng.set_stream(execution);
+    rng
+}

@@ -1,0 +1,125 @@
+//! `pct`: probabilistic concurrency testing (Burckhardt, Kothari, Musuvathi, Nagarakatte, "A
+//! randomized scheduler with probabilistic guarantees of finding bugs", ASPLOS 2010).
+//!
+//! Every thread gets a random priority when it first appears, at or above `depth`; the thread
+//! with the highest priority among those that can run always runs. At `depth - 1` random steps
+//! (the change points, drawn from the length of the longest execution so far) the running thread's
+//! priority drops to below every initial one. A bug of depth `d` among `n` threads and `k` steps
+//! is found by one execution with probability at least `1 / (n k^(d-1))`. A thread that yields
+//! drops below every other thread, so that spin-waits let the thread they wait for run.
+
+use rand::Rng;
+use rand_chacha::ChaCha8Rng;
+use shuttle::current::TaskId;
+
+use crate::explore::decision_tree::{DecisionTree, Divergence};
+use crate::explore::strategy::{execution_rng, Point, SchedulingStrategy};
+use crate::model::replay_token::Phase;
+
+/// PCT with priority change points.
+#[derive(Debug)]
+pub(crate) struct Pct {
+    depth: u32,
+    executions: u64,
+    seed: u64,
+    done: u64,
+    rng: ChaCha8Rng,
+    /// Priorities by task number (`None`: not seen yet in this execution).
+    priorities: Vec<Option<i64>>,
+    /// The steps at which the running thread's priority drops, ascending.
+    change_points: Vec<u64>,
+    step: u64,
+    /// The longest execution so far, in steps (the range of the change points).
+    longest: u64,
+    /// The lowest priority given so far (yields go below it).
+    lowest: i64,
+}
+
+impl Pct {
+    /// `executions` executions of depth `depth` from `seed`.
+    pub fn new(depth: u32, executions: u64, seed: u64) -> Self {
+        Self {
+            depth: depth.max(1),
+            executions,
+            seed,
+            done: 0,
+            rng: execution_rng(seed, 0),
+            priorities: Vec::new(),
+            change_points: Vec::new(),
+            step: 0,
+            longest: 64,
+            lowest: 0,
+        }
+    }
+
+    fn priority(&mut self, task: TaskId) -> i64 {
+        let i = usize::from(task);
+        if self.priorities.len() <= i {
+            self.priorities.resize(i + 1, None);
+        }
+        let depth = i64::from(self.depth);
+        *self.priorities[i].get_or_insert_with(|| depth + self.rng.random_range(0..1i64 << 40))
+    }
+}
+
+impl SchedulingStrategy for Pct {
+    fn begin_execution(&mut self) {
+        self.rng = execution_rng(self.seed, self.done);
+        self.priorities.clear();
+        self.step = 0;
+        self.lowest = 0;
+        let range = self.longest.max(1);
+        self.change_points = (1..self.depth).map(|_| self.rng.random_range(1..=range)).collect();
+        self.change_points.sort_unstable();
+    }
+
+    fn keeps_current(&self) -> bool {
+        false
+    }
+
+    fn pick(&mut self, point: &Point<'_>, _tree: &mut DecisionTree) -> Result<usize, Divergence> {
+        self.step += 1;
+        if let Some(last) = point.last {
+            // A change point: the thread that ran last drops below every initial priority (the
+            // i-th change point to priority depth - 1 - i).
+            let hits = self.change_points.iter().filter(|&&s| s == self.step).count();
+            if hits > 0 {
+                self.priority(last);
+                let passed = self.change_points.iter().filter(|&&s| s < self.step).count();
+                let i = usize::from(last);
+                self.priorities[i] = Some(i64::from(self.depth) - 1 - (passed + hits - 1) as i64);
+                self.lowest = self.lowest.min(self.priorities[i].expect("set"));
+            }
+        }
+        if let (Some(current), true) = (point.current, point.gives_way()) {
+            // A yielding thread goes below every other one.
+            self.lowest -= 1;
+            let task = point.members[current];
+            self.priority(task);
+            self.priorities[usize::from(task)] = Some(self.lowest);
+        }
+        let mut best = 0;
+        let mut best_priority = i64::MIN;
+        for (k, &task) in point.members.iter().enumerate() {
+            let p = self.priority(task);
+            if p > best_priority {
+                (best, best_priority) = (k, p);
+            }
+        }
+        Ok(best)
+    }
+
+    fn advance(&mut self, _tree: &mut DecisionTree) -> bool {
+        self.longest = self.longest.max(self.step);
+        self.done += 1;
+        self.done < self.executions
+    }
+
+    fn splits(&self) -> bool {
+        false
+    }
+
+    fn token(&self, _tree: &DecisionTree, by_index: &[u32]) -> (Phase, Vec<u32>) {
+        (Phase::Scheduled, by_index.to_vec())
+    }
+}
