@@ -210,3 +210,29 @@ fn a_committed_specification_fails_with_a_diff_when_serial_behaviour_changes() {
         SnapshotOutcome::Unchanged(path)
     );
 }
+
+/// The default sample draws every shape up to the configured one (about half full size), and the
+/// summary says how many of each it checked; `Shapes::Exact` is the paper's sample.
+#[test]
+fn the_default_sample_mixes_smaller_shapes_and_says_which() {
+    let summary = lineup::LineupTest::new("shapes_mix")
+        .threads(3)
+        .ops(3)
+        .samples(40)
+        .seed(5)
+        .check_subject(&objects::counters::atomic_counter())
+        .unwrap();
+    let shapes = &summary.shapes.0;
+    assert_eq!(shapes.values().sum::<usize>(), 40, "{}", summary.shapes);
+    assert!(shapes.len() > 3, "{}", summary.shapes);
+    assert!(shapes.get(&(3, 3)).copied().unwrap_or(0) >= 10, "{}", summary.shapes);
+    let exact = lineup::LineupTest::new("shapes_exact")
+        .threads(3)
+        .ops(3)
+        .samples(10)
+        .seed(5)
+        .shapes(lineup::Shapes::Exact)
+        .check_subject(&objects::counters::atomic_counter())
+        .unwrap();
+    assert_eq!(exact.shapes.to_string(), "3x3 \u{d7}10");
+}

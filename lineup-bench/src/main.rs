@@ -24,6 +24,7 @@ mod loom_vs_shuttle;
 #[path = "../../examples/objects/mod.rs"]
 mod objects;
 mod one_matrix_workers;
+mod shapes;
 
 use std::time::{Duration, Instant};
 
@@ -318,6 +319,7 @@ fn main() {
         "histories" => histories::run(&std::env::args().skip(2).collect::<Vec<_>>()),
         "phase1" => phase1_3x3(),
         "workers" => one_matrix_workers::run(),
+        "shapes" => shapes::run(std::env::args().nth(2).and_then(|n| n.parse().ok()).unwrap_or(20)),
         "phase2" => phase2_vs_shuttle_dfs(),
         "phases" => {
             phase1_3x3();

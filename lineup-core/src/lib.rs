@@ -54,6 +54,7 @@ pub use runner::lineup_test::{LineupTest, MatrixOrigin, TestFailure, TestSummary
 pub use runner::parallel::{check_matrices, BatchFailure, BatchOutcome};
 pub use runner::progress::Progress;
 pub use runner::sampling::{auto_matrices, sample_matrices, shard_indices};
+pub use runner::shapes::{sample_shaped, ShapeCounts, Shapes};
 pub use runner::shrink::{same_kind, shrink, Shrunk};
 pub use runner::{regressions, sweep_env};
 pub use spec::determinism::{find_nondeterminism, find_nondeterminism_tolerating, Nondeterminism};

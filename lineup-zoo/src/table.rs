@@ -145,8 +145,10 @@ fn kind_name(kind: &lineup::ViolationKind) -> &'static str {
 fn measure<O: Invocations + Default>(settings: &TableSettings, entry: &ZooEntry) -> TableRow {
     let start = Instant::now();
     let subject = Subject::of(entry.class, O::default);
+    // The row's workers take matrices; each matrix is checked on one.
     let config = Config {
         preemption_bound: entry.preemption_bound,
+        workers: 1,
         ..Config::default()
     };
     let matrices = sample_matrices(

@@ -22,8 +22,8 @@ use crate::runner::parallel::check_matrices;
 use crate::runner::progress::Progress;
 use crate::runner::regressions::{Regression, RegressionError, RegressionFile};
 use crate::runner::sampling::auto_matrices;
-use crate::runner::sampling::sample_matrices;
 use crate::runner::sampling::shard_indices;
+use crate::runner::shapes::{sample_shaped, ShapeCounts, Shapes};
 use crate::runner::shrink::shrink;
 use crate::runner::sweep_env::{SweepEnvError, SweepOverrides};
 use crate::spec::spec_snapshot::{bless_requested, compare_or_bless, SnapshotError};
@@ -90,6 +90,8 @@ pub struct TestSummary {
     /// How phase 2 explored each matrix (a sampling strategy covers a sample of the schedules,
     /// not all of them).
     pub strategy: Strategy,
+    /// How many matrices of each shape the random sample checked.
+    pub shapes: ShapeCounts,
 }
 
 /// Why a test run failed.
@@ -232,6 +234,7 @@ pub struct LineupTest {
     finals: Vec<String>,
     observations: Option<PathBuf>,
     strategy_error: Option<StrategyParseError>,
+    shapes: Shapes,
 }
 
 impl LineupTest {
@@ -252,7 +255,15 @@ impl LineupTest {
             finals: Vec::new(),
             observations: None,
             strategy_error: None,
+            shapes: Shapes::default(),
         }
+    }
+
+    /// Which shapes the random sample draws: by default every shape up to `threads x ops`, half
+    /// of the matrices full size ([`Shapes`]); [`Shapes::Exact`] for the paper's sample.
+    pub fn shapes(mut self, shapes: Shapes) -> Self {
+        self.shapes = shapes;
+        self
     }
 
     /// The test's source file (`file!()`): failing matrices are saved beside it.
@@ -403,7 +414,7 @@ impl LineupTest {
     pub fn run_subject<O: Send + Sync + 'static>(self, subject: &Subject<O>) {
         match self.check_subject(subject) {
             Ok(summary) => eprintln!(
-                "lineup_test `{}`: PASS, {} matrices, {} executions in {:.2?} (seed {}, phase 2 {}){}",
+                "lineup_test `{}`: PASS, {} matrices, {} executions in {:.2?} (seed {}, phase 2 {}){}{}",
                 self.name,
                 summary.matrices,
                 summary.executions,
@@ -413,6 +424,10 @@ impl LineupTest {
                     Strategy::PbDfs => format!("pb-dfs, preemption bound {}", self.config.preemption_bound),
                     Strategy::DbDfs { delays } => format!("db-dfs, delay bound {delays}"),
                     sampling => format!("{sampling}: a sample of the schedules"),
+                },
+                match summary.shapes.0.is_empty() {
+                    true => String::new(),
+                    false => format!("; sample shapes {}", summary.shapes),
                 },
                 match summary.inconclusive_executions {
                     0 => String::new(),
@@ -492,6 +507,7 @@ impl LineupTest {
             inconclusive_executions: 0,
             elapsed: Duration::ZERO,
             strategy: config.strategy,
+            shapes: ShapeCounts::default(),
         };
 
         // 1. Failing matrices saved by earlier runs.
@@ -542,7 +558,7 @@ impl LineupTest {
 
         // 3. The random sample (RandomCheck), this shard of it, on every core.
         if samples > 0 && self.threads > 0 && self.ops > 0 {
-            let sample = sample_matrices(labels.len(), self.threads, self.ops, samples, seed);
+            let sample = sample_shaped(labels.len(), self.threads, self.ops, samples, seed, self.shapes);
             let (shard, shards) = env.shard.unwrap_or((0, 1));
             let indices: Vec<usize> = shard_indices(samples, shard, shards).collect();
             let matrices: Vec<TestMatrix> = indices.iter().map(|&i| frame(sample[i].clone())).collect();
@@ -552,6 +568,9 @@ impl LineupTest {
             summary.matrices += outcome.checked;
             summary.executions += outcome.executions;
             summary.inconclusive_executions += outcome.inconclusive_executions;
+            if outcome.first_failure.is_none() {
+                matrices.iter().for_each(|m| summary.shapes.add(m));
+            }
             if let Some((position, result)) = outcome.first_failure {
                 let origin = MatrixOrigin::Sampled {
                     seed,

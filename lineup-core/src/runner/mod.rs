@@ -6,5 +6,6 @@ pub(crate) mod parallel;
 pub(crate) mod progress;
 pub mod regressions;
 pub(crate) mod sampling;
+pub(crate) mod shapes;
 pub(crate) mod shrink;
 pub mod sweep_env;
