@@ -25,6 +25,7 @@ mod loom_vs_shuttle;
 mod objects;
 mod one_matrix_workers;
 mod shapes;
+mod strategies;
 
 use std::time::{Duration, Instant};
 
@@ -319,6 +320,7 @@ fn main() {
         "histories" => histories::run(&std::env::args().skip(2).collect::<Vec<_>>()),
         "phase1" => phase1_3x3(),
         "workers" => one_matrix_workers::run(),
+        "strategies" => strategies::run(),
         "shapes" => shapes::run(std::env::args().nth(2).and_then(|n| n.parse().ok()).unwrap_or(20)),
         "phase2" => phase2_vs_shuttle_dfs(),
         "phases" => {
@@ -333,8 +335,8 @@ fn main() {
         }
         other => {
             eprintln!(
-                "unknown benchmark `{other}`; available: phases, random, workers, table2 [--samples K], phase1, \
-                 phase2, loom [queue|counter1]"
+                "unknown benchmark `{other}`; available: phases, random, workers, strategies, shapes [K], \
+                 table2 [--samples K], phase1, phase2, loom [queue|counter1]"
             );
             std::process::exit(2);
         }

@@ -5,7 +5,9 @@
 //! Table 2 benchmark (`cargo run --release -p lineup-bench -- table2`).
 
 pub mod collections;
+mod first_bug;
 pub mod sync_primitives;
 mod table;
 
-pub use table::{entries, run_entry, Expected, TableRow, TableSettings, ZooEntry};
+pub use first_bug::FirstBug;
+pub use table::{entries, first_bugs, run_entry, Expected, TableRow, TableSettings, ZooEntry};

@@ -35,7 +35,11 @@ pub struct ZooEntry {
     pub preemption_bound: u32,
     /// Runs the measurement for this entry's type.
     run: fn(&TableSettings, &ZooEntry) -> TableRow,
+    /// Runs the first-bug measurement for this entry's type.
+    first_bug: FirstBugFn,
 }
+
+type FirstBugFn = fn(&ZooEntry, &[lineup::Strategy], u64, usize) -> Option<Vec<crate::first_bug::FirstBug>>;
 
 impl std::fmt::Debug for ZooEntry {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -61,6 +65,7 @@ impl ZooEntry {
             expected,
             preemption_bound,
             run: measure::<O>,
+            first_bug: crate::first_bug::measure::<O>,
         }
     }
 
@@ -127,6 +132,18 @@ pub struct TableRow {
     pub time_fail: Option<Duration>,
     /// Wall time of the whole row.
     pub elapsed: Duration,
+}
+
+/// For a class that fails: a failing 3x3 matrix (the first of `tries` sampled from `seed` that the
+/// default check fails), the smallest one it shrinks to, and each strategy's executions,
+/// histories and time to the first violation on both (`None` when no sampled matrix fails).
+pub fn first_bugs(
+    entry: &ZooEntry,
+    strategies: &[lineup::Strategy],
+    seed: u64,
+    tries: usize,
+) -> Option<Vec<crate::first_bug::FirstBug>> {
+    (entry.first_bug)(entry, strategies, seed, tries)
 }
 
 /// Runs the Table 2 measurement of `entry`.

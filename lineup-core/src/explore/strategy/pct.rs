@@ -5,8 +5,12 @@
 //! with the highest priority among those that can run always runs. At `depth - 1` random steps
 //! (the change points, drawn from the length of the longest execution so far) the running thread's
 //! priority drops to below every initial one. A bug of depth `d` among `n` threads and `k` steps
-//! is found by one execution with probability at least `1 / (n k^(d-1))`. A thread that yields
-//! drops below every other thread, so that spin-waits let the thread they wait for run.
+//! is found by one execution with probability at least `1 / (n k^(d-1))`.
+//!
+//! Yields (which the published algorithm does not have): a thread's first yield in an execution
+//! drops it below every initial priority but above the change points' (so that a thread lowered
+//! at a change point still lets a yielding one run, as a bug between the two needs); its later
+//! yields drop it below every thread, so that a spin-wait lets the thread it waits for run.
 
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;
@@ -31,9 +35,17 @@ pub(crate) struct Pct {
     step: u64,
     /// The longest execution so far, in steps (the range of the change points).
     longest: u64,
-    /// The lowest priority given so far (yields go below it).
+    /// The lowest priority given so far (repeated yields go below it).
     lowest: i64,
+    /// Yields so far in this execution, by task number.
+    yields: Vec<u32>,
+    /// First yields so far in this execution (later first yields go lower in their band).
+    first_yields: i64,
 }
+
+/// The width of a band of priorities: change point `i` is in band `depth - 1 - i`, first yields in
+/// band `depth - 1` above it, initial priorities from band `depth` up.
+const BAND: i64 = 1 << 40;
 
 impl Pct {
     /// `executions` executions of depth `depth` from `seed`.
@@ -49,6 +61,8 @@ impl Pct {
             step: 0,
             longest: 64,
             lowest: 0,
+            yields: Vec::new(),
+            first_yields: 0,
         }
     }
 
@@ -58,7 +72,7 @@ impl Pct {
             self.priorities.resize(i + 1, None);
         }
         let depth = i64::from(self.depth);
-        *self.priorities[i].get_or_insert_with(|| depth + self.rng.random_range(0..1i64 << 40))
+        *self.priorities[i].get_or_insert_with(|| depth * BAND + self.rng.random_range(0..BAND))
     }
 }
 
@@ -68,6 +82,8 @@ impl SchedulingStrategy for Pct {
         self.priorities.clear();
         self.step = 0;
         self.lowest = 0;
+        self.yields.clear();
+        self.first_yields = 0;
         let range = self.longest.max(1);
         self.change_points = (1..self.depth).map(|_| self.rng.random_range(1..=range)).collect();
         self.change_points.sort_unstable();
@@ -87,16 +103,29 @@ impl SchedulingStrategy for Pct {
                 self.priority(last);
                 let passed = self.change_points.iter().filter(|&&s| s < self.step).count();
                 let i = usize::from(last);
-                self.priorities[i] = Some(i64::from(self.depth) - 1 - (passed + hits - 1) as i64);
+                let band = i64::from(self.depth) - 1 - (passed + hits - 1) as i64;
+                self.priorities[i] = Some(band * BAND - BAND / 2);
                 self.lowest = self.lowest.min(self.priorities[i].expect("set"));
             }
         }
         if let (Some(current), true) = (point.current, point.gives_way()) {
-            // A yielding thread goes below every other one.
-            self.lowest -= 1;
             let task = point.members[current];
+            let i = usize::from(task);
             self.priority(task);
-            self.priorities[usize::from(task)] = Some(self.lowest);
+            if self.yields.len() <= i {
+                self.yields.resize(i + 1, 0);
+            }
+            self.yields[i] += 1;
+            let priority = if self.yields[i] == 1 {
+                // Below every initial priority, above every change point's.
+                self.first_yields += 1;
+                (i64::from(self.depth) - 1) * BAND + BAND / 2 - self.first_yields
+            } else {
+                // Below every thread.
+                self.lowest -= 1;
+                self.lowest
+            };
+            self.priorities[i] = Some(priority);
         }
         let mut best = 0;
         let mut best_priority = i64::MIN;
