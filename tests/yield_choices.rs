@@ -47,9 +47,18 @@ fn without_the_yield_choice_two_preemptions_miss_it() {
     }
 }
 
+/// The fix on three threads (two levels): on the four threads of the failing matrix it passes
+/// too, with about 710,000 executions (docs/yield-choices-measurements.md), too many for a debug
+/// test.
 #[test]
 fn the_filter_lock_with_all_its_levels_passes_at_default_settings() {
-    let verdict = check_four(Levels::NMinusOne, &Config::default());
+    let three = TestMatrix::new(vec![vec![0], vec![1], vec![2]]);
+    let verdict = check(
+        &filter_lock_counter_for(3, Levels::NMinusOne),
+        &three,
+        &Config::default(),
+    )
+    .unwrap();
     if let Some(violation) = verdict.violation() {
         panic!("the correct filter lock fails:\n{violation}");
     }

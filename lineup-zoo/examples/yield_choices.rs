@@ -40,7 +40,12 @@ fn measure<O: Send + Sync + 'static>(subject: &Subject<O>, columns: &[&[&str]]) 
     let m = matrix(subject, columns);
     let rows = columns.iter().map(|c| c.len()).max().unwrap_or(0);
     let text: Vec<String> = columns.iter().map(|c| c.join(", ")).collect();
-    let mut row = format!("| {} | {}x{rows} `{}` |", subject.name(), columns.len(), text.join(" \\| "));
+    let mut row = format!(
+        "| {} | {}x{rows} `{}` |",
+        subject.name(),
+        columns.len(),
+        text.join(" \\| ")
+    );
     for yield_choices in 0..=2 {
         let config = Config {
             yield_choices,
@@ -71,7 +76,11 @@ fn main() {
     measure(&flag, &[&["set", "is_set"], &["wait", "is_set"], &["wait", "set"]]);
     measure(
         &flag,
-        &[&["set", "is_set", "wait"], &["wait", "is_set", "set"], &["wait", "set", "is_set"]],
+        &[
+            &["set", "is_set", "wait"],
+            &["wait", "is_set", "set"],
+            &["wait", "set", "is_set"],
+        ],
     );
     let ticket = ticket_lock_counter();
     measure(&ticket, &[&["inc", "get"], &["inc", "get"]]);
@@ -89,7 +98,14 @@ fn main() {
     measure(&pre, &[&["wait()", "is_set()"], &["set()", "reset()"]]);
     measure(&mre, &[&["set()"], &["reset()"], &["wait()", "wait()"]]);
     measure(&pre, &[&["set()"], &["reset()"], &["wait()", "wait()"]]);
-    measure(&mre, &[&["wait()", "try_wait()"], &["wait()", "is_set()"], &["set()", "reset()"]]);
+    measure(
+        &mre,
+        &[
+            &["wait()", "try_wait()"],
+            &["wait()", "is_set()"],
+            &["set()", "reset()"],
+        ],
+    );
     measure(
         &mre,
         &[
@@ -104,8 +120,14 @@ fn main() {
     measure(&tcs, &[&["wait()", "try_set_exception()"], &["try_result()", "wait()"]]);
     measure(&tcs_beta, &[&["wait()"], &["try_set_result(1)"]]);
     measure(&tcs_pre, &[&["try_set_result(1)"], &["try_set_canceled()"]]);
-    measure(&tcs, &[&["wait()"], &["try_set_result(1)"], &["try_set_canceled()", "wait()"]]);
-    measure(&tcs_beta, &[&["wait()"], &["wait()"], &["try_set_result(1)", "try_result()"]]);
+    measure(
+        &tcs,
+        &[&["wait()"], &["try_set_result(1)"], &["try_set_canceled()", "wait()"]],
+    );
+    measure(
+        &tcs_beta,
+        &[&["wait()"], &["wait()"], &["try_set_result(1)", "try_result()"]],
+    );
     measure(
         &tcs,
         &[
