@@ -72,25 +72,25 @@ fn main() {
     println!("| object | matrix | yield_choices 0 | yield_choices 1 | yield_choices 2 |");
     println!("|---|---|---|---|---|");
     let flag = spin_flag();
-    measure(&flag, &[&["set", "is_set"], &["wait", "is_set"]]);
-    measure(&flag, &[&["set", "is_set"], &["wait", "is_set"], &["wait", "set"]]);
+    measure(&flag, &[&["set()", "is_set()"], &["wait()", "is_set()"]]);
+    measure(&flag, &[&["set()", "is_set()"], &["wait()", "is_set()"], &["wait()", "set()"]]);
     measure(
         &flag,
         &[
-            &["set", "is_set", "wait"],
-            &["wait", "is_set", "set"],
-            &["wait", "set", "is_set"],
+            &["set()", "is_set()", "wait()"],
+            &["wait()", "is_set()", "set()"],
+            &["wait()", "set()", "is_set()"],
         ],
     );
     let ticket = ticket_lock_counter();
-    measure(&ticket, &[&["inc", "get"], &["inc", "get"]]);
-    measure(&ticket, &[&["inc", "get"], &["inc", "get"], &["inc"]]);
+    measure(&ticket, &[&["inc()", "get()"], &["inc()", "get()"]]);
+    measure(&ticket, &[&["inc()", "get()"], &["inc()", "get()"], &["inc()"]]);
     for levels in [Levels::OneShort, Levels::NMinusOne] {
         let three = filter_lock_counter_for(3, levels);
-        measure(&three, &[&["inc_a"], &["inc_b"], &["inc_c"]]);
-        measure(&three, &[&["inc_a", "inc_a"], &["inc_b"], &["inc_c"]]);
+        measure(&three, &[&["inc_a()"], &["inc_b()"], &["inc_c()"]]);
+        measure(&three, &[&["inc_a()", "inc_a()"], &["inc_b()"], &["inc_c()"]]);
         let four = filter_lock_counter_for(4, levels);
-        measure(&four, &[&["inc_a"], &["inc_b"], &["inc_c"], &["inc_d"]]);
+        measure(&four, &[&["inc_a()"], &["inc_b()"], &["inc_c()"], &["inc_d()"]]);
     }
     let mre = zoo::<ManualResetEvent>("ManualResetEvent");
     let pre = zoo::<ManualResetEventPre>("ManualResetEvent(Pre)");
