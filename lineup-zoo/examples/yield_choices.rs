@@ -73,7 +73,10 @@ fn main() {
     println!("|---|---|---|---|---|");
     let flag = spin_flag();
     measure(&flag, &[&["set()", "is_set()"], &["wait()", "is_set()"]]);
-    measure(&flag, &[&["set()", "is_set()"], &["wait()", "is_set()"], &["wait()", "set()"]]);
+    measure(
+        &flag,
+        &[&["set()", "is_set()"], &["wait()", "is_set()"], &["wait()", "set()"]],
+    );
     measure(
         &flag,
         &[
