@@ -167,3 +167,101 @@ pub fn two_flag_lock_counter(spin: Spin) -> Subject<TwoFlagLockCounter> {
         .with(Invocation::new("inc_b", |c: &TwoFlagLockCounter| c.inc(1)))
         .with(Invocation::new("get_b", |c: &TwoFlagLockCounter| c.get(1)))
 }
+
+/// How many levels [`FilterLockCounter`]'s filter lock has.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Levels {
+    /// `1..n`: the n - 1 levels of Peterson's filter lock (Herlihy and Shavit, §2.5): at most
+    /// n - L threads get past level L, so one at a time gets past the last. Correct.
+    NMinusOne,
+    /// `1..n - 1`: one level short (the range's end read as inclusive). With three threads this is
+    /// Peterson's two-thread lock run by three: a waiter gets through as soon as a *later* arrival
+    /// takes its place as the level's victim, even while a third thread holds the lock.
+    OneShort,
+}
+
+/// A fetch-and-increment counter behind a filter lock (Peterson's lock generalized to `n`
+/// threads) whose waiters spin with `lineup::hint::spin_loop()`. Thread `i` calls `inc(i)`. The
+/// threads' levels share one word, four bits each, so that a waiter reads them all at once.
+pub struct FilterLockCounter {
+    /// Four bits per thread: the level thread `i` is trying to get past (0: not trying).
+    levels: AtomicU64,
+    /// `victim[l]`: the thread that arrived at level `l` last, which waits there.
+    victim: Vec<AtomicU64>,
+    value: AtomicU64,
+    n: usize,
+    top: usize,
+}
+
+impl FilterLockCounter {
+    /// A counter for `n` threads (at most 16).
+    pub fn new(n: usize, levels: Levels) -> Self {
+        assert!(n <= 16, "four bits a thread in one word");
+        Self {
+            levels: AtomicU64::new(0),
+            victim: (0..n).map(|_| AtomicU64::new(0)).collect(),
+            value: AtomicU64::new(0),
+            n,
+            top: match levels {
+                Levels::NMinusOne => n,
+                Levels::OneShort => n - 1,
+            },
+        }
+    }
+
+    /// The highest level of a thread other than `me` in the word `levels`.
+    fn others_level(&self, levels: u64, me: usize) -> u64 {
+        (0..self.n)
+            .filter(|&k| k != me)
+            .map(|k| (levels >> (4 * k)) & 0xf)
+            .max()
+            .unwrap_or(0)
+    }
+
+    fn lock(&self, me: usize) {
+        for l in 1..self.top {
+            // One level up (from l - 1 to l).
+            self.levels.fetch_add(1 << (4 * me), Ordering::SeqCst);
+            self.victim[l].store(me as u64, Ordering::SeqCst);
+            // Wait while another thread is at my level or above and I am the victim here.
+            while self.others_level(self.levels.load(Ordering::SeqCst), me) >= l as u64
+                && self.victim[l].load(Ordering::SeqCst) == me as u64
+            {
+                lineup::hint::spin_loop();
+            }
+        }
+    }
+
+    fn unlock(&self, me: usize) {
+        self.levels.fetch_and(!(0xf << (4 * me)), Ordering::SeqCst);
+    }
+
+    /// Adds one and returns the value before, as thread `me`.
+    pub fn inc(&self, me: usize) -> u64 {
+        self.lock(me);
+        let v = self.value.load(Ordering::SeqCst);
+        self.value.store(v + 1, Ordering::SeqCst);
+        self.unlock(me);
+        v
+    }
+}
+
+/// Three threads' counter: invocations 0: `inc_a()`, 1: `inc_b()`, 2: `inc_c()` (the thread
+/// index is the caller's slot in the lock, so thread `A` of a matrix calls `inc_a`, and so on).
+pub fn filter_lock_counter(levels: Levels) -> Subject<FilterLockCounter> {
+    filter_lock_counter_for(3, levels)
+}
+
+/// `n` threads' counter: invocation `i` is `inc` as thread `i`.
+pub fn filter_lock_counter_for(n: usize, levels: Levels) -> Subject<FilterLockCounter> {
+    let name = match levels {
+        Levels::NMinusOne => "FilterLockCounter",
+        Levels::OneShort => "FilterLockCounter(one level short)",
+    };
+    let mut subject = Subject::new(name, move || FilterLockCounter::new(n, levels));
+    for i in 0..n {
+        let op = ["inc_a", "inc_b", "inc_c", "inc_d"][i];
+        subject = subject.with(Invocation::new(op, move |c: &FilterLockCounter| c.inc(i)));
+    }
+    subject
+}
