@@ -1,11 +1,11 @@
 //! Phase 2's strategies (`Config::strategy`): each one FAILs a buggy object and PASSes a correct
 //! one; the sampling strategies are seeded and their violations replay exactly from the token;
-//! delay bounding grows with its bound; yields are choices for pb-dfs.
+//! delay bounding grows with its bound. (Yields as choices: `tests/yield_choices.rs`.)
 
 #[path = "../examples/objects/mod.rs"]
 mod objects;
 
-use lineup::{check, replay, Config, Phase, Strategy, Subject, TestMatrix, Verdict};
+use lineup::{check, replay, Config, Phase, Strategy, TestMatrix};
 use objects::{counters, queues};
 
 fn with(strategy: Strategy) -> Config {
@@ -195,28 +195,4 @@ fn a_lineup_test_runs_the_strategy_it_names_and_says_so() {
         .unwrap_err()
         .to_string();
     assert!(failure.contains("`dfs` is not a strategy"), "{failure}");
-}
-
-/// Counts phase-2 executions of `subject` on `matrix` with pb-dfs.
-fn pb_executions<O: Send + Sync + 'static>(subject: &Subject<O>, matrix: &TestMatrix, yield_choices: u32) -> Verdict {
-    check(
-        subject,
-        matrix,
-        &Config {
-            yield_choices,
-            ..Config::default()
-        },
-    )
-    .unwrap()
-}
-
-#[test]
-fn yield_choices_add_schedules_only_where_a_yield_has_more_than_one_other_thread() {
-    // Two threads: after a yield the other one runs; nothing to choose.
-    let two = TestMatrix::new(vec![vec![0, 1], vec![0, 1]]);
-    let ticket = objects::spin::ticket_lock_counter();
-    let a = pb_executions(&ticket, &two, 0);
-    let b = pb_executions(&ticket, &two, 1);
-    assert!(a.is_pass() && b.is_pass());
-    assert_eq!(a.stats().concurrent_executions, b.stats().concurrent_executions);
 }
