@@ -236,3 +236,43 @@ fn the_default_sample_mixes_smaller_shapes_and_says_which() {
         .unwrap();
     assert_eq!(exact.shapes.to_string(), "3x3 \u{d7}10");
 }
+
+/// With a time budget, a passing sample is followed by deeper stages (the sample with PCT, with
+/// one preemption more, 4-thread matrices, AutoCheck), and the summary says how far each got.
+#[test]
+fn the_time_budget_deepens_after_the_sample_and_says_what_it_covered() {
+    let summary = lineup::LineupTest::new("deepening_pass")
+        .threads(2)
+        .ops(1)
+        .samples(3)
+        .seed(3)
+        .time_budget(std::time::Duration::from_millis(400))
+        .check_subject(&objects::counters::atomic_counter())
+        .unwrap();
+    let first = summary.deepening.first().expect("a stage ran");
+    assert!(first.name.starts_with("pct:3:2000:3 on the sample"), "{first}");
+    assert_eq!(first.of, Some(3));
+    assert!(first.checked >= 1, "{first}");
+}
+
+/// A bug the sample cannot reach (Counter1's lost update needs a preemption; the sample runs at
+/// bound 0) is found by a deeper stage, which the failure names.
+#[test]
+fn a_deeper_stage_finds_what_the_sample_cannot_and_names_itself() {
+    let failure = lineup::LineupTest::new("deepening_fail")
+        .threads(2)
+        .ops(2)
+        .samples(4)
+        .seed(1)
+        .preemption_bound(0)
+        .time_budget(std::time::Duration::from_secs(60))
+        .check_subject(&objects::counters::counter1())
+        .unwrap_err();
+    let TestFailure::Violation { origin, .. } = &failure else {
+        panic!("expected a violation: {failure}");
+    };
+    assert!(
+        matches!(origin, MatrixOrigin::Deepening { stage, .. } if stage.starts_with("pct:3")),
+        "{origin}"
+    );
+}

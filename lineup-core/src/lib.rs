@@ -50,7 +50,7 @@ pub use model::thread_id::{ThreadId, ThreadIdParseError};
 pub use primitives::sync;
 pub use primitives::threads::{future, hint, thread};
 pub use report::html as report_html;
-pub use runner::lineup_test::{LineupTest, MatrixOrigin, TestFailure, TestSummary};
+pub use runner::lineup_test::{DeepeningStage, LineupTest, MatrixOrigin, TestFailure, TestSummary};
 pub use runner::parallel::{check_matrices, BatchFailure, BatchOutcome};
 pub use runner::progress::Progress;
 pub use runner::sampling::{auto_matrices, sample_matrices, shard_indices};

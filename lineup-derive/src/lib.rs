@@ -168,7 +168,7 @@ pub fn invocations(args: TokenStream, input: TokenStream) -> TokenStream {
 /// the test (the package root under `cargo test`).
 ///
 /// What a run checks and in which order (saved failing matrices, the explicit matrices, the
-/// seeded random sample, AutoCheck within the time budget), and the environment variables that
+/// seeded random sample, deeper stages within the time budget), and the environment variables that
 /// override the options, are documented on `lineup::LineupTest`. The test panics with lineup's
 /// report when a check fails, so `#[should_panic(expected = "...")]` works on it.
 ///

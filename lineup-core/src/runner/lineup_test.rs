@@ -52,6 +52,13 @@ pub enum MatrixOrigin {
         /// The sample's size.
         of: usize,
     },
+    /// A stage of the deepening after the sample, within the time budget.
+    Deepening {
+        /// The stage (`pct:3:2000 on the sample`, ...).
+        stage: String,
+        /// The matrix's position in the stage.
+        index: usize,
+    },
     /// AutoCheck's enumeration.
     Auto {
         /// Its position in the enumeration.
@@ -68,6 +75,7 @@ impl fmt::Display for MatrixOrigin {
             MatrixOrigin::Saved { file, seed: None } => write!(f, "saved in {}", file.display()),
             MatrixOrigin::Explicit { index } => write!(f, "regression matrix #{index} of the test"),
             MatrixOrigin::Sampled { seed, index, of } => write!(f, "sample #{index} of {of} drawn with seed {seed}"),
+            MatrixOrigin::Deepening { stage, index } => write!(f, "matrix #{index} of the deepening stage {stage}"),
             MatrixOrigin::Auto { index } => write!(f, "AutoCheck matrix #{index}"),
         }
     }
@@ -92,6 +100,28 @@ pub struct TestSummary {
     pub strategy: Strategy,
     /// How many matrices of each shape the random sample checked.
     pub shapes: ShapeCounts,
+    /// What the time budget covered after the sample, stage by stage, in order.
+    pub deepening: Vec<DeepeningStage>,
+}
+
+/// One stage of the deepening within the time budget, and how far it got.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DeepeningStage {
+    /// What the stage checks (`pb-dfs bound 3 on the sample`).
+    pub name: String,
+    /// Matrices it checked.
+    pub checked: usize,
+    /// Matrices it has (`None`: endless, AutoCheck).
+    pub of: Option<usize>,
+}
+
+impl fmt::Display for DeepeningStage {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.of {
+            Some(of) => write!(f, "{} {}/{of}", self.name, self.checked),
+            None => write!(f, "{} {}", self.name, self.checked),
+        }
+    }
 }
 
 /// Why a test run failed.
@@ -328,7 +358,9 @@ impl LineupTest {
         self
     }
 
-    /// After the sample, AutoCheck (growing square matrices) until this much time has passed.
+    /// After the sample, deeper stages until this much time has passed: the sample with PCT, the
+    /// sample at one preemption more, 4x2 matrices, then AutoCheck (growing square matrices);
+    /// [`TestSummary::deepening`] says how far each got.
     pub fn time_budget(mut self, budget: Duration) -> Self {
         self.time_budget = Some(budget);
         self
@@ -392,7 +424,7 @@ impl LineupTest {
     }
 
     /// Runs the test: saved failing matrices first, then the explicit matrices, then the random
-    /// sample (this shard of it), then AutoCheck within the time budget.
+    /// sample (this shard of it), then the deeper stages within the time budget.
     pub fn check<O: Invocations>(&self, build: fn() -> O) -> Result<TestSummary, TestFailure> {
         self.check_subject(&Subject::of(self.name.clone(), build))
     }
@@ -414,7 +446,7 @@ impl LineupTest {
     pub fn run_subject<O: Send + Sync + 'static>(self, subject: &Subject<O>) {
         match self.check_subject(subject) {
             Ok(summary) => eprintln!(
-                "lineup_test `{}`: PASS, {} matrices, {} executions in {:.2?} (seed {}, phase 2 {}){}{}",
+                "lineup_test `{}`: PASS, {} matrices, {} executions in {:.2?} (seed {}, phase 2 {}){}{}{}",
                 self.name,
                 summary.matrices,
                 summary.executions,
@@ -428,6 +460,18 @@ impl LineupTest {
                 match summary.shapes.0.is_empty() {
                     true => String::new(),
                     false => format!("; sample shapes {}", summary.shapes),
+                },
+                match summary.deepening.is_empty() {
+                    true => String::new(),
+                    false => format!(
+                        "; within the time budget: {}",
+                        summary
+                            .deepening
+                            .iter()
+                            .map(ToString::to_string)
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ),
                 },
                 match summary.inconclusive_executions {
                     0 => String::new(),
@@ -508,7 +552,9 @@ impl LineupTest {
             elapsed: Duration::ZERO,
             strategy: config.strategy,
             shapes: ShapeCounts::default(),
+            deepening: Vec::new(),
         };
+        let mut sampled: Vec<TestMatrix> = Vec::new();
 
         // 1. Failing matrices saved by earlier runs.
         let regressions = self.source_file.as_deref().map(RegressionFile::beside);
@@ -570,6 +616,7 @@ impl LineupTest {
             summary.inconclusive_executions += outcome.inconclusive_executions;
             if outcome.first_failure.is_none() {
                 matrices.iter().for_each(|m| summary.shapes.add(m));
+                sampled.clone_from(&matrices);
             }
             if let Some((position, result)) = outcome.first_failure {
                 let origin = MatrixOrigin::Sampled {
@@ -588,16 +635,77 @@ impl LineupTest {
             }
         }
 
-        // 4. AutoCheck within the time budget.
+        // 4. Deepening within the time budget: the sample again with PCT, then one preemption
+        // more, then four threads, then AutoCheck's growing square matrices, each stage as far as
+        // the budget goes (cheapest first; see docs/strategies.md).
         if let Some(budget) = time_budget {
-            let auto_start = Instant::now();
-            for (index, matrix) in auto_matrices(labels.len()).enumerate() {
-                if auto_start.elapsed() >= budget {
+            let deadline = Instant::now() + budget;
+            let deeper = |strategy: Strategy, bound: u32| Config {
+                strategy,
+                preemption_bound: bound,
+                ..config.clone()
+            };
+            let pct = Strategy::Pct {
+                depth: 3,
+                executions: 2000,
+                seed,
+            };
+            let four_threads: Vec<TestMatrix> =
+                sample_shaped(labels.len(), 4, 2, samples.max(20), seed ^ 4, Shapes::Exact)
+                    .into_iter()
+                    .map(frame)
+                    .collect();
+            let bound = config.preemption_bound;
+            let stages: Vec<(String, Config, Box<dyn Iterator<Item = TestMatrix>>, Option<usize>)> = vec![
+                (
+                    format!("{pct} on the sample"),
+                    deeper(pct, bound),
+                    Box::new(sampled.clone().into_iter()),
+                    Some(sampled.len()),
+                ),
+                (
+                    format!("pb-dfs bound {} on the sample", bound + 1),
+                    deeper(Strategy::PbDfs, bound + 1),
+                    Box::new(sampled.clone().into_iter()),
+                    Some(sampled.len()),
+                ),
+                (
+                    "4x2 matrices".to_string(),
+                    config.clone(),
+                    Box::new(four_threads.clone().into_iter()),
+                    Some(four_threads.len()),
+                ),
+                (
+                    "AutoCheck".to_string(),
+                    config.clone(),
+                    Box::new(auto_matrices(labels.len()).map(frame)),
+                    None,
+                ),
+            ];
+            for (name, stage_config, matrices, of) in stages {
+                if Instant::now() >= deadline {
                     break;
                 }
-                let matrix = frame(matrix);
-                let origin = MatrixOrigin::Auto { index };
-                self.check_one(subject, &matrix, &config, origin, regressions.as_ref(), &mut summary)?;
+                let mut checked = 0;
+                for (index, matrix) in matrices.enumerate() {
+                    if Instant::now() >= deadline {
+                        break;
+                    }
+                    let origin = MatrixOrigin::Deepening {
+                        stage: name.clone(),
+                        index,
+                    };
+                    self.check_one(
+                        subject,
+                        &matrix,
+                        &stage_config,
+                        origin,
+                        regressions.as_ref(),
+                        &mut summary,
+                    )?;
+                    checked += 1;
+                }
+                summary.deepening.push(DeepeningStage { name, checked, of });
             }
         }
         summary.elapsed = start.elapsed();
