@@ -104,6 +104,9 @@ pub struct TestSummary {
     pub deepening: Vec<DeepeningStage>,
 }
 
+/// The matrices of one deepening stage, in order (AutoCheck's are endless).
+type Matrices = Box<dyn Iterator<Item = TestMatrix>>;
+
 /// One stage of the deepening within the time budget, and how far it got.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct DeepeningStage {
@@ -656,7 +659,7 @@ impl LineupTest {
                     .map(frame)
                     .collect();
             let bound = config.preemption_bound;
-            let stages: Vec<(String, Config, Box<dyn Iterator<Item = TestMatrix>>, Option<usize>)> = vec![
+            let stages: Vec<(String, Config, Matrices, Option<usize>)> = vec![
                 (
                     format!("{pct} on the sample"),
                     deeper(pct, bound),
