@@ -105,7 +105,7 @@ pub struct TestSummary {
 }
 
 /// The matrices of one deepening stage, in order (AutoCheck's are endless).
-type Matrices = Box<dyn Iterator<Item = TestMatrix>>;
+type Matrices<'a> = Box<dyn Iterator<Item = TestMatrix> + 'a>;
 
 /// One stage of the deepening within the time budget, and how far it got.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -659,7 +659,7 @@ impl LineupTest {
                     .map(frame)
                     .collect();
             let bound = config.preemption_bound;
-            let stages: Vec<(String, Config, Matrices, Option<usize>)> = vec![
+            let stages: Vec<(String, Config, Matrices<'_>, Option<usize>)> = vec![
                 (
                     format!("{pct} on the sample"),
                     deeper(pct, bound),
