@@ -18,6 +18,7 @@
 //! * Everything loom runs, runs in a child process (see [`child`]): loom's deadlock assertion
 //!   loses its exploration state and can abort the process.
 
+pub(crate) mod block_on;
 pub(crate) mod child;
 pub(crate) mod harness;
 mod kept_files;

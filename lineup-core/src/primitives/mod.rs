@@ -1,5 +1,6 @@
 //! What the object under test is built from: the backend's synchronization primitives, threads,
 //! spin hints and `block_on` (shuttle's, or loom's under `--cfg loom`).
 
+pub mod future;
 pub mod sync;
 pub(crate) mod threads;
