@@ -254,3 +254,51 @@ fn the_replay_token_of_an_async_failure_replays() {
     assert_eq!(replayed.stuck, Some(lineup::StuckKind::Deadlock));
     assert_eq!(replayed.violation, Some(violation.kind.clone()));
 }
+
+/// A counter whose `add` hands the increment to a task (`lineup::future::spawn`) and awaits it
+/// or, detached, returns at once.
+#[derive(Default)]
+struct TaskCounter(std::sync::Arc<Mutex<u32>>);
+
+impl TaskCounter {
+    async fn add(&self, await_task: bool) {
+        let count = std::sync::Arc::clone(&self.0);
+        let task = lineup::future::spawn(async move {
+            *count.lock().unwrap() += 1;
+        });
+        if await_task {
+            task.await.expect("the task completes");
+        }
+    }
+
+    async fn get(&self) -> u32 {
+        *self.0.lock().unwrap()
+    }
+}
+
+#[test]
+fn tasks_an_operation_spawns_are_explored() {
+    let subject = |await_task: bool| {
+        Subject::new(
+            if await_task {
+                "TaskCounter"
+            } else {
+                "DetachedTaskCounter"
+            },
+            TaskCounter::default,
+        )
+        .with(Invocation::new_async("add", async move |c: &TaskCounter| {
+            c.add(await_task).await
+        }))
+        .with(Invocation::new_async("get", TaskCounter::get))
+    };
+    let matrix = TestMatrix::new(vec![vec![0, 1], vec![0]]);
+    let awaited = check(&subject(true), &matrix, &Config::default()).unwrap();
+    assert!(awaited.is_pass(), "{}", awaited.violation().unwrap());
+    // Detached: add(), get() on one thread returns 0 or 1 serially, as the task runs before or
+    // after get(). (loom's phase 1 sees only one of the two here, and its phase 2 the other: a
+    // full history without witness.)
+    let detached = check(&subject(false), &TestMatrix::new(vec![vec![0, 1]]), &Config::default()).unwrap();
+    let violation = detached.violation().expect("the detached task is seen");
+    assert!(violation.kind.is_nondeterminism() || cfg!(loom), "{violation}");
+}

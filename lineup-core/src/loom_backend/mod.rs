@@ -25,6 +25,7 @@ mod kept_files;
 pub mod observable_mutex;
 mod path_step;
 mod serial_orders;
+pub(crate) mod task;
 pub mod tracked_atomic;
 pub(crate) mod wait_registry;
 mod wire;

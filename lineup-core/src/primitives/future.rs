@@ -3,10 +3,9 @@
 //!
 //! An asynchronous operation ([`Invocation::new_async`](crate::Invocation::new_async), an
 //! `async fn` under `#[invocations]`) runs through [`block_on`] on its worker. Tasks the object
-//! spawns with [`spawn`] (shuttle only; on loom, spawn a [`thread`](crate::thread) that calls
-//! `block_on`) are tasks of the same execution, which lineup schedules like threads: spawned while
-//! the object is built they are background tasks of the object, spawned by an operation they
-//! belong to it.
+//! spawns with [`spawn`] (on loom, threads that run the future) are tasks of the same execution,
+//! which lineup schedules like threads: spawned while the object is built they are background
+//! tasks of the object, spawned by an operation they belong to it.
 //!
 //! ```
 //! use lineup_core::future::block_on;
@@ -46,7 +45,11 @@ pub async fn yield_now() {
 #[cfg(loom)]
 pub use crate::loom_backend::block_on::yield_now;
 
-/// Spawning a task of the execution (shuttle's executor): `spawn`, its `JoinHandle` (a future of
-/// the task's result) and `JoinError`. Not under loom, which has no tasks: spawn a thread there.
+/// Spawning a task of the execution: `spawn`, its `JoinHandle` (a future of the task's
+/// `Result`) and `JoinError`. shuttle's; under loom, which has no tasks, the future runs on a
+/// thread of its own (`lineup::thread::spawn`) through [`block_on`].
 #[cfg(not(loom))]
 pub use shuttle::future::{spawn, JoinError, JoinHandle};
+
+#[cfg(loom)]
+pub use crate::loom_backend::task::{spawn, JoinError, JoinHandle};
