@@ -296,8 +296,9 @@ fn tasks_an_operation_spawns_are_explored() {
     let awaited = check(&subject(true), &matrix, &Config::default()).unwrap();
     assert!(awaited.is_pass(), "{}", awaited.violation().unwrap());
     // Detached: add(), get() on one thread returns 0 or 1 serially, as the task runs before or
-    // after get(). (loom's phase 1 sees only one of the two here, and its phase 2 the other: a
-    // full history without witness.)
+    // after get(). (loom's phase 1 runs without preemption, so the task runs only once get() has
+    // returned, and its phase 2 reports the other result as a full history without witness: see
+    // lineup-core/src/loom_backend/mod.rs.)
     let detached = check(&subject(false), &TestMatrix::new(vec![vec![0, 1]]), &Config::default()).unwrap();
     let violation = detached.violation().expect("the detached task is seen");
     assert!(violation.kind.is_nondeterminism() || cfg!(loom), "{violation}");
