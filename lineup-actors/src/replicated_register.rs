@@ -3,6 +3,9 @@
 //! the update to both backups and waits for both acknowledgements before it replies; `read()` is
 //! answered by the primary. Correct; the object on which phase 1's cost is measured
 //! (`examples/phase1_cost.rs`): idle backups interleave freely inside every serial operation.
+//! Measured (release build, 2 cores shared with other work): phase 1 of `read()` alone runs
+//! 154,720 serial executions (21 s, one serial history); `write(1)` alone, `write(1) | read()` and
+//! the 2x2 matrix `write(1), read() | write(2), read()` each do not finish within 4 minutes.
 
 use tokio::sync::{mpsc, oneshot};
 
