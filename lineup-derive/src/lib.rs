@@ -54,7 +54,9 @@ mod lineup_test;
 /// # Syntax
 ///
 /// Each marked method takes `&self` (several threads call operations on one shared object at
-/// once) and is not generic, async or unsafe:
+/// once) and is not generic or unsafe. It may be an `async fn`: its invocations are made with
+/// `lineup::Invocation::new_async`, and each runs on its worker through the backend's `block_on`
+/// (every `.await` that suspends is a scheduling point; see there):
 ///
 /// | attribute | method | invocations |
 /// |---|---|---|
@@ -62,6 +64,7 @@ mod lineup_test;
 /// | `#[invoke(200, 400)]` | `fn add(&self, value: u32)` | `add(200)`, `add(400)` |
 /// | `#[invoke((1, "a"), (2, "b"))]` | `fn put(&self, key: u32, value: &'static str)` | `put(1, "a")`, `put(2, "b")` |
 /// | `#[invoke(name = "push_front", 1, 2)]` | `fn push_head(&self, value: u32)` | `push_front(1)`, `push_front(2)` |
+/// | `#[invoke]` | `async fn take(&self) -> u32` | `take()`, awaited |
 ///
 /// * With one parameter besides `&self`, every value is one argument (a tuple value is one
 ///   argument of tuple type). With several, every value is a tuple with one element per
@@ -110,6 +113,9 @@ mod lineup_test;
 /// }
 /// ```
 ///
+/// For an `async fn`, the closure is an async closure that awaits the method:
+/// `::lineup::Invocation::new_async("take", async move |object: &Self| Self::take(object).await)`.
+///
 /// An `impl` block with generic parameters gets `where Self: Send + Sync + 'static` (the
 /// trait's supertraits) added to its where clause.
 ///
@@ -119,7 +125,7 @@ mod lineup_test;
 /// block (a trait impl included); no method marked `#[invoke]`; `#[invoke]` on a method whose
 /// receiver is not `&self` (`self`, `&mut self`, none); `#[invoke]` without values on a method
 /// with parameters, or with values on one without; a value that is not a tuple of the right
-/// arity for a method with several parameters; generic, async or unsafe methods; `#[invoke]`
+/// arity for a method with several parameters; generic or unsafe methods; `#[invoke]`
 /// twice on one method or on something that is not a method; an unknown option in
 /// `#[invoke(...)]`. A value of the wrong type, or one that is not `Clone` or `Debug`, is
 /// reported by the compiler at the value; a result that is not `Debug`, at the method's name.

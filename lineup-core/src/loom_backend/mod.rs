@@ -18,12 +18,14 @@
 //! * Everything loom runs, runs in a child process (see [`child`]): loom's deadlock assertion
 //!   loses its exploration state and can abort the process.
 
+pub(crate) mod block_on;
 pub(crate) mod child;
 pub(crate) mod harness;
 mod kept_files;
 pub mod observable_mutex;
 mod path_step;
 mod serial_orders;
+pub(crate) mod task;
 pub mod tracked_atomic;
 pub(crate) mod wait_registry;
 mod wire;

@@ -38,14 +38,16 @@ impl fmt::Display for InvocationLabel {
     }
 }
 
-type OperationFn<O> = dyn Fn(&O, &mut dyn FnMut(&dyn fmt::Debug)) + Send + Sync;
+/// What an invocation runs: calls the operation on the object and hands its result to the visitor.
+pub(crate) type OperationFn<O> = dyn Fn(&O, &mut dyn FnMut(&dyn fmt::Debug)) + Send + Sync;
 
 /// One element of Line-Up's invocation set `I`: an operation of an object of type `O` with
 /// fixed argument values, e.g. `add(200)` on a queue.
 ///
 /// The closure calls the operation; its result is rendered with `Debug` (see [`Response`]).
 /// Arguments are recorded with [`Invocation::arg`] for display; they do not affect the call,
-/// which the closure makes.
+/// which the closure makes. An asynchronous operation (an `async fn`, a future) is made with
+/// [`Invocation::new_async`].
 ///
 /// ```
 /// use lineup_core::Invocation;
@@ -86,9 +88,18 @@ impl<O> Invocation<O> {
         R: fmt::Debug,
         F: Fn(&O) -> R + Send + Sync + 'static,
     {
+        Self::from_operation(
+            name,
+            Arc::new(move |o: &O, visit: &mut dyn FnMut(&dyn fmt::Debug)| visit(&f(o))),
+        )
+    }
+
+    /// An invocation named `name` that runs `call`, which calls the operation and hands what it
+    /// returned to the visitor (the constructors' common ground).
+    pub(crate) fn from_operation(name: impl Into<String>, call: Arc<OperationFn<O>>) -> Self {
         Self {
             label: InvocationLabel::new(name, Vec::new()),
-            call: Arc::new(move |o: &O, visit: &mut dyn FnMut(&dyn fmt::Debug)| visit(&f(o))),
+            call,
             nondeterministic: false,
         }
     }

@@ -1,6 +1,7 @@
 //! The history model of `Check(X, m)`: the subject and its invocations, test matrices and thread
 //! ids, responses, histories with their notation, and replay tokens.
 
+pub(crate) mod async_invocation;
 pub(crate) mod history;
 pub(crate) mod invocation;
 pub(crate) mod invocations;

@@ -3,5 +3,6 @@
 
 #[cfg(not(loom))]
 pub(crate) mod abandonable;
+pub mod future;
 pub mod sync;
 pub(crate) mod threads;

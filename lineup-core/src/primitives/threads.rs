@@ -1,4 +1,4 @@
-//! Threads, spin hints and `block_on` for the object under test, from the backend lineup runs
+//! Threads and spin hints for the object under test, from the backend lineup runs
 //! on: shuttle's by default, loom's under `--cfg loom` (see [`sync`](crate::sync)).
 
 /// Threads of the backend: `spawn`, `yield_now`, `JoinHandle`, ...
@@ -65,13 +65,4 @@ pub mod hint {
         crate::loom_backend::harness::note_yield();
         loom::hint::spin_loop();
     }
-}
-
-/// Running a future to completion on the current thread of the backend, for asynchronous
-/// operations (`lock().await`).
-pub mod future {
-    #[cfg(loom)]
-    pub use loom::future::block_on;
-    #[cfg(not(loom))]
-    pub use shuttle::future::block_on;
 }

@@ -82,6 +82,7 @@ fn invocations(method: &InvokeMethod) -> impl Iterator<Item = TokenStream> + '_ 
             arguments,
             &method.param_types,
             method.nondeterministic,
+            method.asynchronous,
         )
     })
 }
@@ -90,7 +91,14 @@ fn invocations(method: &InvokeMethod) -> impl Iterator<Item = TokenStream> + '_ 
 /// into a local of the parameter's type (so a value of the wrong type is reported at the value);
 /// the `move` closure owns a clone and clones it again at every call (so that it is `Fn`), and
 /// the original is recorded for display.
-fn invocation(label: &LitStr, method: &Ident, values: &[Expr], types: &[Type], nondeterministic: bool) -> TokenStream {
+fn invocation(
+    label: &LitStr,
+    method: &Ident,
+    values: &[Expr],
+    types: &[Type],
+    nondeterministic: bool,
+    asynchronous: bool,
+) -> TokenStream {
     // Spanned at the user's value, so that a missing `Clone` or `Debug` is reported there (a
     // mixed-site name moves the report to the attribute). Each invocation is a block of its
     // own and the names are reserved-looking, so they do not clash with the user's.
@@ -116,8 +124,15 @@ fn invocation(label: &LitStr, method: &Ident, values: &[Expr], types: &[Type], n
         .zip(&arg_vars)
         .map(|(value, arg)| quote_spanned!(value.span()=> .arg(#arg)));
     let object = Ident::new("__lineup_object", Span::mixed_site());
-    let new = quote_spanned! {method.span()=>
-        ::lineup::Invocation::new(#label, move |#object: &Self| Self::#method(#object #(, #clones)*))
+    let new = if asynchronous {
+        // An async closure: its future may borrow the object and the closure's argument copies.
+        quote_spanned! {method.span()=>
+            ::lineup::Invocation::new_async(#label, async move |#object: &Self| Self::#method(#object #(, #clones)*).await)
+        }
+    } else {
+        quote_spanned! {method.span()=>
+            ::lineup::Invocation::new(#label, move |#object: &Self| Self::#method(#object #(, #clones)*))
+        }
     };
     let marks = nondeterministic.then(|| quote_spanned!(method.span()=> .nondeterministic()));
     quote! {

@@ -41,6 +41,8 @@ pub(super) struct InvokeMethod {
     pub(super) label: LitStr,
     /// `#[invoke(nondeterministic)]`: each invocation is marked `.nondeterministic()`.
     pub(super) nondeterministic: bool,
+    /// An `async fn`: its invocations are made with `Invocation::new_async`.
+    pub(super) asynchronous: bool,
     /// The type of each parameter besides `&self`, as the type of a local: every lifetime is
     /// `'_`.
     pub(super) param_types: Vec<Type>,

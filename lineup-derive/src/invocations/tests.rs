@@ -80,6 +80,32 @@ fn a_valid_block_expands_to_the_block_and_the_trait_impl() {
 }
 
 #[test]
+fn an_async_method_is_invoked_through_new_async() {
+    let out = expand(
+        TokenStream::new(),
+        quote! {
+            impl Queue {
+                #[invoke(200)]
+                async fn add(&self, value: u32) {}
+                #[invoke]
+                fn len(&self) -> usize { 0 }
+            }
+        },
+    )
+    .unwrap()
+    .to_string();
+    assert!(
+        out.contains("Invocation :: new_async (\"add\" , async move |"),
+        "an async closure awaits the method: {out}"
+    );
+    assert!(out.contains(". await"), "{out}");
+    assert!(
+        out.contains("Invocation :: new (\"len\""),
+        "a synchronous method is unchanged: {out}"
+    );
+}
+
+#[test]
 fn a_generic_block_gets_the_supertrait_bounds() {
     let out = expand(
         TokenStream::new(),
@@ -158,7 +184,7 @@ fn unsupported_methods_are_explained() {
     assert!(impl_trait.contains("`impl Trait` parameters"), "{impl_trait}");
     // Lifetime parameters are fine.
     assert!(errors(quote!(impl Q { #[invoke("a")] fn get<'a>(&'a self, k: &'a str) -> usize { 0 } })).is_empty());
-    assert!(error(quote!(impl Q { #[invoke] async fn get(&self) {} })).contains("async methods"));
+    assert!(errors(quote!(impl Q { #[invoke] async fn get(&self) {} })).is_empty());
     assert!(error(quote!(impl Q { #[invoke] unsafe fn get(&self) {} })).contains("unsafe methods"));
 }
 

@@ -44,13 +44,14 @@ pub(super) fn invoke_method(method: &ImplItemFn, attr: &Attribute) -> syn::Resul
         ident: sig.ident.clone(),
         label,
         nondeterministic: args.nondeterministic,
+        asynchronous: sig.asyncness.is_some(),
         param_types,
         calls,
     })
 }
 
-/// Rejects generic, async and unsafe methods: an invocation calls the method with fixed values
-/// from a plain closure.
+/// Rejects generic and unsafe methods: an invocation calls the method with fixed values from a
+/// plain closure (an `async fn` from an async closure, run by `Invocation::new_async`).
 fn check_callable(sig: &Signature, method_name: &str) -> syn::Result<()> {
     if let Some(param) = sig
         .generics
@@ -64,15 +65,6 @@ fn check_callable(sig: &Signature, method_name: &str) -> syn::Result<()> {
                 "`#[invoke]` does not support generic methods: an invocation calls `{method_name}` with fixed \
                  argument values, so every type must be known; add a non-generic method with concrete types that \
                  calls it, and mark that one `#[invoke]`"
-            ),
-        ));
-    }
-    if let Some(asyncness) = &sig.asyncness {
-        return Err(syn::Error::new_spanned(
-            asyncness,
-            format!(
-                "`#[invoke]` does not support async methods: each operation runs to completion on its own \
-                 thread; make `{method_name}` synchronous"
             ),
         ));
     }

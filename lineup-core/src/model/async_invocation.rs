@@ -1,0 +1,64 @@
+//! Asynchronous invocations: an operation that is a future (an `async fn` of the object), driven
+//! to completion on its worker by the backend's executor.
+
+use std::fmt;
+use std::sync::Arc;
+
+use crate::model::invocation::Invocation;
+
+impl<O> Invocation<O> {
+    /// An invocation named `name` whose operation is asynchronous: `f` returns a future (it may
+    /// borrow the object), which the worker running the operation drives to completion with
+    /// [`lineup::future::block_on`](crate::future::block_on), the executor of the backend lineup
+    /// controls (shuttle's, or lineup's own on loom). Its call is recorded when the worker starts
+    /// it and its return when the future completes, with the future's output as the result.
+    ///
+    /// Every `.await` that suspends is a scheduling point: while the future is pending, the worker
+    /// is blocked until the future's waker is woken, and the other threads and tasks run. A future
+    /// that is never woken (a lost wake-up) leaves its operation pending for good, as a thread
+    /// blocked on a lock does: the history is stuck, and phase 2 accepts it only where the
+    /// operation also blocks serially (Def. 2).
+    ///
+    /// `f` is an async closure (`async |q: &Queue| q.take().await`), an `async fn` method
+    /// (`Queue::take`), or a closure returning a future that borrows nothing
+    /// (`|q: &Queue| { let inner = q.0.clone(); async move { .. } }`). A closure `|q: &Queue|
+    /// async move { q.take().await }` does not compile, since its future borrows `q`: write it as an
+    /// async closure. Arguments are recorded for display with [`arg`](Self::arg), as for
+    /// [`new`](Self::new).
+    ///
+    /// ```
+    /// use lineup_core::sync::Mutex;
+    /// use lineup_core::{check, Config, Invocation, Subject, TestMatrix};
+    ///
+    /// #[derive(Default)]
+    /// struct Counter(Mutex<u64>);
+    ///
+    /// impl Counter {
+    ///     async fn add(&self, n: u64) -> u64 {
+    ///         let mut value = self.0.lock().unwrap();
+    ///         *value += n;
+    ///         *value
+    ///     }
+    ///
+    ///     async fn get(&self) -> u64 {
+    ///         *self.0.lock().unwrap()
+    ///     }
+    /// }
+    ///
+    /// let subject = Subject::new("Counter", Counter::default)
+    ///     .with(Invocation::new_async("add", async |c: &Counter| c.add(2).await).arg(2))
+    ///     .with(Invocation::new_async("get", Counter::get));
+    /// let matrix = TestMatrix::new(vec![vec![0, 1], vec![0]]);
+    /// assert!(check(&subject, &matrix, &Config::default()).unwrap().is_pass());
+    /// ```
+    pub fn new_async<R, F>(name: impl Into<String>, f: F) -> Self
+    where
+        R: fmt::Debug,
+        F: AsyncFn(&O) -> R + Send + Sync + 'static,
+    {
+        Self::from_operation(
+            name,
+            Arc::new(move |o: &O, visit: &mut dyn FnMut(&dyn fmt::Debug)| visit(&crate::future::block_on(f(o)))),
+        )
+    }
+}
