@@ -12,7 +12,6 @@ use shuttle::current::TaskId;
 
 use crate::explore::decision_tree::{DecisionTree, Divergence};
 use crate::explore::strategy::{Point, SchedulingStrategy};
-use crate::model::replay_token::Phase;
 
 /// Delay-bounded DFS over a round-robin base schedule.
 #[derive(Debug)]
@@ -65,10 +64,6 @@ impl SchedulingStrategy for DbDfs {
 
     fn splits(&self) -> bool {
         true
-    }
-
-    fn token(&self, _tree: &DecisionTree, by_index: &[u32]) -> (Phase, Vec<u32>) {
-        (Phase::Scheduled, by_index.to_vec())
     }
 }
 

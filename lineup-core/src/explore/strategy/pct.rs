@@ -18,7 +18,6 @@ use shuttle::current::TaskId;
 
 use crate::explore::decision_tree::{DecisionTree, Divergence};
 use crate::explore::strategy::{execution_rng, Point, SchedulingStrategy};
-use crate::model::replay_token::Phase;
 
 /// PCT with priority change points.
 #[derive(Debug)]
@@ -142,13 +141,5 @@ impl SchedulingStrategy for Pct {
         self.longest = self.longest.max(self.step);
         self.done += 1;
         self.done < self.executions
-    }
-
-    fn splits(&self) -> bool {
-        false
-    }
-
-    fn token(&self, _tree: &DecisionTree, by_index: &[u32]) -> (Phase, Vec<u32>) {
-        (Phase::Scheduled, by_index.to_vec())
     }
 }

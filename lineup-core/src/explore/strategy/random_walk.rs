@@ -7,7 +7,6 @@ use rand_chacha::ChaCha8Rng;
 
 use crate::explore::decision_tree::{DecisionTree, Divergence};
 use crate::explore::strategy::{execution_rng, Point, SchedulingStrategy};
-use crate::model::replay_token::Phase;
 
 /// Uniform random scheduling.
 #[derive(Debug)]
@@ -53,13 +52,5 @@ impl SchedulingStrategy for RandomWalk {
     fn advance(&mut self, _tree: &mut DecisionTree) -> bool {
         self.done += 1;
         self.done < self.executions
-    }
-
-    fn splits(&self) -> bool {
-        false
-    }
-
-    fn token(&self, _tree: &DecisionTree, by_index: &[u32]) -> (Phase, Vec<u32>) {
-        (Phase::Scheduled, by_index.to_vec())
     }
 }

@@ -3,7 +3,6 @@
 
 use crate::explore::decision_tree::{DecisionTree, Divergence};
 use crate::explore::strategy::{Point, SchedulingStrategy};
-use crate::model::replay_token::Phase;
 
 /// The replay of a schedule given by thread indices.
 #[derive(Debug)]
@@ -36,14 +35,6 @@ impl SchedulingStrategy for ScheduleReplay {
 
     fn advance(&mut self, _tree: &mut DecisionTree) -> bool {
         false
-    }
-
-    fn splits(&self) -> bool {
-        false
-    }
-
-    fn token(&self, _tree: &DecisionTree, by_index: &[u32]) -> (Phase, Vec<u32>) {
-        (Phase::Scheduled, by_index.to_vec())
     }
 
     fn unused_choices(&self) -> Option<Divergence> {
