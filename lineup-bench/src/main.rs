@@ -193,6 +193,7 @@ fn randomcheck_100_3x3<O: lineup::Invocations>(name: &str, build: fn() -> O) {
             .threads(3)
             .ops(3)
             .samples(100)
+            .shapes(lineup::Shapes::Exact)
             .seed(seed)
             .workers(workers)
             .check(build)

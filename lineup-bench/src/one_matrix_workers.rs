@@ -32,8 +32,13 @@ fn line<O: Send + Sync + 'static>(subject: &Subject<O>, matrix: &TestMatrix, sha
         let verdict = check(subject, matrix, &config).unwrap_or_else(|e| panic!("{e}"));
         (start.elapsed().as_secs_f64(), verdict)
     };
-    let (one, alone) = run(1);
-    let (two, split) = run(2);
+    // Each twice, alternating, the faster run of each counted: the first check in the process
+    // pays for growing the heap, which the later ones reuse.
+    let (one_a, alone) = run(1);
+    let (two_a, split) = run(2);
+    let (one_b, _) = run(1);
+    let (two_b, _) = run(2);
+    let (one, two) = (one_a.min(one_b), two_a.min(two_b));
     let executions = alone.stats().serial_executions + alone.stats().concurrent_executions;
     println!(
         "{{\"bench\":\"one_matrix_workers\",\"matrix\":\"{shape} {}\",\"verdict\":\"{}\",\"bound\":{bound},\
@@ -46,15 +51,15 @@ fn line<O: Send + Sync + 'static>(subject: &Subject<O>, matrix: &TestMatrix, sha
     );
 }
 
-/// Prints the passing line (a correct queue, 3x4) and the failing one (the paper's Fig. 1 queue,
+/// Prints the passing line (a correct queue, 4x3) and the failing one (the paper's Fig. 1 queue,
 /// 3x4, whose first violation lies deep in the tree).
 pub fn run() {
-    // add(200), add(400), try_take() in every column, rotated, and one more of each.
-    let passing = TestMatrix::new(vec![vec![0, 2, 1, 2], vec![1, 0, 2, 0], vec![2, 1, 0, 1]]);
+    // add(200), add(400), try_take() in every column, rotated, and a fourth thread.
+    let passing = TestMatrix::new(vec![vec![0, 2, 1], vec![1, 0, 2], vec![2, 1, 0], vec![0, 2, 2]]);
     line(
         &Subject::of("NonBlockingQueue", NonBlockingQueue::default),
         &passing,
-        "3x4",
+        "4x3",
     );
     let failing = TestMatrix::new(vec![vec![0, 0, 1, 1], vec![2, 2, 0, 1], vec![1, 2, 2, 0]]);
     line(&give_up_queue(), &failing, "3x4");

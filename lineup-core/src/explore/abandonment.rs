@@ -61,8 +61,10 @@ thread_local! {
     static STATE: RefCell<State> = RefCell::new(State::default());
     // Read at every abandonment point: a plain flag, apart from the rest.
     static ABANDONING: Cell<bool> = const { Cell::new(false) };
-    static STOPPED: Cell<u64> = const { Cell::new(0) };
 }
+
+/// Executions stopped so far in the process (see [`stopped_executions`]).
+static STOPPED: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
 
 fn with<R>(f: impl FnOnce(&mut State) -> R) -> R {
     STATE.with(|s| f(&mut s.borrow_mut()))
@@ -146,14 +148,15 @@ pub(crate) fn wake_waiters() {
 
 /// The scheduler stopped an execution (returned no task): its unfinished tasks are leaked.
 pub(crate) fn note_stopped() {
-    STOPPED.with(|s| s.set(s.get() + 1));
+    STOPPED.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
 }
 
-/// Executions that lineup's scheduler stopped on this OS thread so far (instead of letting every
-/// task finish), so that shuttle leaked their unfinished tasks' stacks.
+/// Executions that lineup's scheduler stopped in this process so far (instead of letting every
+/// task finish), so that shuttle leaked their unfinished tasks' stacks. (Process-wide: the
+/// workers of a check run on threads of their own.)
 #[cfg_attr(not(test), allow(dead_code))]
 pub(crate) fn stopped_executions() -> u64 {
-    STOPPED.with(Cell::get)
+    STOPPED.load(std::sync::atomic::Ordering::Relaxed)
 }
 
 /// The scheduling of an execution being abandoned: no branch choice, every task gets to run.
@@ -315,11 +318,11 @@ mod tests {
 
     /// Checks `subject` and returns its statistics and the executions the scheduler stopped.
     fn run<O: Send + Sync + 'static>(subject: &Subject<O>, matrix: &TestMatrix) -> (CheckStats, u64) {
-        // One worker: the count of stopped executions is kept per OS thread.
-        let config = Config {
-            workers: 1,
-            ..Config::default()
-        };
+        // The count of stopped executions is process-wide: these tests take turns (no other test
+        // of this crate's unit tests runs an exploration).
+        static TURN: std::sync::Mutex<()> = std::sync::Mutex::new(());
+        let _turn = TURN.lock().unwrap_or_else(|e| e.into_inner());
+        let config = Config::default();
         let before = stopped_executions();
         let verdict = check(subject, matrix, &config).unwrap();
         assert!(verdict.is_pass(), "{}", verdict.violation().unwrap());

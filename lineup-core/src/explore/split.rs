@@ -151,7 +151,17 @@ pub(crate) fn on_workers<R: Send>(
     work: impl Fn(DecisionTree, Option<&Arc<SplitQueue>>) -> Result<R, CheckError> + Sync,
 ) -> Result<Vec<R>, CheckError> {
     if workers <= 1 {
-        return work(tree, None).map(|r| vec![r]);
+        // On a fresh thread too: phase 2 run on the thread that had just run phase 1 was 2.5
+        // times slower on a 4x3 queue matrix (370,000 serial executions before it; measured with
+        // `lineup-bench workers`, the cause not pinned down: likely what phase 1 leaves in the
+        // thread's heap).
+        return std::thread::scope(|scope| {
+            std::thread::Builder::new()
+                .spawn_scoped(scope, || work(tree, None).map(|r| vec![r]))
+                .expect("a worker thread can be spawned")
+                .join()
+                .unwrap_or_else(|payload| std::panic::resume_unwind(payload))
+        });
     }
     let queue = Arc::new(SplitQueue::new(workers));
     // Workers carry the name of the calling thread (the test's name under libtest).
