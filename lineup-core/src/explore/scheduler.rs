@@ -482,13 +482,17 @@ impl Exploration {
         }
 
         // The member other than the current one that ran least recently: the fair choice after a
-        // yield.
-        let least_recent = members
-            .iter()
-            .enumerate()
-            .filter(|&(k, _)| Some(k) != current_index)
-            .min_by_key(|&(_, &(t, _))| (self.last_run.get(usize::from(t)).copied().unwrap_or(0), t))
-            .map(|(k, _)| k);
+        // yield (only then).
+        let least_recent = if is_yielding {
+            members
+                .iter()
+                .enumerate()
+                .filter(|&(k, _)| Some(k) != current_index)
+                .min_by_key(|&(_, &(t, _))| (self.last_run.get(usize::from(t)).copied().unwrap_or(0), t))
+                .map(|(k, _)| k)
+        } else {
+            None
+        };
         let Some(strategy) = &mut self.strategy else {
             // Phase 1: a yield is a free switch to the member that ran least recently; else the
             // current member first (if it is one), then every other member in task order, all free.

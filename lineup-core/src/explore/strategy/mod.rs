@@ -46,7 +46,7 @@ pub(crate) struct Point<'a> {
     /// It ran `fair_switch_steps` steps in a row: it must let another thread run.
     pub fair_switch: bool,
     /// The position in `members` of the thread, other than the current one, that ran least
-    /// recently (the fair choice after a yield).
+    /// recently (the fair choice after a yield; computed only when the current thread gives way).
     pub least_recent: Option<usize>,
     /// The thread that ran last, whether or not it may go on.
     pub last: Option<TaskId>,
