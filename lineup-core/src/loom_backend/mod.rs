@@ -64,6 +64,36 @@ fn key<O>(subject: &Subject<O>, matrix: &TestMatrix) -> String {
     format!("{} :: {matrix:?}", subject.name())
 }
 
+/// How many checks (phase 1 runs) of each subject name and matrix this process has begun.
+static BEGUN: std::sync::Mutex<std::collections::BTreeMap<String, usize>> =
+    std::sync::Mutex::new(std::collections::BTreeMap::new());
+
+/// The key of a check that begins now (its phase 1): the subject's name and the matrix, and how
+/// many checks of them this process began before. A child re-runs the test from its start and
+/// counts the same way, so it does the job of *this* check even when a test checks two objects
+/// of the same name on the same matrix (it would otherwise do it at the first of them, and a
+/// buggy second object would pass).
+fn begin_check<O>(subject: &Subject<O>, matrix: &TestMatrix) -> String {
+    let base = key(subject, matrix);
+    let mut begun = BEGUN.lock().unwrap_or_else(|e| e.into_inner());
+    let n = begun.entry(base.clone()).or_insert(0);
+    *n += 1;
+    format!("{base} #{n}")
+}
+
+/// The key of the check whose phase 2 runs now: the last one begun with this subject name and
+/// matrix (`#0` for a phase 2 against a specification read from a file, with no phase 1 before).
+fn current_check<O>(subject: &Subject<O>, matrix: &TestMatrix) -> String {
+    let base = key(subject, matrix);
+    let n = BEGUN
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .get(&base)
+        .copied()
+        .unwrap_or(0);
+    format!("{base} #{n}")
+}
+
 fn max_branches() -> usize {
     std::env::var("LOOM_MAX_BRANCHES")
         .ok()
@@ -87,8 +117,8 @@ fn validate<O>(subject: &Subject<O>, matrix: &TestMatrix, phase: &'static str) -
 
 /// Does the job of this child process, if it is a loom child started for this check: never
 /// returns then.
-fn serve_child_job<O: Send + Sync + 'static>(subject: &Subject<O>, matrix: &TestMatrix) {
-    let Some(job) = child::job_for(&key(subject, matrix)) else {
+fn serve_child_job<O: Send + Sync + 'static>(subject: &Subject<O>, matrix: &TestMatrix, check: &str) {
+    let Some(job) = child::job_for(check) else {
         return;
     };
     harness::install_hook();
@@ -202,7 +232,8 @@ pub(crate) fn serial_executions<O: Send + Sync + 'static>(
 ) -> Result<Synthesis, CheckError> {
     const PHASE: &str = "phase 1 (loom)";
     validate(subject, matrix, PHASE)?;
-    serve_child_job(subject, matrix);
+    let check = begin_check(subject, matrix);
+    serve_child_job(subject, matrix, &check);
     let start = Instant::now();
     let ops = op_table(matrix, &subject.labels());
     let dir = child::scratch_dir().map_err(|e| CheckError::ExecutionFailed {
@@ -215,7 +246,7 @@ pub(crate) fn serial_executions<O: Send + Sync + 'static>(
     let mut resume_after = None;
     'children: loop {
         let job = Job {
-            key: key(subject, matrix),
+            key: check.clone(),
             kind: JobKind::Serial {
                 resume_after: resume_after.clone(),
             },
@@ -323,7 +354,8 @@ fn explore_concurrent<O: Send + Sync + 'static>(
 ) -> Result<Exploration2, CheckError> {
     const PHASE: &str = "phase 2 (loom)";
     validate(subject, matrix, PHASE)?;
-    serve_child_job(subject, matrix);
+    let check = current_check(subject, matrix);
+    serve_child_job(subject, matrix, &check);
     let start = Instant::now();
     let ops = spec.ops().clone();
     let scratch = |e: std::io::Error| CheckError::ExecutionFailed {
@@ -344,7 +376,7 @@ fn explore_concurrent<O: Send + Sync + 'static>(
     let preemption_bound = config.preemption_bound;
     loop {
         let job = Job {
-            key: key(subject, matrix),
+            key: check.clone(),
             kind: JobKind::Concurrent {
                 spec: spec_file.clone(),
                 checkpoint: checkpoint.clone(),
