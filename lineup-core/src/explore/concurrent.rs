@@ -68,9 +68,9 @@ pub(crate) fn concurrent_executions<O: Send + Sync + 'static>(
         _ => DecisionTree::new(),
     };
     // A replayed schedule, a sampling strategy, or a bounded number of executions (which ones
-    // depends on the order in which they are explored) is explored by one worker.
-    let splits = strategy::for_phase2(config, replayed).splits();
-    let workers = if replay.is_some() || !splits || config.max_executions.is_some() {
+    // depends on the order in which they are explored) is explored by one worker; the tree of an
+    // exhaustive (DFS) strategy is split.
+    let workers = if replay.is_some() || !config.strategy.is_exhaustive() || config.max_executions.is_some() {
         1
     } else {
         worker_count(config.workers)

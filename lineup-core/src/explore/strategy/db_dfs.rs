@@ -61,10 +61,6 @@ impl SchedulingStrategy for DbDfs {
     fn advance(&mut self, tree: &mut DecisionTree) -> bool {
         tree.advance()
     }
-
-    fn splits(&self) -> bool {
-        true
-    }
 }
 
 #[cfg(test)]

@@ -74,11 +74,6 @@ pub(crate) trait SchedulingStrategy: std::fmt::Debug {
     /// After an execution: moves to the next one; `false` when the exploration is complete.
     fn advance(&mut self, tree: &mut DecisionTree) -> bool;
 
-    /// Whether the strategy's tree can be split among workers by prefix (the DFS strategies).
-    fn splits(&self) -> bool {
-        false
-    }
-
     /// The replay token of the execution that just ended: its phase and choices, from the
     /// strategy's tree or (by default) from the index of the chosen thread at every point
     /// (`by_index`, a [`Phase::Scheduled`] token).

@@ -82,10 +82,6 @@ impl SchedulingStrategy for PbDfs {
         tree.advance()
     }
 
-    fn splits(&self) -> bool {
-        true
-    }
-
     fn token(&self, tree: &DecisionTree, _by_index: &[u32]) -> (Phase, Vec<u32>) {
         (
             Phase::Concurrent {
