@@ -1,6 +1,6 @@
 //! The case-study zoo: Rust ports of the thirteen .NET Framework 4.0 classes of the Line-Up
 //! paper (§5, Table 1), written fresh on lineup's model-checkable primitives
-//! (`lineup::shuttle::sync`), each correct and, where the paper reports root causes A to L,
+//! (`lineup::sync`), each correct and, where the paper reports root causes A to L,
 //! in buggy variants that reproduce them. Every entry is registered in [`entries`] for the
 //! Table 2 benchmark (`cargo run --release -p lineup-bench -- table2`).
 

@@ -5,8 +5,8 @@
 
 use std::collections::VecDeque;
 
-use lineup::shuttle::sync::atomic::{AtomicUsize, Ordering::SeqCst};
-use lineup::shuttle::sync::{Condvar, Mutex};
+use lineup::sync::atomic::{AtomicUsize, Ordering::SeqCst};
+use lineup::sync::{Condvar, Mutex};
 
 /// The error of `add` after `complete_adding`, and of `take` on an empty, completed collection
 /// (.NET throws `InvalidOperationException`).

@@ -7,7 +7,7 @@
 
 use std::collections::VecDeque;
 
-use lineup::shuttle::sync::Mutex;
+use lineup::sync::Mutex;
 use lineup::shuttle::thread::{self, ThreadId};
 
 /// The correct bag: the per-thread lists live under one lock, which every operation holds
@@ -128,7 +128,7 @@ impl<const DEFECTS: u8> StealingBag<DEFECTS> {
     }
 
     /// Locks list `index`, or with [`SKIP_BUSY_LISTS`] gives up if it is busy.
-    fn lock_list(&self, index: usize) -> Option<lineup::shuttle::sync::MutexGuard<'_, VecDeque<u32>>> {
+    fn lock_list(&self, index: usize) -> Option<lineup::sync::MutexGuard<'_, VecDeque<u32>>> {
         if Self::has(SKIP_BUSY_LISTS) {
             self.lists[index].try_lock().ok()
         } else {

@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use lineup::shuttle::sync::{Mutex, MutexGuard};
+use lineup::sync::{Mutex, MutexGuard};
 
 /// Stripes (keys 10 and 20 fall into different ones).
 const STRIPES: usize = 2;

@@ -3,7 +3,7 @@
 //! `back` (back lock only). An operation that may need both halves takes both locks, always
 //! front before back.
 
-use lineup::shuttle::sync::Mutex;
+use lineup::sync::Mutex;
 
 /// The deque; `PRE` plants bug C. Use [`ConcurrentLinkedList`] or [`ConcurrentLinkedListPre`].
 #[derive(Default)]

@@ -7,7 +7,7 @@
 //! yet dequeued; it only moves past a written slot, so an unwritten slot at `head` means the queue
 //! is empty at the moment the slot is read.
 
-use lineup::shuttle::sync::atomic::{AtomicU32, AtomicUsize, Ordering::SeqCst};
+use lineup::sync::atomic::{AtomicU32, AtomicUsize, Ordering::SeqCst};
 
 /// A slot nobody has written yet (0 is never enqueued).
 pub const EMPTY: u32 = 0;

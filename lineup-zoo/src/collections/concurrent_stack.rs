@@ -1,8 +1,8 @@
 //! `ConcurrentStack` in two correct implementations: a lock-based one and a lock-free Treiber
 //! stack (CAS on the head of a list of nodes in a preallocated arena).
 
-use lineup::shuttle::sync::atomic::{AtomicU32, AtomicUsize, Ordering::SeqCst};
-use lineup::shuttle::sync::Mutex;
+use lineup::sync::atomic::{AtomicU32, AtomicUsize, Ordering::SeqCst};
+use lineup::sync::Mutex;
 
 /// A LIFO stack guarded by one lock. `push_range(&[a, b])` pushes `a` then `b` atomically (`b`
 /// on top), `try_pop_range(n)` pops up to `n` values atomically (top first), `clear` empties it.

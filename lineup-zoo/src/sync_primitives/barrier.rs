@@ -1,7 +1,7 @@
 //! `Barrier`: a cyclic barrier with a changing number of participants. Root cause L of the
 //! paper: a barrier is not linearizable, so the correct one fails Line-Up.
 
-use lineup::shuttle::sync::{Condvar, Mutex};
+use lineup::sync::{Condvar, Mutex};
 
 struct State {
     participants: u32,

@@ -2,7 +2,7 @@
 //! `Cancel` and a registered callback that increments a counter ("Increment"). One correct
 //! version, and one that runs the callbacks after `cancel` has returned, for root cause K.
 
-use lineup::shuttle::sync::{Arc, Mutex};
+use lineup::sync::{Arc, Mutex};
 
 /// A registered callback; it gets the user state it works on (the counter).
 type Callback = Box<dyn FnOnce(&mut u64) + Send>;

@@ -1,7 +1,7 @@
 //! `CountdownEvent`: an event that is set when its count reaches zero, with the count under a
 //! mutex and a condition variable for blocked `wait`s.
 
-use lineup::shuttle::sync::{Condvar, Mutex};
+use lineup::sync::{Condvar, Mutex};
 
 /// A correct countdown event, starting at [`CountdownEvent::INITIAL_COUNT`]. `signal(n)` decrements the count
 /// by `n` and returns whether it reached zero; `add_count` increments it; both throw (panic,

@@ -1,8 +1,8 @@
 //! Lazy initialization (.NET `Lazy<T>` in `ExecutionAndPublication` mode): the value is
 //! computed once, by the first `value` call, under a lock, with a double-checked fast path.
 
-use lineup::shuttle::sync::atomic::{AtomicBool, AtomicU64, Ordering::SeqCst};
-use lineup::shuttle::sync::Mutex;
+use lineup::sync::atomic::{AtomicBool, AtomicU64, Ordering::SeqCst};
+use lineup::sync::Mutex;
 
 /// A correct lazily initialized value: `value` runs the factory once (later calls, and
 /// concurrent ones, return the same value), `is_value_created` reports whether it has run, and

@@ -5,8 +5,8 @@
 //! The `Pre` variant reproduces root cause A of the paper (§5.2.1, Fig. 9).
 
 use lineup::shuttle::hint::spin_loop;
-use lineup::shuttle::sync::atomic::{AtomicU32, Ordering::SeqCst};
-use lineup::shuttle::sync::{Condvar, Mutex};
+use lineup::sync::atomic::{AtomicU32, Ordering::SeqCst};
+use lineup::sync::{Condvar, Mutex};
 
 /// The *set* flag of the state word.
 const SET: u32 = 1;

@@ -1,7 +1,7 @@
 //! `SemaphoreSlim`: a counting semaphore with a count under a mutex and a condition variable
 //! for blocked `wait`s.
 
-use lineup::shuttle::sync::{Condvar, Mutex};
+use lineup::sync::{Condvar, Mutex};
 
 /// A correct counting semaphore (.NET `SemaphoreSlim`, no maximum count), starting at
 /// [`SemaphoreSlim::INITIAL_COUNT`]: `wait` blocks while the count is zero and then takes one, `try_wait`

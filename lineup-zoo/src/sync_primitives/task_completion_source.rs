@@ -4,8 +4,8 @@
 //! bugs planted here are of the same kind (synchronization errors that serial runs never show).
 
 use lineup::shuttle::hint::spin_loop;
-use lineup::shuttle::sync::atomic::{AtomicU8, Ordering::SeqCst};
-use lineup::shuttle::sync::{Condvar, Mutex};
+use lineup::sync::atomic::{AtomicU8, Ordering::SeqCst};
+use lineup::sync::{Condvar, Mutex};
 
 /// How a task completed (.NET `TaskStatus.RanToCompletion` with its `Result`, `Canceled`,
 /// `Faulted` with its exception).
