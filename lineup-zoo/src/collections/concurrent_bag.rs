@@ -7,8 +7,8 @@
 
 use std::collections::VecDeque;
 
-use lineup::sync::Mutex;
 use lineup::shuttle::thread::{self, ThreadId};
+use lineup::sync::Mutex;
 
 /// The correct bag: the per-thread lists live under one lock, which every operation holds
 /// throughout (the lock also orders the creation of lists, so the steal order agrees with the
