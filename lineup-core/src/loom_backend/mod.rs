@@ -64,19 +64,27 @@ fn key<O>(subject: &Subject<O>, matrix: &TestMatrix) -> String {
     format!("{} :: {matrix:?}", subject.name())
 }
 
-/// How many checks (phase 1 runs) of each subject name and matrix this process has begun.
-static BEGUN: std::sync::Mutex<std::collections::BTreeMap<String, usize>> =
+/// How many checks (phase 1 runs) of each subject name and matrix each test of this process has
+/// begun, by the test's thread name (libtest names a test's thread after the test, and lineup's
+/// workers carry that name): a child re-runs one test only, so the counts are the test's own.
+static BEGUN: std::sync::Mutex<std::collections::BTreeMap<(String, String), usize>> =
     std::sync::Mutex::new(std::collections::BTreeMap::new());
 
+/// The counter of [`BEGUN`] for this test and base key.
+fn counted(base: &str) -> (String, String) {
+    let test = std::thread::current().name().unwrap_or("main").to_string();
+    (test, base.to_string())
+}
+
 /// The key of a check that begins now (its phase 1): the subject's name and the matrix, and how
-/// many checks of them this process began before. A child re-runs the test from its start and
+/// many checks of them this test began before. A child re-runs the test from its start and
 /// counts the same way, so it does the job of *this* check even when a test checks two objects
 /// of the same name on the same matrix (it would otherwise do it at the first of them, and a
 /// buggy second object would pass).
 fn begin_check<O>(subject: &Subject<O>, matrix: &TestMatrix) -> String {
     let base = key(subject, matrix);
     let mut begun = BEGUN.lock().unwrap_or_else(|e| e.into_inner());
-    let n = begun.entry(base.clone()).or_insert(0);
+    let n = begun.entry(counted(&base)).or_insert(0);
     *n += 1;
     format!("{base} #{n}")
 }
@@ -88,7 +96,7 @@ fn current_check<O>(subject: &Subject<O>, matrix: &TestMatrix) -> String {
     let n = BEGUN
         .lock()
         .unwrap_or_else(|e| e.into_inner())
-        .get(&base)
+        .get(&counted(&base))
         .copied()
         .unwrap_or(0);
     format!("{base} #{n}")
