@@ -340,14 +340,21 @@ mod tests {
         );
     }
 
-    #[test]
-    fn a_stuck_execution_in_lineup_sync_ends_cleanly_and_explores_as_shuttle_s_primitives() {
+    /// The same blocking queue (invocations `take()`, `add(1)`) on lineup::sync and on shuttle's
+    /// primitives.
+    fn queues() -> (Subject<lineup_queue::Queue>, Subject<shuttle_queue::Queue>) {
         let ours = Subject::new("Queue", lineup_queue::Queue::default)
             .with(Invocation::new("take", lineup_queue::Queue::take))
             .with(Invocation::new("add", |q: &lineup_queue::Queue| q.add(1)).arg(1));
         let theirs = Subject::new("Queue", shuttle_queue::Queue::default)
             .with(Invocation::new("take", shuttle_queue::Queue::take))
             .with(Invocation::new("add", |q: &shuttle_queue::Queue| q.add(1)).arg(1));
+        (ours, theirs)
+    }
+
+    #[test]
+    fn a_stuck_execution_in_lineup_sync_ends_cleanly_and_explores_as_shuttle_s_primitives() {
+        let (ours, theirs) = queues();
         let (ours, ours_stopped) = run(&ours, &matrix());
         let (theirs, theirs_stopped) = run(&theirs, &matrix());
         assert!(ours.stuck_histories > 0 && ours.serial_stuck > 0);
@@ -361,12 +368,7 @@ mod tests {
 
     #[test]
     fn a_stuck_initial_or_final_operation_of_the_main_thread_ends_cleanly() {
-        let ours = Subject::new("Queue", lineup_queue::Queue::default)
-            .with(Invocation::new("take", lineup_queue::Queue::take))
-            .with(Invocation::new("add", |q: &lineup_queue::Queue| q.add(1)).arg(1));
-        let theirs = Subject::new("Queue", shuttle_queue::Queue::default)
-            .with(Invocation::new("take", shuttle_queue::Queue::take))
-            .with(Invocation::new("add", |q: &shuttle_queue::Queue| q.add(1)).arg(1));
+        let (ours, theirs) = queues();
         // The main thread's initial `take` blocks (the workers never start their operations);
         // or one of its final `take`s does.
         for matrix in [
