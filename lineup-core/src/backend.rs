@@ -43,5 +43,5 @@ pub(crate) fn concurrent_executions<O: Send + Sync + 'static>(
         crate::loom_backend::concurrent_executions(subject, matrix, spec, config)
     };
     #[cfg(not(loom))]
-    crate::explore::concurrent::concurrent_executions(subject, matrix, spec, config, replay)
+    crate::explore::concurrent::concurrent_executions(subject, matrix, spec, config, replay, None)
 }

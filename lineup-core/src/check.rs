@@ -357,6 +357,44 @@ fn name_token(error: CheckError, token: Option<&ReplayToken>) -> CheckError {
     }
 }
 
+/// Phase 2 of a [`survey`](crate::survey::survey) after its phase 1.
+#[cfg(not(loom))]
+pub(crate) fn conclude_survey<O: Send + Sync + 'static>(
+    subject: &Subject<O>,
+    matrix: &TestMatrix,
+    synthesis: Synthesis,
+    config: &Config,
+    log: &Arc<crate::survey::SurveyLog>,
+) -> Result<Verdict, CheckError> {
+    refuse_vacuous(subject.name(), &synthesis.spec, config)?;
+    let mut stats = CheckStats {
+        serial_executions: synthesis.executions,
+        serial_full: synthesis.spec.full_count(),
+        serial_stuck: synthesis.spec.stuck_count(),
+        phase1_time: synthesis.elapsed,
+        preemption_bound: config.preemption_bound,
+        ..CheckStats::default()
+    };
+    if let Some((nondeterminism, replay)) = synthesis.nondeterminism {
+        return Ok(fail(
+            subject,
+            matrix,
+            ViolationKind::Nondeterministic(nondeterminism),
+            replay,
+            stats,
+        ));
+    }
+    let phase2 = crate::explore::concurrent::concurrent_executions(
+        subject,
+        matrix,
+        Arc::new(synthesis.spec),
+        config,
+        None,
+        Some(log),
+    )?;
+    Ok(conclude(subject, matrix, phase2, &mut stats))
+}
+
 fn conclude<O>(subject: &Subject<O>, matrix: &TestMatrix, phase2: Exploration2, stats: &mut CheckStats) -> Verdict {
     stats.concurrent_executions = phase2.executions;
     stats.distinct_histories = phase2.distinct;

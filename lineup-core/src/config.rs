@@ -80,6 +80,15 @@ pub struct Config {
     /// recently runs next, for free; up to this many times per execution, every other thread that
     /// can run is an option too (a race that needs one particular thread after a yield). Default 1.
     pub yield_choices: u32,
+    /// Partial-order reduction (sleep sets) in phase 1 and in phase 2's `pb-dfs`: an execution
+    /// that only reorders independent steps of one already explored is not explored again (see
+    /// `docs/partial-order-reduction.md`). Steps of `lineup::sync`'s primitives, atomics and
+    /// channels and of `lineup::thread::spawn` are seen; any other scheduling point (shuttle's
+    /// primitives used directly, shuttle-tokio) is dependent with everything. Every distinct
+    /// history found without it is still found, at the same bound, and phase 1 stays exact.
+    /// The other strategies ignore it. `LINEUP_REDUCTION` overrides it in
+    /// [`LineupTest`](crate::LineupTest)s. Default off.
+    pub reduction: bool,
 }
 
 impl Default for Config {
@@ -97,6 +106,7 @@ impl Default for Config {
             workers: 0,
             strategy: crate::explore::strategy::selection::Strategy::PbDfs,
             yield_choices: 1,
+            reduction: false,
         }
     }
 }

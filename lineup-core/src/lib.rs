@@ -30,6 +30,8 @@ mod primitives;
 mod report;
 mod runner;
 mod spec;
+#[cfg(not(loom))]
+mod survey;
 
 pub use check::{check, check_against_file, check_against_spec, replay, synthesize_spec, Replayed};
 pub use config::Config;
@@ -63,3 +65,5 @@ pub use spec::observation::{Observation, ObservationKey, ObservationSet};
 pub use spec::synthesis::Synthesis;
 pub use spec::vacuity::{vacuity, vacuity_warning, Vacuity};
 pub use spec::{observation_file, spec_snapshot};
+#[cfg(not(loom))]
+pub use survey::{survey, Survey, SurveyedHistory};

@@ -27,6 +27,7 @@ use crate::model::replay_token::Phase;
 use crate::model::replay_token::ReplayToken;
 use crate::model::subject::Subject;
 use crate::spec::observation::ObservationSet;
+use crate::survey::SurveyLog;
 
 /// Phase 2 on shuttle: explores the concurrent schedules [`Config::strategy`] chooses (or the one
 /// schedule of `replay`) and judges every distinct history, until the first violation. The tree
@@ -40,6 +41,7 @@ pub(crate) fn concurrent_executions<O: Send + Sync + 'static>(
     spec: Arc<ObservationSet>,
     config: &Config,
     replay: Option<&ReplayToken>,
+    survey: Option<&Arc<SurveyLog>>,
 ) -> Result<Exploration2, CheckError> {
     let ops = spec.ops().clone();
     // The specification is held through phase 2, as phase 1 counted it.
@@ -70,7 +72,11 @@ pub(crate) fn concurrent_executions<O: Send + Sync + 'static>(
     // A replayed schedule, a sampling strategy, or a bounded number of executions (which ones
     // depends on the order in which they are explored) is explored by one worker; the tree of an
     // exhaustive (DFS) strategy is split.
-    let workers = if replay.is_some() || !config.strategy.is_exhaustive() || config.max_executions.is_some() {
+    let workers = if replay.is_some()
+        || !config.strategy.is_exhaustive()
+        || config.max_executions.is_some()
+        || survey.is_some()
+    {
         1
     } else {
         worker_count(config.workers)
@@ -92,9 +98,13 @@ pub(crate) fn concurrent_executions<O: Send + Sync + 'static>(
         let check_stuck = config.check_stuck;
         let queue = split.cloned();
         let seen = Arc::clone(&seen);
+        let survey = survey.cloned();
         let strategy = strategy::for_phase2(config, replayed);
         let explored = explore(subject, matrix, tree, Some(strategy), split, config, move |result| {
             let found = &mut *sink_found.borrow_mut();
+            if let Some(survey) = &survey {
+                survey.execution();
+            }
             if result.inconclusive {
                 found.inconclusive += 1;
                 return Control::Continue;
@@ -120,6 +130,9 @@ pub(crate) fn concurrent_executions<O: Send + Sync + 'static>(
                     .get_or_insert_with(|| recording::with(|r| FullSpecIndex::new(&spec, &mut r.interner)));
                 if index.has_witness(result.trace.events, result.trace.responses) {
                     seen.insert(fingerprint);
+                    if let Some(survey) = &survey {
+                        survey.history(fingerprint.value(), false, false);
+                    }
                     return Control::Continue;
                 }
             }
@@ -130,6 +143,9 @@ pub(crate) fn concurrent_executions<O: Send + Sync + 'static>(
                     // Counted once, by the worker that remembered it first.
                     if seen.insert(fingerprint) {
                         found.stuck += usize::from(history.is_stuck());
+                        if let Some(survey) = &survey {
+                            survey.history(fingerprint.value(), false, history.is_stuck());
+                        }
                     }
                     Control::Continue
                 }
@@ -144,6 +160,13 @@ pub(crate) fn concurrent_executions<O: Send + Sync + 'static>(
                     if found.violation.as_ref().is_none_or(|(_, _, first)| position < *first) {
                         let (phase, choices) = result.token();
                         found.violation = Some((kind, ReplayToken { phase, choices }, position));
+                    }
+                    if let Some(survey) = &survey {
+                        // A survey goes on past violations, counting each distinct one once.
+                        if seen.insert(fingerprint) {
+                            survey.history(fingerprint.value(), true, history.is_stuck());
+                        }
+                        return Control::Continue;
                     }
                     Control::Stop
                 }
@@ -179,8 +202,8 @@ pub(crate) fn concurrent_executions<O: Send + Sync + 'static>(
             }
         }
     }
-    // The violating history is one of the distinct histories judged.
-    outcome.distinct += usize::from(outcome.violation.is_some());
+    // The violating history is one of the distinct histories judged (a survey remembered it).
+    outcome.distinct += usize::from(outcome.violation.is_some() && survey.is_none());
     if let Some((limit, held)) = memory {
         return Err(CheckError::MemoryLimit {
             phase: "phase 2 (concurrent executions)",

@@ -10,9 +10,17 @@
 //! other workers as subtrees ([`DecisionTree::donate`]), and explores only the options it kept,
 //! so that one tree is explored by several workers, each leaf exactly once (see
 //! [`split`](crate::explore::split)).
+//!
+//! With the partial-order reduction, a branch point also keeps the options explored there (their
+//! thread and footprint, [`SleepRecord`]) for the sleep sets of later siblings, and never explores
+//! an option whose thread was asleep when the point was met (see
+//! [`sleep`](crate::explore::sleep)). Options keep their numbers, so a reduced execution's replay
+//! token replays without any sleep set.
+
+use crate::explore::sleep::SleepRecord;
 
 /// One branch point on the current path.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 struct Branch {
     /// How many options there were (`0`: unknown, when replaying a token).
     options: u32,
@@ -20,17 +28,62 @@ struct Branch {
     /// The options this tree explores end before this one (the rest were donated, or lie outside
     /// a subtree's fixed prefix).
     end: u32,
+    /// The options (below 64) whose thread was asleep when the point was first met: never
+    /// explored (see [`sleep`](crate::explore::sleep)).
+    asleep: u64,
+    /// The options explored here so far, for the sleep sets of later siblings.
+    records: Vec<SleepRecord>,
+    /// The subtree of the option explored now gave way with a choice of fair thread, or switched
+    /// for fairness: its record may not sleep in later siblings.
+    tainted: bool,
+}
+
+impl Branch {
+    fn new(options: u32, chosen: u32, end: u32) -> Self {
+        Self {
+            options,
+            chosen,
+            end,
+            asleep: 0,
+            records: Vec::new(),
+            tainted: false,
+        }
+    }
+
+    fn is_asleep(&self, option: u32) -> bool {
+        option < 64 && self.asleep & (1 << option) != 0
+    }
+
+    /// The first option from `from` on that this tree explores and that is awake.
+    fn next_awake(&self, from: u32) -> Option<u32> {
+        (from..self.end).find(|&k| !self.is_asleep(k))
+    }
 }
 
 /// A subtree of a decision tree: the executions whose choices begin with `prefix`. Each entry is
 /// `(options, chosen)` of one branch point. Subtrees are ordered as depth-first search meets them
 /// (lexicographically on their choices).
-#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct Subtree {
     /// The choices of the prefix, the order key.
     pub choices: Vec<u32>,
     /// The number of options at each branch point of the prefix.
     pub options: Vec<u32>,
+    /// At each branch point of the prefix, the options explored before the chosen one whose
+    /// subtrees are complete (for the sleep sets below the prefix).
+    pub records: Vec<Vec<SleepRecord>>,
+}
+
+impl PartialOrd for Subtree {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Subtree {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        (&self.choices, &self.options).cmp(&(&other.choices, &other.options))
+    }
 }
 
 /// The schedule took a different shape on replay than when it was first explored: the code
@@ -68,11 +121,7 @@ impl DecisionTree {
         Self {
             path: choices
                 .iter()
-                .map(|&chosen| Branch {
-                    options: 0,
-                    chosen,
-                    end: chosen + 1,
-                })
+                .map(|&chosen| Branch::new(0, chosen, chosen + 1))
                 .collect(),
             depth: 0,
             replay: true,
@@ -86,10 +135,11 @@ impl DecisionTree {
             .choices
             .iter()
             .zip(&subtree.options)
-            .map(|(&chosen, &options)| Branch {
-                options,
-                chosen,
-                end: chosen + 1,
+            .enumerate()
+            .map(|(i, (&chosen, &options))| {
+                let mut branch = Branch::new(options, chosen, chosen + 1);
+                branch.records = subtree.records.get(i).cloned().unwrap_or_default();
+                branch
             })
             .collect();
         Self {
@@ -107,18 +157,26 @@ impl DecisionTree {
         if self.replay {
             return Vec::new();
         }
-        let Some(i) = (self.floor..self.path.len()).find(|&i| self.path[i].chosen + 1 < self.path[i].end) else {
+        let Some(i) =
+            (self.floor..self.path.len()).find(|&i| self.path[i].next_awake(self.path[i].chosen + 1).is_some())
+        else {
             return Vec::new();
         };
         let prefix = &self.path[..i];
-        let branch = self.path[i];
+        let branch = &self.path[i];
+        // The records of the options whose subtrees are complete (the chosen one's is not).
+        let complete =
+            |b: &Branch| -> Vec<SleepRecord> { b.records.iter().filter(|r| r.option < b.chosen).cloned().collect() };
+        let records: Vec<Vec<SleepRecord>> = prefix.iter().map(complete).chain([complete(branch)]).collect();
         let donated = (branch.chosen + 1..branch.end)
+            .filter(|&k| !branch.is_asleep(k))
             .map(|k| Subtree {
                 choices: prefix.iter().map(|b| b.chosen).chain([k]).collect(),
                 options: prefix.iter().map(|b| b.options).chain([branch.options]).collect(),
+                records: records.clone(),
             })
             .collect();
-        self.path[i].end = branch.chosen + 1;
+        self.path[i].end = self.path[i].chosen + 1;
         donated
     }
 
@@ -129,8 +187,19 @@ impl DecisionTree {
         self.path.iter().map(|b| b.chosen).collect()
     }
 
+    /// Whether this tree replays a fixed token.
+    pub fn is_replay(&self) -> bool {
+        self.replay
+    }
+
     /// Picks one of `options` (> 1) at the next branch point of this execution.
     pub fn choose(&mut self, options: usize) -> Result<usize, Divergence> {
+        self.choose_awake(options, 0)
+    }
+
+    /// Picks one of `options` (> 1) at the next branch point of this execution, where the options
+    /// in the bit set `asleep` (below 64) are never explored; at least one option must be awake.
+    pub fn choose_awake(&mut self, options: usize, asleep: u64) -> Result<usize, Divergence> {
         let options = options as u32;
         let chosen = match self.path.get_mut(self.depth) {
             Some(branch) if branch.options == 0 => {
@@ -156,14 +225,16 @@ impl DecisionTree {
             Some(branch) => branch.chosen,
             None => {
                 // Beyond a replay token the first option is taken, as it was when it was explored.
-                if !self.replay {
-                    self.path.push(Branch {
-                        options,
-                        chosen: 0,
-                        end: options,
-                    });
+                if self.replay {
+                    0
+                } else {
+                    let mut branch = Branch::new(options, 0, options);
+                    branch.asleep = asleep;
+                    let first = branch.next_awake(0).unwrap_or(0);
+                    branch.chosen = first;
+                    self.path.push(branch);
+                    first
                 }
-                0
             }
         };
         self.depth += 1;
@@ -189,13 +260,64 @@ impl DecisionTree {
         }
         while self.path.len() > self.floor {
             let branch = self.path.last_mut().expect("longer than the floor");
-            if branch.chosen + 1 < branch.end {
-                branch.chosen += 1;
+            // The option explored so far is complete: whether its record may sleep is final.
+            let (chosen, tainted) = (branch.chosen, std::mem::take(&mut branch.tainted));
+            if let Some(record) = branch.records.iter_mut().find(|r| r.option == chosen) {
+                record.eligible &= !tainted;
+            }
+            if let Some(next) = branch.next_awake(branch.chosen + 1) {
+                branch.chosen = next;
                 return true;
             }
             self.path.pop();
         }
         false
+    }
+
+    /// The index of the branch point that the last [`choose`](Self::choose) in this execution
+    /// met, given the depth before it (`None`: it met none).
+    pub fn branch_index(&self, depth_before: usize) -> Option<usize> {
+        (self.depth > depth_before).then_some(depth_before)
+    }
+
+    /// How many branch points this execution has met so far.
+    pub fn depth(&self) -> usize {
+        self.depth
+    }
+
+    /// The option chosen at branch point `index` of the path.
+    pub fn chosen_at(&self, index: usize) -> Option<u32> {
+        self.path.get(index).map(|b| b.chosen)
+    }
+
+    /// Keeps `record`, the step of the option chosen at branch point `index`, unless one is kept
+    /// already.
+    pub fn keep_record(&mut self, index: usize, record: SleepRecord) {
+        if let Some(branch) = self.path.get_mut(index) {
+            if !branch.records.iter().any(|r| r.option == record.option) {
+                branch.records.push(record);
+            }
+        }
+    }
+
+    /// The records at branch point `index` that sleep in the option chosen there: those of the
+    /// options explored before it that may sleep.
+    pub fn sleepers_at(&self, index: usize) -> impl Iterator<Item = &SleepRecord> {
+        let branch = self.path.get(index);
+        let chosen = branch.map_or(0, |b| b.chosen);
+        branch
+            .into_iter()
+            .flat_map(|b| b.records.iter())
+            .filter(move |r| r.option < chosen && r.eligible)
+    }
+
+    /// The execution in progress gave way with a choice of fair thread, or switched for fairness:
+    /// the options it took at every branch point of its path may not sleep in their later siblings.
+    pub fn taint_path(&mut self) {
+        let depth = self.depth.min(self.path.len());
+        for branch in &mut self.path[..depth] {
+            branch.tainted = true;
+        }
     }
 
     /// The choices made so far in this execution: its replay token.
@@ -293,6 +415,7 @@ mod tests {
         let subtree = Subtree {
             choices: vec![1],
             options: vec![2],
+            records: vec![],
         };
         let mut tree = DecisionTree::subtree(&subtree);
         let mut leaves = vec![];

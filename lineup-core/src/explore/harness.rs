@@ -76,6 +76,7 @@ where
                     }
                     recording::set_role(worker, Role::Harness);
                     recording::with(|r| r.workers_unfinished -= 1);
+                    crate::explore::footprint::note_finishing();
                 });
                 // A new worker waits at the gate of its first operation: shuttle creates it
                 // without a scheduling point, so the scheduler first sees it after this.

@@ -6,12 +6,14 @@
 pub(crate) mod abandonment;
 pub(crate) mod concurrent;
 pub(crate) mod decision_tree;
+pub(crate) mod footprint;
 pub(crate) mod harness;
 pub(crate) mod recording;
 pub(crate) mod role;
 pub(crate) mod run;
 pub(crate) mod scheduler;
 pub(crate) mod serial;
+pub(crate) mod sleep;
 pub(crate) mod split;
 pub(crate) mod strategy;
 pub(crate) mod trace_set;

@@ -23,6 +23,8 @@ use crate::model::subject::Subject;
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(crate) struct Explored {
     pub executions: u64,
+    /// Of those, the executions the partial-order reduction ended early (never judged).
+    pub redundant: u64,
     pub steps: u64,
     pub elapsed: Duration,
 }
@@ -56,6 +58,16 @@ pub(crate) fn explore<O: Send + Sync + 'static>(
             Mode::Serial => None,
             Mode::Concurrent => config.max_executions,
         },
+        // Replays (no branch point to prune) and the strategies other than pb-dfs go without.
+        reduction: config.reduction
+            && !tree.is_replay()
+            && match mode {
+                Mode::Serial => true,
+                Mode::Concurrent => {
+                    config.strategy == crate::explore::strategy::selection::Strategy::PbDfs
+                        && strategy.as_ref().is_some_and(|s| s.supports_reduction())
+                }
+            },
     };
     let exploration = Rc::new(RefCell::new(Exploration::new(
         mode,
@@ -83,6 +95,7 @@ pub(crate) fn explore<O: Send + Sync + 'static>(
             message: panic_message(payload.as_ref()),
         });
     }
+    crate::explore::footprint::end_exploration();
     let exploration = exploration.borrow();
     if let Some(d) = &exploration.divergence {
         if d.from_token {
@@ -114,6 +127,7 @@ pub(crate) fn explore<O: Send + Sync + 'static>(
     }
     Ok(Explored {
         executions: exploration.executions,
+        redundant: exploration.redundant,
         steps: exploration.steps,
         elapsed,
     })

@@ -34,9 +34,11 @@ use shuttle::scheduler::{Schedule, Scheduler, Task};
 
 use crate::explore::abandonment::{self, Abandonment};
 use crate::explore::decision_tree::{DecisionTree, Divergence};
+use crate::explore::footprint::{self, Footprint};
 use crate::explore::recording;
 use crate::explore::recording::Recording;
 use crate::explore::role::Role;
+use crate::explore::sleep::{SleepRecord, SleepSet};
 use crate::explore::split::SplitQueue;
 use crate::explore::strategy::{Point, SchedulingStrategy};
 use crate::model::replay_token::Phase;
@@ -100,6 +102,25 @@ pub(crate) struct Limits {
     pub fair_switch_steps: u32,
     pub max_steps: u64,
     pub max_executions: Option<u64>,
+    /// Sleep sets over the steps lineup's primitives announce (see
+    /// [`sleep`](crate::explore::sleep)).
+    pub reduction: bool,
+}
+
+/// The step granted at the last decision, for its sleep record.
+#[derive(Clone, Copy, Debug)]
+struct Grant {
+    task: TaskId,
+    /// The branch point and option it was chosen at, if it was a choice.
+    branch: Option<(usize, u32)>,
+    /// Objects numbered when it began.
+    young_from: u32,
+    /// Events recorded when it began.
+    events_before: usize,
+    /// The current thread going on for free (it may sleep in later siblings under the bound).
+    free_continuation: bool,
+    /// Granted where the current thread gave way (its record never sleeps).
+    give_way: bool,
 }
 
 type Sink = Box<dyn for<'a> FnMut(ExecutionResult<'a>) -> Control>;
@@ -122,6 +143,9 @@ pub(crate) struct Exploration {
     started: bool,
     stopped: bool,
     pub executions: u64,
+    /// Executions ended because every thread that could run was asleep (counted in
+    /// `executions`, never judged).
+    pub redundant: u64,
     pub steps: u64,
     pub divergence: Option<Divergence>,
     // Per execution.
@@ -138,6 +162,16 @@ pub(crate) struct Exploration {
     ids_buffer: Vec<TaskId>,
     /// The execution is stuck, its history recorded, and it is being ended cleanly.
     abandonment: Option<Abandonment>,
+    // The reduction, per execution.
+    sleep: SleepSet,
+    granted: Option<Grant>,
+    closed: Footprint,
+    /// The execution gave way with a choice of fair thread, or switched for fairness.
+    tainted: bool,
+    /// Every thread that could run was asleep: the execution is being ended.
+    redundant_now: bool,
+    /// The decision in progress gives way (a yield or a fair switch).
+    give_way_now: bool,
 }
 
 /// What the scheduler decided at one scheduling point.
@@ -147,6 +181,8 @@ enum Decision {
     End,
     /// The history is stuck.
     Stuck(StuckKind),
+    /// Every thread that could run is asleep: the execution is redundant.
+    Redundant,
     /// The execution reached the step limit: stop it without a verdict.
     Inconclusive,
     /// The schedule diverged from the one explored before.
@@ -183,6 +219,7 @@ impl Exploration {
             started: false,
             stopped: false,
             executions: 0,
+            redundant: 0,
             steps: 0,
             divergence: None,
             step: 0,
@@ -195,13 +232,28 @@ impl Exploration {
             members_buffer: Vec::new(),
             ids_buffer: Vec::new(),
             abandonment: None,
+            sleep: SleepSet::default(),
+            granted: None,
+            closed: Footprint::default(),
+            tainted: false,
+            redundant_now: false,
+            give_way_now: false,
         }
     }
 
     fn finish_execution(&mut self) -> Control {
-        let (events, responses) = recording::take();
+        if std::mem::take(&mut self.tainted) {
+            self.tree.taint_path();
+        }
         self.executions += 1;
         self.steps += self.step;
+        if std::mem::take(&mut self.redundant_now) {
+            // Every history it could reach has been reached: not judged.
+            self.redundant += 1;
+            self.stuck = None;
+            return Control::Continue;
+        }
+        let (events, responses) = recording::take();
         if !self.diverged {
             let unused = match &self.strategy {
                 Some(strategy) => strategy.unused_choices().or_else(|| self.tree.unused_replay_choices()),
@@ -288,6 +340,11 @@ impl Exploration {
         self.stuck = None;
         self.inconclusive = false;
         self.saw_background = false;
+        self.sleep.clear();
+        self.granted = None;
+        self.tainted = false;
+        self.redundant_now = false;
+        footprint::begin_execution(self.limits.reduction);
         recording::reset(self.op_count);
         Some(Schedule::new(0))
     }
@@ -300,8 +357,15 @@ impl Exploration {
         let mut members = std::mem::take(&mut self.members_buffer);
         members.clear();
         let decision = recording::with(|r| {
+            if self.limits.reduction {
+                self.close_step(r, runnable, is_yielding);
+            }
+            let depth_before = self.tree.depth();
             let decision = self.decide(r, runnable, current, is_yielding, &mut members);
             if let Decision::Run(task) = decision {
+                if self.limits.reduction {
+                    self.grant(r, task, depth_before, current, is_yielding);
+                }
                 // A worker let through its gate begins its operation now.
                 r.let_run(task);
             }
@@ -326,8 +390,11 @@ impl Exploration {
                 self.inconclusive = true;
                 None
             }
-            Decision::Stuck(kind) => {
-                self.stuck = Some(kind);
+            Decision::Stuck(_) | Decision::Redundant => {
+                match decision {
+                    Decision::Stuck(kind) => self.stuck = Some(kind),
+                    _ => self.redundant_now = true,
+                }
                 // The stuck history is recorded: end the execution cleanly, without branching
                 // (or stop it, if it cannot be ended).
                 if !Abandonment::can_begin(runnable) {
@@ -346,6 +413,81 @@ impl Exploration {
         }
     }
 
+    /// The step granted at the last decision ended: its footprint wakes the sleepers it conflicts
+    /// with, and, if it was a choice, it is kept for the sleep sets of its later siblings.
+    fn close_step(&mut self, r: &Recording, runnable: &[&Task], yielded: bool) {
+        let Some(grant) = self.granted.take() else {
+            return;
+        };
+        let task = grant.task;
+        let role = r.roles.get(usize::from(task)).copied().flatten();
+        let runs = runnable.iter().any(|t| t.id() == task);
+        // A worker that blocked at the first scheduling point of its operation: its call is
+        // recorded now, in this step.
+        let history = r.events.len() != grant.events_before || (!runs && matches!(role, Some(Role::Gate(_))));
+        if footprint::end_step(yielded, history, &mut self.closed).is_none() {
+            return;
+        }
+        self.sleep.step(task, &self.closed);
+        if std::env::var_os("LINEUP_DEBUG_POR").is_some() && self.executions < 3 {
+            eprintln!(
+                "step {} task {:?} role {:?} fp {:?} branch {:?} sleep {:?}",
+                self.step, task, role, self.closed, grant.branch, self.sleep
+            );
+        }
+        if let Some((index, option)) = grant.branch {
+            let unable_to_go_on = !runs || matches!(role, Some(Role::Harness | Role::Waiting));
+            let eligible = !grant.give_way && (self.mode == Mode::Serial || grant.free_continuation || unable_to_go_on);
+            self.tree.keep_record(
+                index,
+                SleepRecord {
+                    option,
+                    task,
+                    footprint: self.closed.clone(),
+                    young_from: grant.young_from,
+                    eligible,
+                },
+            );
+        }
+    }
+
+    /// The decision grants a step to `task`; if it was a choice at a branch point, the options
+    /// explored there before it go to sleep.
+    fn grant(&mut self, r: &Recording, task: TaskId, depth_before: usize, current: Option<TaskId>, yielded: bool) {
+        let branch = self
+            .tree
+            .branch_index(depth_before)
+            .and_then(|i| Some((i, self.tree.chosen_at(i)?)));
+        if let Some((index, _)) = branch {
+            for record in self.tree.sleepers_at(index) {
+                self.sleep.add(record);
+            }
+        }
+        let give_way = yielded || self.give_way_now;
+        self.granted = Some(Grant {
+            task,
+            branch,
+            young_from: footprint::objects_numbered(),
+            events_before: r.events.len(),
+            free_continuation: Some(task) == current && !give_way,
+            give_way,
+        });
+        footprint::begin_step(task);
+    }
+
+    /// The members asleep, as a bit set over their positions (below 64).
+    fn asleep_members(&self, members: &[(TaskId, Class)]) -> u64 {
+        if self.sleep.is_empty() {
+            return 0;
+        }
+        members
+            .iter()
+            .take(64)
+            .enumerate()
+            .filter(|(_, (t, _))| self.sleep.contains(*t))
+            .fold(0, |mask, (k, _)| mask | (1 << k))
+    }
+
     /// Decides one scheduling point, in one pass over the runnable tasks.
     fn decide(
         &mut self,
@@ -355,6 +497,7 @@ impl Exploration {
         is_yielding: bool,
         members: &mut Vec<(TaskId, Class)>,
     ) -> Decision {
+        self.give_way_now = false;
         if r.done {
             // The last operation has returned. Let the watchdog end, unless the object has threads
             // of its own that may never end: then stop the execution.
@@ -379,6 +522,12 @@ impl Exploration {
         }
         let program_yield = is_yielding;
         let is_yielding = is_yielding || fair_switch;
+        self.give_way_now = is_yielding;
+        if is_yielding {
+            // The fair choice depends on the order in which threads ran, not on the state: every
+            // sleeper wakes (see `sleep`).
+            self.sleep.clear();
+        }
         let current_role = current.and_then(|c| r.roles.get(usize::from(c)).copied().flatten());
         let current_op = match current_role {
             Some(Role::InOp(op)) if r.pending[op - 1] => Some(op),
@@ -481,6 +630,18 @@ impl Exploration {
             return Decision::Stuck(StuckKind::Livelock);
         }
 
+        if self.limits.reduction && !self.sleep.is_empty() && members.iter().all(|(t, _)| self.sleep.contains(*t)) {
+            return Decision::Redundant;
+        }
+        let asleep = if self.limits.reduction {
+            self.asleep_members(members)
+        } else {
+            0
+        };
+        if is_yielding && (fair_switch || members.len() - usize::from(current_index.is_some()) >= 2) {
+            // The fair choice mattered here: the options above may not sleep in later siblings.
+            self.tainted = true;
+        }
         // The member other than the current one that ran least recently: the fair choice after a
         // yield (only then).
         let least_recent = if is_yielding {
@@ -499,10 +660,20 @@ impl Exploration {
             if let (Some(i), true) = (current_index, is_yielding) {
                 return Decision::Run(members[least_recent.unwrap_or(i)].0);
             }
+            // Option k is the member at position `member(k)`.
+            let member = |k: usize| match current_index {
+                Some(i) if k == 0 => i,
+                Some(i) if k - 1 < i => k - 1,
+                Some(_) => k,
+                None => k,
+            };
+            let asleep_options = (0..members.len().min(64))
+                .filter(|&k| member(k) < 64 && asleep & (1 << member(k)) != 0)
+                .fold(0u64, |mask, k| mask | (1 << k));
             let chosen = if members.len() == 1 {
                 0
             } else {
-                match self.tree.choose(members.len()) {
+                match self.tree.choose_awake(members.len(), asleep_options) {
                     Ok(i) => i,
                     Err(divergence) => return Decision::Diverged(divergence),
                 }
@@ -524,6 +695,7 @@ impl Exploration {
             fair_switch,
             least_recent,
             last: current,
+            asleep,
         };
         let decision = match strategy.pick(&point, &mut self.tree) {
             Ok(k) => {

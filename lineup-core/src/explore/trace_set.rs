@@ -79,6 +79,11 @@ pub(crate) struct TraceFingerprints {
 pub(crate) struct Fingerprint(u128);
 
 impl Fingerprint {
+    /// The fingerprint as a number (stable across explorations: responses are hashed by value).
+    pub fn value(self) -> u128 {
+        self.0
+    }
+
     /// The fingerprint of `trace`, whose responses are numbered by `interner`.
     pub fn of(trace: TraceRef<'_>, interner: &ResponseInterner) -> Self {
         use std::hash::{BuildHasher, Hasher};

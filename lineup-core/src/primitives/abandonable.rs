@@ -24,10 +24,12 @@ use shuttle_engine::runtime::thread;
 use std::cell::RefCell;
 
 use crate::explore::abandonment;
+use crate::explore::footprint::{announce, ObjectIdentity};
 
 /// A mutual-exclusion lock, the same as [`std::sync::Mutex`]: shuttle's mutex, whose `lock` is
 /// also a point where lineup abandons a stuck execution.
 pub struct Mutex<T: ?Sized> {
+    identity: ObjectIdentity,
     inner: shuttle::sync::Mutex<T>,
 }
 
@@ -43,6 +45,7 @@ impl<T> Mutex<T> {
     #[track_caller]
     pub const fn new(value: T) -> Self {
         Self {
+            identity: ObjectIdentity::new(),
             inner: shuttle::sync::Mutex::new(value),
         }
     }
@@ -63,10 +66,12 @@ impl<T: ?Sized> Mutex<T> {
 
     /// Acquires the mutex, blocking the current thread until it is able to do so.
     pub fn lock(&self) -> LockResult<MutexGuard<'_, T>> {
+        let seen = announce(&self.identity, true);
         let result = match self.inner.lock() {
             Ok(guard) => Ok(self.guard(guard)),
             Err(poisoned) => Err(PoisonError::new(self.guard(poisoned.into_inner()))),
         };
+        drop(seen);
         if abandonment::should_abandon() {
             drop(result);
             abandonment::unwind();
@@ -76,6 +81,7 @@ impl<T: ?Sized> Mutex<T> {
 
     /// Attempts to acquire the mutex without blocking.
     pub fn try_lock(&self) -> TryLockResult<MutexGuard<'_, T>> {
+        let _seen = announce(&self.identity, true);
         match self.inner.try_lock() {
             Ok(guard) => Ok(self.guard(guard)),
             Err(TryLockError::Poisoned(poisoned)) => Err(TryLockError::Poisoned(PoisonError::new(
@@ -113,6 +119,7 @@ impl<'a, T: ?Sized> MutexGuard<'a, T> {
     /// it can be locked again.
     fn unlock(self) -> &'a Mutex<T> {
         let mut this = ManuallyDrop::new(self);
+        let _seen = announce(&this.mutex.identity, true);
         // SAFETY: `this` is never used again, and its own destructor does not run.
         unsafe { ManuallyDrop::drop(&mut this.inner) };
         this.mutex
@@ -121,8 +128,10 @@ impl<'a, T: ?Sized> MutexGuard<'a, T> {
 
 impl<T: ?Sized> Drop for MutexGuard<'_, T> {
     fn drop(&mut self) {
+        let seen = announce(&self.mutex.identity, true);
         // SAFETY: dropped once, here.
         unsafe { ManuallyDrop::drop(&mut self.inner) }
+        drop(seen);
         if std::thread::panicking() && abandonment::is_abandoning() {
             // An abandoned operation unwinding is no panic of the object: the threads that still
             // run while the execution ends must not find the lock poisoned.
@@ -185,6 +194,7 @@ impl CondvarState {
 /// abandon. It never wakes a thread spuriously, and its timed waits never time out.
 #[derive(Debug)]
 pub struct Condvar {
+    identity: ObjectIdentity,
     state: RefCell<CondvarState>,
 }
 
@@ -205,6 +215,7 @@ impl Condvar {
     /// Creates a new condition variable.
     pub const fn new() -> Self {
         Self {
+            identity: ObjectIdentity::new(),
             state: RefCell::new(CondvarState {
                 waiters: Vec::new(),
                 next_epoch: 0,
@@ -220,6 +231,9 @@ impl Condvar {
             abandonment::unwind();
         }
         let me = ExecutionState::me();
+        // The whole wait touches the condition variable (and the lock, which releasing and taking
+        // it again announce).
+        let _seen = announce(&self.identity, true);
         // Releasing the lock is the scheduling point of the wait; nothing after it is visible
         // before this task switches out.
         let mutex = guard.unlock();
@@ -315,6 +329,7 @@ impl Condvar {
     /// Wakes one waiting thread (the scheduler chooses which: every waiter becomes runnable, and
     /// the first to run consumes the notification).
     pub fn notify_one(&self) {
+        let _seen = announce(&self.identity, true);
         thread::switch();
         let mut state = self.state.borrow_mut();
         let epoch = state.next_epoch;
@@ -332,6 +347,7 @@ impl Condvar {
 
     /// Wakes every waiting thread.
     pub fn notify_all(&self) {
+        let _seen = announce(&self.identity, true);
         thread::switch();
         let mut state = self.state.borrow_mut();
         for (task, status) in state.waiters.iter_mut() {

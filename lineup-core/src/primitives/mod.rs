@@ -3,6 +3,10 @@
 
 #[cfg(not(loom))]
 pub(crate) mod abandonable;
+#[cfg(not(loom))]
+pub(crate) mod atomic;
 pub mod future;
+#[cfg(not(loom))]
+pub(crate) mod mpsc;
 pub mod sync;
 pub(crate) mod threads;

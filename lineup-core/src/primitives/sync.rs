@@ -33,6 +33,21 @@ pub use loom::sync::*;
 #[cfg(not(loom))]
 pub use crate::primitives::abandonable::{Condvar, Mutex, MutexGuard, WaitTimeoutResult};
 
+/// On shuttle, shuttle's atomics, each of which tells lineup's partial-order reduction what it
+/// touches (see [`Config::reduction`](crate::Config)).
+#[cfg(not(loom))]
+pub mod atomic {
+    pub use crate::primitives::atomic::*;
+}
+
+/// On shuttle, shuttle's channels, whose sends and receives tell lineup's partial-order reduction
+/// which channel they touch (see [`Config::reduction`](crate::Config)): actors that talk over
+/// them are tractable in phase 1.
+#[cfg(not(loom))]
+pub mod mpsc {
+    pub use crate::primitives::mpsc::*;
+}
+
 /// Under loom, a mutex whose held state loom's exploration sees, so that `try_lock` is also tried
 /// while another thread holds the lock (loom alone never preempts a critical section that has no
 /// loom operation inside), and a mutex and condition variable whose waiting threads lineup sees,

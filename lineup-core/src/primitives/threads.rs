@@ -16,6 +16,24 @@ pub mod thread {
     #[cfg(not(loom))]
     pub use shuttle::thread::*;
 
+    /// On shuttle: shuttle's `spawn`, which tells lineup's partial-order reduction that the
+    /// spawning step and the new thread's last step are not shuttle primitives it cannot see.
+    #[cfg(not(loom))]
+    pub fn spawn<F, T>(f: F) -> JoinHandle<T>
+    where
+        F: FnOnce() -> T + Send + 'static,
+        T: Send + 'static,
+    {
+        // Spawns commute with every step but other spawns.
+        static SPAWNS: crate::explore::footprint::ObjectIdentity = crate::explore::footprint::ObjectIdentity::new();
+        let _seen = crate::explore::footprint::announce(&SPAWNS, true);
+        shuttle::thread::spawn(move || {
+            let result = f();
+            crate::explore::footprint::note_finishing();
+            result
+        })
+    }
+
     /// On shuttle: shuttle's `yield_now`, after which a thread spinning inside an operation of a
     /// stuck execution unwinds, so that lineup ends the execution cleanly.
     #[cfg(not(loom))]

@@ -50,6 +50,17 @@ pub(crate) struct Point<'a> {
     pub least_recent: Option<usize>,
     /// The thread that ran last, whether or not it may go on.
     pub last: Option<TaskId>,
+    /// The members asleep (a bit set over their positions, below 64) under the partial-order
+    /// reduction (see [`sleep`](crate::explore::sleep)): strategies that support it never choose
+    /// them. At least one member is awake.
+    pub asleep: u64,
+}
+
+impl Point<'_> {
+    /// Whether the member at position `k` is asleep.
+    pub fn is_asleep(&self, k: usize) -> bool {
+        k < 64 && self.asleep & (1 << k) != 0
+    }
 }
 
 impl Point<'_> {
@@ -79,6 +90,11 @@ pub(crate) trait SchedulingStrategy: std::fmt::Debug {
     /// (`by_index`, a [`Phase::Scheduled`] token).
     fn token(&self, _tree: &DecisionTree, by_index: &[u32]) -> (Phase, Vec<u32>) {
         (Phase::Scheduled, by_index.to_vec())
+    }
+
+    /// Whether it follows [`Point::asleep`] (the partial-order reduction applies).
+    fn supports_reduction(&self) -> bool {
+        false
     }
 
     /// After a replayed execution: the token's choices it did not use, if any (a token of another

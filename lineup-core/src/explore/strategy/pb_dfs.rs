@@ -49,7 +49,11 @@ impl SchedulingStrategy for PbDfs {
         let members = point.members.len();
         let Some(current) = point.current else {
             // The current thread blocked or finished: every switch is free.
-            return if members == 1 { Ok(0) } else { tree.choose(members) };
+            return if members == 1 {
+                Ok(0)
+            } else {
+                tree.choose_awake(members, point.asleep)
+            };
         };
         if point.gives_way() {
             // The fair choice first, free; then, for a program yield while the budget lasts,
@@ -69,13 +73,29 @@ impl SchedulingStrategy for PbDfs {
         }
         // The current thread first, then (while the bound allows) every other one.
         let count = if self.preemptions < self.bound { members } else { 1 };
-        let chosen = if count == 1 { 0 } else { tree.choose(count)? };
+        // Option k runs the member at position `member(k)`; the current thread is never asleep.
+        let member = |k: usize| match k {
+            0 => current,
+            k if k - 1 < current => k - 1,
+            k => k,
+        };
+        let chosen = if count == 1 {
+            0
+        } else {
+            let asleep = (1..count.min(64))
+                .filter(|&k| point.is_asleep(member(k)))
+                .fold(0u64, |mask, k| mask | (1 << k));
+            tree.choose_awake(count, asleep)?
+        };
         if chosen == 0 {
             return Ok(current);
         }
         self.preemptions += 1;
-        let k = chosen - 1;
-        Ok(if k < current { k } else { k + 1 })
+        Ok(member(chosen))
+    }
+
+    fn supports_reduction(&self) -> bool {
+        true
     }
 
     fn advance(&mut self, tree: &mut DecisionTree) -> bool {

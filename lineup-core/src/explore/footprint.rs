@@ -1,0 +1,300 @@
+//! What each step of an execution touches, for the partial-order reduction (see
+//! [`sleep`](crate::explore::sleep)).
+//!
+//! shuttle tells a scheduler nothing about what a step touches, so lineup's own primitives
+//! (`lineup::sync`'s `Mutex`, `Condvar`, atomics and channels, `lineup::thread::spawn`)
+//! *announce* the object they are about to touch before they call into shuttle ([`announce`]):
+//! the announcement stays *in flight* until the call returns. A *step* is what a task runs between
+//! two scheduling points; it begins with the effect of the primitive its task stopped in (the
+//! objects in flight when the scheduler granted it) and runs the task's code up to its next
+//! scheduling point (the objects announced meanwhile, counted in this step too, since a primitive
+//! may act before its own switch: an unfair lock that blocks enqueues first).
+//!
+//! A step is *opaque*, dependent with every step, when it resumed from or stopped at a scheduling
+//! point with nothing in flight: a primitive of shuttle's used directly (`lineup::shuttle::sync`,
+//! a channel of shuttle-tokio), which lineup cannot see. That keeps the reduction sound for any
+//! object; it only reduces what lineup can see.
+//!
+//! Objects are numbered by *first touch* in each execution: executions that share a schedule
+//! prefix touch the same objects in the same order there, so the numbers of objects first touched
+//! in the prefix agree between them (see [`Footprint::conflicts`] for the others). The number
+//! lives in the object ([`ObjectIdentity`]), stamped with the execution, so neither addresses nor
+//! their reuse matter.
+//!
+//! shuttle runs every task of an execution and the scheduler on one OS thread, so the state is a
+//! thread local, as the [`recording`](crate::explore::recording) is.
+
+use std::cell::RefCell;
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+
+use shuttle::current::TaskId;
+
+/// The number an object gets in each execution at its first touch. Embedded in every primitive
+/// that announces itself.
+#[derive(Debug, Default)]
+pub(crate) struct ObjectIdentity {
+    /// The execution in which `id` was given (0: never).
+    stamp: AtomicU64,
+    id: AtomicU32,
+}
+
+impl ObjectIdentity {
+    /// An object not touched yet.
+    pub const fn new() -> Self {
+        Self {
+            stamp: AtomicU64::new(0),
+            id: AtomicU32::new(0),
+        }
+    }
+}
+
+/// One access of a step to an object.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Access {
+    /// The object's first-touch number in the execution.
+    pub object: u32,
+    /// A write (or a read-modify-write, a lock, a send, a receive); otherwise a read.
+    pub write: bool,
+}
+
+/// What one step touched.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Footprint {
+    pub accesses: Vec<Access>,
+    /// The step recorded a call or a return: it writes the one shared *history* object, so that
+    /// call and return events keep their order in every equivalent execution.
+    pub history: bool,
+    /// Dependent with every step (see the module).
+    pub opaque: bool,
+}
+
+impl Footprint {
+    /// Whether a step with this footprint and one with `other` may not commute. Objects numbered
+    /// `young_from` or higher were first touched after the point where this footprint was
+    /// recorded, in an execution other than `other`'s, so their numbers do not compare: two such
+    /// *young* objects are taken to be the same.
+    pub fn conflicts(&self, other: &Footprint, young_from: u32) -> bool {
+        if self.opaque || other.opaque || (self.history && other.history) {
+            return true;
+        }
+        self.accesses.iter().any(|a| {
+            other.accesses.iter().any(|b| {
+                let same = a.object == b.object || (a.object >= young_from && b.object >= young_from);
+                same && (a.write || b.write)
+            })
+        })
+    }
+}
+
+/// How a task's last step ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Stop {
+    /// It has not run yet.
+    New,
+    /// In a primitive lineup sees (its objects are in flight), or at a yield.
+    Seen,
+    /// At a scheduling point of a primitive lineup does not see.
+    Unseen,
+}
+
+#[derive(Debug, Default)]
+struct State {
+    /// The reduction is on for the exploration in progress on this thread.
+    on: bool,
+    stamp: u64,
+    next_id: u32,
+    /// The accesses in flight, per task.
+    in_flight: Vec<Vec<Access>>,
+    /// How each task's last step ended, per task.
+    stops: Vec<Option<Stop>>,
+    /// The step running now: its task, the accesses it began with and those announced since.
+    running: Option<TaskId>,
+    step: Vec<Access>,
+    begun_unseen: bool,
+    /// The running task is about to finish (its last step ends with no scheduling point).
+    finishing: bool,
+}
+
+thread_local! {
+    static STATE: RefCell<State> = RefCell::new(State::default());
+}
+
+/// Execution stamps, process-wide, so that an object never keeps a number from another thread's
+/// execution.
+static STAMPS: AtomicU64 = AtomicU64::new(1);
+
+fn with<R>(f: impl FnOnce(&mut State) -> R) -> R {
+    STATE.with(|s| f(&mut s.borrow_mut()))
+}
+
+/// Starts the record of a new execution (`on`: the reduction is on for it).
+pub(crate) fn begin_execution(on: bool) {
+    with(|s| {
+        s.on = on;
+        s.stamp = if on { STAMPS.fetch_add(1, Ordering::Relaxed) } else { 0 };
+        s.next_id = 0;
+        for f in &mut s.in_flight {
+            f.clear();
+        }
+        s.stops.clear();
+        s.running = None;
+        s.step.clear();
+        s.begun_unseen = false;
+        s.finishing = false;
+    });
+}
+
+/// Turns the record off (the exploration on this thread ended).
+pub(crate) fn end_exploration() {
+    with(|s| s.on = false);
+}
+
+/// How many objects have numbers so far in this execution.
+pub(crate) fn objects_numbered() -> u32 {
+    with(|s| s.next_id)
+}
+
+/// Keeps an access in flight until dropped.
+#[must_use]
+pub(crate) struct InFlight {
+    task: Option<usize>,
+}
+
+impl Drop for InFlight {
+    fn drop(&mut self) {
+        if let Some(task) = self.task {
+            // `try_with`: the guard may drop while the thread local is torn down.
+            let _ = STATE.try_with(|s| {
+                if let Some(f) = s.borrow_mut().in_flight.get_mut(task) {
+                    f.pop();
+                }
+            });
+        }
+    }
+}
+
+/// The current task is about to touch `object` (a write if `write`): the access counts in the
+/// step running now and, until the returned guard drops, in the step that its next scheduling
+/// point grants. A no-op while the reduction is off.
+pub(crate) fn announce(object: &ObjectIdentity, write: bool) -> InFlight {
+    let task = with(|s| {
+        if !s.on {
+            return None;
+        }
+        let me = shuttle::current::try_get_current_task()?;
+        let id = if object.stamp.load(Ordering::Relaxed) == s.stamp {
+            object.id.load(Ordering::Relaxed)
+        } else {
+            let id = s.next_id;
+            s.next_id += 1;
+            object.stamp.store(s.stamp, Ordering::Relaxed);
+            object.id.store(id, Ordering::Relaxed);
+            id
+        };
+        let access = Access { object: id, write };
+        s.step.push(access);
+        let i = usize::from(me);
+        if s.in_flight.len() <= i {
+            s.in_flight.resize_with(i + 1, Vec::new);
+        }
+        s.in_flight[i].push(access);
+        Some(i)
+    });
+    InFlight { task }
+}
+
+/// The running task is about to finish: its last step ends without a scheduling point.
+pub(crate) fn note_finishing() {
+    with(|s| {
+        if s.on {
+            s.finishing = true;
+        }
+    });
+}
+
+/// The scheduler grants a step to `task`.
+pub(crate) fn begin_step(task: TaskId) {
+    with(|s| {
+        let i = usize::from(task);
+        let stop = s.stops.get(i).copied().flatten().unwrap_or(Stop::New);
+        s.running = Some(task);
+        s.step.clear();
+        if let Some(f) = s.in_flight.get(i) {
+            s.step.extend_from_slice(f);
+        }
+        s.begun_unseen = stop == Stop::Unseen;
+        s.finishing = false;
+    });
+}
+
+/// The step of the running task ended at a scheduling point (`yielded`: a yield; `history`: it
+/// recorded a call or a return): its footprint, written into `into`. `None` when no step was
+/// running.
+pub(crate) fn end_step(yielded: bool, history: bool, into: &mut Footprint) -> Option<TaskId> {
+    with(|s| {
+        let task = s.running.take()?;
+        let i = usize::from(task);
+        let in_flight = s.in_flight.get(i).is_some_and(|f| !f.is_empty());
+        let stop = if in_flight || yielded || s.finishing {
+            Stop::Seen
+        } else {
+            Stop::Unseen
+        };
+        if s.stops.len() <= i {
+            s.stops.resize(i + 1, None);
+        }
+        s.stops[i] = Some(stop);
+        into.accesses.clear();
+        into.accesses.extend_from_slice(&s.step);
+        into.history = history;
+        into.opaque = s.begun_unseen || stop == Stop::Unseen;
+        Some(task)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fp(accesses: &[(u32, bool)], history: bool) -> Footprint {
+        Footprint {
+            accesses: accesses
+                .iter()
+                .map(|&(object, write)| Access { object, write })
+                .collect(),
+            history,
+            opaque: false,
+        }
+    }
+
+    #[test]
+    fn reads_commute_and_writes_do_not() {
+        let young = 100;
+        assert!(!fp(&[(1, false)], false).conflicts(&fp(&[(1, false)], false), young));
+        assert!(fp(&[(1, true)], false).conflicts(&fp(&[(1, false)], false), young));
+        assert!(fp(&[(1, false)], false).conflicts(&fp(&[(1, true)], false), young));
+        assert!(!fp(&[(1, true)], false).conflicts(&fp(&[(2, true)], false), young));
+    }
+
+    #[test]
+    fn history_steps_conflict_with_each_other_only() {
+        let young = 100;
+        assert!(fp(&[], true).conflicts(&fp(&[], true), young));
+        assert!(!fp(&[], true).conflicts(&fp(&[(1, true)], false), young));
+    }
+
+    #[test]
+    fn young_objects_are_taken_to_be_the_same() {
+        assert!(fp(&[(5, true)], false).conflicts(&fp(&[(7, false)], false), 5));
+        assert!(!fp(&[(5, true)], false).conflicts(&fp(&[(4, false)], false), 5));
+        assert!(!fp(&[(5, false)], false).conflicts(&fp(&[(7, false)], false), 5));
+    }
+
+    #[test]
+    fn opaque_conflicts_with_everything() {
+        let mut opaque = fp(&[], false);
+        opaque.opaque = true;
+        assert!(opaque.conflicts(&fp(&[], false), 0));
+        assert!(fp(&[], false).conflicts(&opaque, 0));
+    }
+}

@@ -1,0 +1,131 @@
+//! Sleep sets: the partial-order reduction of lineup's depth-first strategies (phase 1, and
+//! `pb-dfs` in phase 2).
+//!
+//! At a branch point the options are explored one after the other. Once option `t` has been
+//! explored, a later sibling `u` need not explore the executions that run `t`'s step next while
+//! only steps independent of it ran since (they are equivalent to executions explored under `t`:
+//! the same steps of each thread, in an order that differs only in independent steps, with the
+//! same history, since every step that records a call or a return writes one shared history
+//! object, see [`footprint`](crate::explore::footprint)). So `t` goes *to sleep* in `u`'s subtree
+//! and wakes when a step that conflicts with its own runs. A point where every thread that may run
+//! sleeps ends its execution as *redundant*: every history it could reach has been reached.
+//!
+//! **Under a preemption bound** (Coons, Musuvathi, McKinley, "Bounded partial-order reduction",
+//! OOPSLA 2013) the equivalent execution may cost more preemptions than the pruned one, and lie
+//! outside the bound. An explored option may therefore sleep in later siblings only when it was
+//! the current thread going on for free, or when its step left its thread unable to go on
+//! (blocked, finished, or between its operations in harness code): in both cases moving its step
+//! to the front costs no more preemptions (the proof is in `docs/partial-order-reduction.md`,
+//! section 3.4). Phase 1 has no bound: every option may sleep.
+//!
+//! **Yields and fair switches** choose the thread that ran least recently, which is not a function
+//! of the state: equivalent executions may choose differently after one. So a decision that gives
+//! way wakes every sleeper, and an option whose subtree contained a give-way with a real choice of
+//! fair thread, or a fair switch, never sleeps in later siblings (its subtree is *tainted*).
+
+use shuttle::current::TaskId;
+
+use crate::explore::footprint::Footprint;
+
+/// An option explored at a branch point, kept so that later siblings can put it to sleep.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct SleepRecord {
+    /// The option's number at its branch point.
+    pub option: u32,
+    pub task: TaskId,
+    /// What the option's step touched.
+    pub footprint: Footprint,
+    /// How many objects had numbers when the step began (see [`Footprint::conflicts`]).
+    pub young_from: u32,
+    /// Whether it may sleep in later siblings (the preemption-bound and fairness rules above).
+    pub eligible: bool,
+}
+
+/// A sleeping thread.
+#[derive(Clone, Debug)]
+pub(crate) struct Sleeper {
+    pub task: TaskId,
+    pub footprint: Footprint,
+    pub young_from: u32,
+}
+
+/// The threads asleep in the execution in progress.
+#[derive(Debug, Default)]
+pub(crate) struct SleepSet {
+    sleepers: Vec<Sleeper>,
+}
+
+impl SleepSet {
+    /// Empties the set (a new execution, or a decision that gives way).
+    pub fn clear(&mut self) {
+        self.sleepers.clear();
+    }
+
+    /// Puts the thread of `record` to sleep.
+    pub fn add(&mut self, record: &SleepRecord) {
+        if !self.contains(record.task) {
+            self.sleepers.push(Sleeper {
+                task: record.task,
+                footprint: record.footprint.clone(),
+                young_from: record.young_from,
+            });
+        }
+    }
+
+    /// Whether `task` sleeps.
+    pub fn contains(&self, task: TaskId) -> bool {
+        self.sleepers.iter().any(|s| s.task == task)
+    }
+
+    /// A step of `task` with footprint `step` ran: its own thread and every sleeper whose step
+    /// conflicts with it wake.
+    pub fn step(&mut self, task: TaskId, step: &Footprint) {
+        self.sleepers
+            .retain(|s| s.task != task && !s.footprint.conflicts(step, s.young_from));
+    }
+
+    /// Whether nothing sleeps.
+    pub fn is_empty(&self) -> bool {
+        self.sleepers.is_empty()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::explore::footprint::Access;
+
+    fn record(task: usize, object: u32, write: bool) -> SleepRecord {
+        SleepRecord {
+            option: 0,
+            task: TaskId::from(task),
+            footprint: Footprint {
+                accesses: vec![Access { object, write }],
+                history: false,
+                opaque: false,
+            },
+            young_from: 100,
+            eligible: true,
+        }
+    }
+
+    #[test]
+    fn a_sleeper_wakes_at_a_conflicting_step_only() {
+        let mut sleep = SleepSet::default();
+        sleep.add(&record(1, 3, true));
+        let independent = record(2, 4, true).footprint;
+        sleep.step(TaskId::from(2), &independent);
+        assert!(sleep.contains(TaskId::from(1)));
+        let reader = record(2, 3, false).footprint;
+        sleep.step(TaskId::from(2), &reader);
+        assert!(!sleep.contains(TaskId::from(1)));
+    }
+
+    #[test]
+    fn a_thread_that_runs_is_awake() {
+        let mut sleep = SleepSet::default();
+        sleep.add(&record(1, 3, true));
+        sleep.step(TaskId::from(1), &record(1, 9, false).footprint);
+        assert!(sleep.is_empty());
+    }
+}

@@ -1,0 +1,116 @@
+//! A survey of a matrix: every distinct history phase 2 meets, judged, without stopping at the
+//! first violation. It gives the columns of DS2's tables (schedules explored, unique histories,
+//! non-linearizable ones, histories and time before the first bug), and lets tests compare the
+//! histories two configurations reach (the partial-order reduction's superset test).
+//!
+//! ```
+//! use lineup_core::{survey, Config, Invocation, Subject, TestMatrix};
+//! use lineup_core::sync::atomic::{AtomicU64, Ordering};
+//!
+//! let subject = Subject::new("counter", || AtomicU64::new(0))
+//!     .with(Invocation::new("inc", |c: &AtomicU64| c.fetch_add(1, Ordering::SeqCst)));
+//! let matrix = TestMatrix::new(vec![vec![0], vec![0]]);
+//! let survey = survey(&subject, &matrix, &Config::default()).unwrap();
+//! assert!(survey.verdict.is_pass());
+//! assert_eq!(survey.histories.iter().filter(|h| h.violating).count(), 0);
+//! ```
+
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use crate::check::{conclude_survey, synthesize_spec};
+use crate::config::Config;
+use crate::error::CheckError;
+use crate::judge::verdict::Verdict;
+use crate::model::matrix::TestMatrix;
+use crate::model::subject::Subject;
+
+/// One distinct history of a survey, in the order the exploration met them.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SurveyedHistory {
+    /// A 128-bit hash of the history (its events and response values): equal for the same history
+    /// in any exploration of the same matrix.
+    pub fingerprint: u128,
+    /// It has no serial witness (or, stuck, no stuck one).
+    pub violating: bool,
+    /// It is a stuck history.
+    pub stuck: bool,
+    /// Phase-2 executions run when it was met (itself included).
+    pub executions: u64,
+    /// Time into phase 2 when it was met.
+    pub elapsed: Duration,
+}
+
+/// What a [`survey`] found.
+#[derive(Clone, Debug)]
+pub struct Survey {
+    /// The verdict of the check: the first violation in depth-first order, as
+    /// [`check`](crate::check()) reports it, with the statistics of the whole survey.
+    pub verdict: Verdict,
+    /// Every distinct history of phase 2, in the order met.
+    pub histories: Vec<SurveyedHistory>,
+}
+
+impl Survey {
+    /// The first violating history met, if any.
+    pub fn first_violation(&self) -> Option<(usize, &SurveyedHistory)> {
+        self.histories.iter().enumerate().find(|(_, h)| h.violating)
+    }
+}
+
+/// What phase 2 hands a survey as it goes.
+#[derive(Debug)]
+pub(crate) struct SurveyLog {
+    start: Instant,
+    state: Mutex<(u64, Vec<SurveyedHistory>)>,
+}
+
+impl SurveyLog {
+    pub fn new() -> Self {
+        Self {
+            start: Instant::now(),
+            state: Mutex::new((0, Vec::new())),
+        }
+    }
+
+    /// An execution ended (a redundant one is not handed over).
+    pub fn execution(&self) {
+        self.state.lock().unwrap_or_else(|e| e.into_inner()).0 += 1;
+    }
+
+    /// A distinct history was met.
+    pub fn history(&self, fingerprint: u128, violating: bool, stuck: bool) {
+        let elapsed = self.start.elapsed();
+        let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        let executions = state.0;
+        state.1.push(SurveyedHistory {
+            fingerprint,
+            violating,
+            stuck,
+            executions,
+            elapsed,
+        });
+    }
+
+    pub fn into_histories(self) -> Vec<SurveyedHistory> {
+        self.state.into_inner().unwrap_or_else(|e| e.into_inner()).1
+    }
+}
+
+/// Checks `matrix` as [`check`](crate::check()) does, but explores every schedule of phase 2 (on
+/// one worker, so that the order in which histories are met is depth-first) and judges every
+/// distinct history instead of stopping at the first violation. A phase 1 that proves the object
+/// nondeterministic ends the survey there, with no histories. Shuttle backend only.
+pub fn survey<O: Send + Sync + 'static>(
+    subject: &Subject<O>,
+    matrix: &TestMatrix,
+    config: &Config,
+) -> Result<Survey, CheckError> {
+    let synthesis = synthesize_spec(subject, matrix, config)?;
+    let log = Arc::new(SurveyLog::new());
+    let verdict = conclude_survey(subject, matrix, synthesis, config, &log)?;
+    let histories = Arc::try_unwrap(log)
+        .map(SurveyLog::into_histories)
+        .unwrap_or_else(|log| log.state.lock().unwrap_or_else(|e| e.into_inner()).1.clone());
+    Ok(Survey { verdict, histories })
+}
