@@ -89,6 +89,20 @@ pub struct Config {
     /// The other strategies ignore it. `LINEUP_REDUCTION` overrides it in
     /// [`LineupTest`](crate::LineupTest)s. Default off.
     pub reduction: bool,
+    /// A deliberately broken reduction, for the tests that show the superset property can fail.
+    /// Never set it otherwise.
+    #[doc(hidden)]
+    pub reduction_fault: Option<ReductionFault>,
+}
+
+/// A deliberately broken partial-order reduction (see [`Config::reduction_fault`]).
+#[doc(hidden)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ReductionFault {
+    /// Steps that record a call or a return do not depend on each other.
+    HistoryIndependent,
+    /// Every explored option may sleep in later siblings, whatever the preemption bound.
+    IgnoreBound,
 }
 
 impl Default for Config {
@@ -107,6 +121,7 @@ impl Default for Config {
             strategy: crate::explore::strategy::selection::Strategy::PbDfs,
             yield_choices: 1,
             reduction: false,
+            reduction_fault: None,
         }
     }
 }

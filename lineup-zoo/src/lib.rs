@@ -6,8 +6,9 @@
 
 pub mod collections;
 mod first_bug;
+pub mod reduction;
 pub mod sync_primitives;
 mod table;
 
 pub use first_bug::FirstBug;
-pub use table::{entries, first_bugs, run_entry, Expected, TableRow, TableSettings, ZooEntry};
+pub use table::{compare_reduction, entries, first_bugs, run_entry, Expected, TableRow, TableSettings, ZooEntry};

@@ -37,7 +37,12 @@ pub struct ZooEntry {
     run: fn(&TableSettings, &ZooEntry) -> TableRow,
     /// Runs the first-bug measurement for this entry's type.
     first_bug: FirstBugFn,
+    /// Runs the reduction comparison for this entry's type.
+    reduction: ReductionFn,
 }
+
+type ReductionFn =
+    fn(&ZooEntry, usize, usize, usize, u64, u32, Option<lineup::ReductionFault>) -> Vec<crate::reduction::ReductionRow>;
 
 type FirstBugFn = fn(&ZooEntry, &[lineup::Strategy], u64, usize) -> Option<Vec<crate::first_bug::FirstBug>>;
 
@@ -66,6 +71,7 @@ impl ZooEntry {
             preemption_bound,
             run: measure::<O>,
             first_bug: crate::first_bug::measure::<O>,
+            reduction: crate::reduction::measure::<O>,
         }
     }
 
@@ -144,6 +150,20 @@ pub fn first_bugs(
     tries: usize,
 ) -> Option<Vec<crate::first_bug::FirstBug>> {
     (entry.first_bug)(entry, strategies, seed, tries)
+}
+
+/// Checks `samples` random `threads` x `ops` matrices of `entry`'s class (from `seed`) at `bound`
+/// with the partial-order reduction off and on (see [`reduction::compare`](crate::reduction::compare)).
+pub fn compare_reduction(
+    entry: &ZooEntry,
+    threads: usize,
+    ops: usize,
+    samples: usize,
+    seed: u64,
+    bound: u32,
+    fault: Option<lineup::ReductionFault>,
+) -> Vec<crate::reduction::ReductionRow> {
+    (entry.reduction)(entry, threads, ops, samples, seed, bound, fault)
 }
 
 /// Runs the Table 2 measurement of `entry`.

@@ -311,10 +311,20 @@ impl DecisionTree {
             .filter(move |r| r.option < chosen && r.eligible)
     }
 
-    /// The execution in progress gave way with a choice of fair thread, or switched for fairness:
-    /// the options it took at every branch point of its path may not sleep in their later siblings.
-    pub fn taint_path(&mut self) {
-        let depth = self.depth.min(self.path.len());
+    #[allow(missing_docs)]
+    pub fn records_debug(&self, index: usize) -> Vec<(u32, bool, usize)> {
+        self.path[index]
+            .records
+            .iter()
+            .map(|r| (r.option, r.eligible, usize::from(r.task)))
+            .collect()
+    }
+
+    /// The execution in progress gave way with a choice of fair thread, or switched for fairness,
+    /// after `depth` branch points: the options it took at those may not sleep in their later
+    /// siblings.
+    pub fn taint_path(&mut self, depth: usize) {
+        let depth = depth.min(self.path.len());
         for branch in &mut self.path[..depth] {
             branch.tainted = true;
         }

@@ -7,8 +7,8 @@
 //! the announcement stays *in flight* until the call returns. A *step* is what a task runs between
 //! two scheduling points; it begins with the effect of the primitive its task stopped in (the
 //! objects in flight when the scheduler granted it) and runs the task's code up to its next
-//! scheduling point (the objects announced meanwhile, counted in this step too, since a primitive
-//! may act before its own switch: an unfair lock that blocks enqueues first).
+//! scheduling point. A primitive that may act before its own switch (a lock, a wait or a receive
+//! that blocks registers itself first: [`announce_blocking`]) counts in that step too.
 //!
 //! A step is *opaque*, dependent with every step, when it resumed from or stopped at a scheduling
 //! point with nothing in flight: a primitive of shuttle's used directly (`lineup::shuttle::sync`,
@@ -66,6 +66,8 @@ pub(crate) struct Footprint {
     pub history: bool,
     /// Dependent with every step (see the module).
     pub opaque: bool,
+    /// The first `resumed` accesses are those the step began with (in flight when it was granted).
+    pub resumed: usize,
 }
 
 impl Footprint {
@@ -110,6 +112,8 @@ struct State {
     /// The step running now: its task, the accesses it began with and those announced since.
     running: Option<TaskId>,
     step: Vec<Access>,
+    /// How many of `step`'s accesses were in flight when it began.
+    resumed: usize,
     begun_unseen: bool,
     /// The running task is about to finish (its last step ends with no scheduling point).
     finishing: bool,
@@ -173,10 +177,21 @@ impl Drop for InFlight {
     }
 }
 
-/// The current task is about to touch `object` (a write if `write`): the access counts in the
-/// step running now and, until the returned guard drops, in the step that its next scheduling
-/// point grants. A no-op while the reduction is off.
+/// The current task is about to touch `object` (a write if `write`) in a primitive whose effect
+/// comes after its scheduling point (shuttle's atomics, notifications, releases, `try_` calls):
+/// until the returned guard drops, the access counts in the step that its next scheduling point
+/// grants. A no-op while the reduction is off.
 pub(crate) fn announce(object: &ObjectIdentity, write: bool) -> InFlight {
+    announce_access(object, write, false)
+}
+
+/// [`announce`] for a primitive that may act before its scheduling point (a lock, a wait or a
+/// receive that blocks registers itself first): the access also counts in the step running now.
+pub(crate) fn announce_blocking(object: &ObjectIdentity, write: bool) -> InFlight {
+    announce_access(object, write, true)
+}
+
+fn announce_access(object: &ObjectIdentity, write: bool, acts_before: bool) -> InFlight {
     let task = with(|s| {
         if !s.on {
             return None;
@@ -192,7 +207,9 @@ pub(crate) fn announce(object: &ObjectIdentity, write: bool) -> InFlight {
             id
         };
         let access = Access { object: id, write };
-        s.step.push(access);
+        if acts_before {
+            s.step.push(access);
+        }
         let i = usize::from(me);
         if s.in_flight.len() <= i {
             s.in_flight.resize_with(i + 1, Vec::new);
@@ -201,6 +218,21 @@ pub(crate) fn announce(object: &ObjectIdentity, write: bool) -> InFlight {
         Some(i)
     });
     InFlight { task }
+}
+
+/// Whether a step with footprint `step` conflicts with the accesses in flight for `task` now (the
+/// primitive a waiting task resumes into: the beginning of its next step, numbered in this
+/// execution).
+pub(crate) fn in_flight_conflicts(task: TaskId, step: &Footprint) -> bool {
+    with(|s| {
+        s.in_flight.get(usize::from(task)).is_some_and(|mine| {
+            mine.iter().any(|a| {
+                step.accesses
+                    .iter()
+                    .any(|b| a.object == b.object && (a.write || b.write))
+            })
+        })
+    })
 }
 
 /// The running task is about to finish: its last step ends without a scheduling point.
@@ -222,6 +254,7 @@ pub(crate) fn begin_step(task: TaskId) {
         if let Some(f) = s.in_flight.get(i) {
             s.step.extend_from_slice(f);
         }
+        s.resumed = s.step.len();
         s.begun_unseen = stop == Stop::Unseen;
         s.finishing = false;
     });
@@ -246,6 +279,7 @@ pub(crate) fn end_step(yielded: bool, history: bool, into: &mut Footprint) -> Op
         s.stops[i] = Some(stop);
         into.accesses.clear();
         into.accesses.extend_from_slice(&s.step);
+        into.resumed = s.resumed;
         into.history = history;
         into.opaque = s.begun_unseen || stop == Stop::Unseen;
         Some(task)
@@ -264,6 +298,7 @@ mod tests {
                 .collect(),
             history,
             opaque: false,
+            resumed: 0,
         }
     }
 

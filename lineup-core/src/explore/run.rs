@@ -68,6 +68,7 @@ pub(crate) fn explore<O: Send + Sync + 'static>(
                         && strategy.as_ref().is_some_and(|s| s.supports_reduction())
                 }
             },
+        reduction_fault: config.reduction_fault,
     };
     let exploration = Rc::new(RefCell::new(Exploration::new(
         mode,

@@ -32,6 +32,7 @@ use std::sync::Arc;
 use shuttle::current::TaskId;
 use shuttle::scheduler::{Schedule, Scheduler, Task};
 
+use crate::config::ReductionFault;
 use crate::explore::abandonment::{self, Abandonment};
 use crate::explore::decision_tree::{DecisionTree, Divergence};
 use crate::explore::footprint::{self, Footprint};
@@ -105,6 +106,7 @@ pub(crate) struct Limits {
     /// Sleep sets over the steps lineup's primitives announce (see
     /// [`sleep`](crate::explore::sleep)).
     pub reduction: bool,
+    pub reduction_fault: Option<ReductionFault>,
 }
 
 /// The step granted at the last decision, for its sleep record.
@@ -166,8 +168,9 @@ pub(crate) struct Exploration {
     sleep: SleepSet,
     granted: Option<Grant>,
     closed: Footprint,
-    /// The execution gave way with a choice of fair thread, or switched for fairness.
-    tainted: bool,
+    /// The execution gave way with a choice of fair thread, or switched for fairness, after this
+    /// many branch points (the deepest such point).
+    taint_depth: Option<usize>,
     /// Every thread that could run was asleep: the execution is being ended.
     redundant_now: bool,
     /// The decision in progress gives way (a yield or a fair switch).
@@ -235,15 +238,15 @@ impl Exploration {
             sleep: SleepSet::default(),
             granted: None,
             closed: Footprint::default(),
-            tainted: false,
+            taint_depth: None,
             redundant_now: false,
             give_way_now: false,
         }
     }
 
     fn finish_execution(&mut self) -> Control {
-        if std::mem::take(&mut self.tainted) {
-            self.tree.taint_path();
+        if let Some(depth) = self.taint_depth.take() {
+            self.tree.taint_path(depth);
         }
         self.executions += 1;
         self.steps += self.step;
@@ -342,7 +345,7 @@ impl Exploration {
         self.saw_background = false;
         self.sleep.clear();
         self.granted = None;
-        self.tainted = false;
+        self.taint_depth = None;
         self.redundant_now = false;
         footprint::begin_execution(self.limits.reduction);
         recording::reset(self.op_count);
@@ -425,25 +428,35 @@ impl Exploration {
         // A worker that blocked at the first scheduling point of its operation: its call is
         // recorded now, in this step.
         let history = r.events.len() != grant.events_before || (!runs && matches!(role, Some(Role::Gate(_))));
+        let history = history && self.limits.reduction_fault != Some(ReductionFault::HistoryIndependent);
         if footprint::end_step(yielded, history, &mut self.closed).is_none() {
             return;
         }
-        self.sleep.step(task, &self.closed);
-        if std::env::var_os("LINEUP_DEBUG_POR").is_some() && self.executions < 3 {
+        self.sleep.step(task, &self.closed, footprint::in_flight_conflicts);
+        if std::env::var_os("LINEUP_DEBUG_POR_STEPS").is_some() && self.executions < 6 {
             eprintln!(
-                "step {} task {:?} role {:?} fp {:?} branch {:?} sleep {:?}",
-                self.step, task, role, self.closed, grant.branch, self.sleep
+                "E{} step {} {:?} {:?} {:?} branch {:?} sleep {:?}",
+                self.executions, self.step, task, role, self.closed, grant.branch, self.sleep
             );
         }
         if let Some((index, option)) = grant.branch {
             let unable_to_go_on = !runs || matches!(role, Some(Role::Harness | Role::Waiting));
-            let eligible = !grant.give_way && (self.mode == Mode::Serial || grant.free_continuation || unable_to_go_on);
+            let eligible = !grant.give_way
+                && (self.mode == Mode::Serial
+                    || grant.free_continuation
+                    || unable_to_go_on
+                    || self.limits.reduction_fault == Some(ReductionFault::IgnoreBound));
             self.tree.keep_record(
                 index,
                 SleepRecord {
                     option,
                     task,
-                    footprint: self.closed.clone(),
+                    footprint: Footprint {
+                        accesses: self.closed.accesses[self.closed.resumed..].to_vec(),
+                        history: self.closed.history,
+                        opaque: self.closed.opaque,
+                        resumed: 0,
+                    },
                     young_from: grant.young_from,
                     eligible,
                 },
@@ -460,7 +473,14 @@ impl Exploration {
             .and_then(|i| Some((i, self.tree.chosen_at(i)?)));
         if let Some((index, _)) = branch {
             for record in self.tree.sleepers_at(index) {
+                if std::env::var_os("LINEUP_DEBUG_POR").is_some() && self.executions < 30 {
+                    eprintln!("E{} sleeps {:?} at {:?}", self.executions, record, branch);
+                }
                 self.sleep.add(record);
+            }
+            if std::env::var_os("LINEUP_DEBUG_POR").is_some() && self.executions < 30 {
+                let all: Vec<_> = self.tree.records_debug(index);
+                eprintln!("E{} branch {:?} records {:?}", self.executions, branch, all);
             }
         }
         let give_way = yielded || self.give_way_now;
@@ -522,12 +542,7 @@ impl Exploration {
         }
         let program_yield = is_yielding;
         let is_yielding = is_yielding || fair_switch;
-        self.give_way_now = is_yielding;
-        if is_yielding {
-            // The fair choice depends on the order in which threads ran, not on the state: every
-            // sleeper wakes (see `sleep`).
-            self.sleep.clear();
-        }
+
         let current_role = current.and_then(|c| r.roles.get(usize::from(c)).copied().flatten());
         let current_op = match current_role {
             Some(Role::InOp(op)) if r.pending[op - 1] => Some(op),
@@ -630,6 +645,18 @@ impl Exploration {
             return Decision::Stuck(StuckKind::Livelock);
         }
 
+        // A thread that may go on gives way (harness threads yield too, but choose nothing).
+        self.give_way_now = is_yielding && current_index.is_some();
+        if self.give_way_now {
+            // The fair choice depends on the order in which threads ran, not on the state: every
+            // sleeper wakes (see `sleep`), and if it was a real choice (two or more others, or a
+            // fair switch), the options on the path so far may not sleep in their later siblings.
+            self.sleep.clear();
+            if fair_switch || members.len() > 2 {
+                let depth = self.tree.depth();
+                self.taint_depth = Some(self.taint_depth.map_or(depth, |d| d.max(depth)));
+            }
+        }
         if self.limits.reduction && !self.sleep.is_empty() && members.iter().all(|(t, _)| self.sleep.contains(*t)) {
             return Decision::Redundant;
         }
@@ -638,10 +665,6 @@ impl Exploration {
         } else {
             0
         };
-        if is_yielding && (fair_switch || members.len() - usize::from(current_index.is_some()) >= 2) {
-            // The fair choice mattered here: the options above may not sleep in later siblings.
-            self.tainted = true;
-        }
         // The member other than the current one that ran least recently: the fair choice after a
         // yield (only then).
         let least_recent = if is_yielding {

@@ -33,7 +33,8 @@ pub(crate) struct SleepRecord {
     /// The option's number at its branch point.
     pub option: u32,
     pub task: TaskId,
-    /// What the option's step touched.
+    /// What the option's step touched, but for the accesses it began with (those are in flight for
+    /// its thread at the branch point, in every execution through it).
     pub footprint: Footprint,
     /// How many objects had numbers when the step began (see [`Footprint::conflicts`]).
     pub young_from: u32,
@@ -78,10 +79,12 @@ impl SleepSet {
     }
 
     /// A step of `task` with footprint `step` ran: its own thread and every sleeper whose step
-    /// conflicts with it wake.
-    pub fn step(&mut self, task: TaskId, step: &Footprint) {
-        self.sleepers
-            .retain(|s| s.task != task && !s.footprint.conflicts(step, s.young_from));
+    /// conflicts with it wake. A sleeper's step begins with the accesses in flight for its thread
+    /// now (`in_flight_conflicts`, numbered in this execution); the record holds the rest.
+    pub fn step(&mut self, task: TaskId, step: &Footprint, in_flight_conflicts: impl Fn(TaskId, &Footprint) -> bool) {
+        self.sleepers.retain(|s| {
+            s.task != task && !s.footprint.conflicts(step, s.young_from) && !in_flight_conflicts(s.task, step)
+        });
     }
 
     /// Whether nothing sleeps.
@@ -103,6 +106,7 @@ mod tests {
                 accesses: vec![Access { object, write }],
                 history: false,
                 opaque: false,
+                resumed: 0,
             },
             young_from: 100,
             eligible: true,
@@ -114,10 +118,10 @@ mod tests {
         let mut sleep = SleepSet::default();
         sleep.add(&record(1, 3, true));
         let independent = record(2, 4, true).footprint;
-        sleep.step(TaskId::from(2), &independent);
+        sleep.step(TaskId::from(2), &independent, |_, _| false);
         assert!(sleep.contains(TaskId::from(1)));
         let reader = record(2, 3, false).footprint;
-        sleep.step(TaskId::from(2), &reader);
+        sleep.step(TaskId::from(2), &reader, |_, _| false);
         assert!(!sleep.contains(TaskId::from(1)));
     }
 
@@ -125,7 +129,7 @@ mod tests {
     fn a_thread_that_runs_is_awake() {
         let mut sleep = SleepSet::default();
         sleep.add(&record(1, 3, true));
-        sleep.step(TaskId::from(1), &record(1, 9, false).footprint);
+        sleep.step(TaskId::from(1), &record(1, 9, false).footprint, |_, _| false);
         assert!(sleep.is_empty());
     }
 }

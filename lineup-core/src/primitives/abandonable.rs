@@ -24,7 +24,7 @@ use shuttle_engine::runtime::thread;
 use std::cell::RefCell;
 
 use crate::explore::abandonment;
-use crate::explore::footprint::{announce, ObjectIdentity};
+use crate::explore::footprint::{announce, announce_blocking, ObjectIdentity};
 
 /// A mutual-exclusion lock, the same as [`std::sync::Mutex`]: shuttle's mutex, whose `lock` is
 /// also a point where lineup abandons a stuck execution.
@@ -66,7 +66,7 @@ impl<T: ?Sized> Mutex<T> {
 
     /// Acquires the mutex, blocking the current thread until it is able to do so.
     pub fn lock(&self) -> LockResult<MutexGuard<'_, T>> {
-        let seen = announce(&self.identity, true);
+        let seen = announce_blocking(&self.identity, true);
         let result = match self.inner.lock() {
             Ok(guard) => Ok(self.guard(guard)),
             Err(poisoned) => Err(PoisonError::new(self.guard(poisoned.into_inner()))),

@@ -26,7 +26,7 @@ pub mod thread {
     {
         // Spawns commute with every step but other spawns.
         static SPAWNS: crate::explore::footprint::ObjectIdentity = crate::explore::footprint::ObjectIdentity::new();
-        let _seen = crate::explore::footprint::announce(&SPAWNS, true);
+        let _seen = crate::explore::footprint::announce_blocking(&SPAWNS, true);
         shuttle::thread::spawn(move || {
             let result = f();
             crate::explore::footprint::note_finishing();

@@ -1,0 +1,131 @@
+//! The partial-order reduction side by side with the plain search: the same check with
+//! [`Config::reduction`] off and on, and whether the distinct histories found with it include
+//! every one found without it (no history lost), with the verdicts and phase 1's specification
+//! equal. The superset test (`tests/reduction_superset.rs`) and the `reduction` benchmark lines
+//! use it.
+
+use std::collections::HashSet;
+use std::time::{Duration, Instant};
+
+use lineup::{sample_matrices, survey, Config, Invocations, ReductionFault, Subject, TestMatrix};
+
+use crate::table::ZooEntry;
+
+/// One matrix, checked with the reduction off and on.
+#[derive(Clone, Debug)]
+pub struct ReductionRow {
+    /// The matrix on one line: each thread's invocations, threads separated by `|`.
+    pub notation: String,
+    /// The preemption bound of both searches.
+    pub bound: u32,
+    /// Phase-2 executions without and with the reduction (with it, the redundant ones included).
+    pub executions_plain: u64,
+    pub executions_reduced: u64,
+    /// Distinct phase-2 histories without and with it.
+    pub histories_plain: usize,
+    pub histories_reduced: usize,
+    /// Phase-1 executions without and with it.
+    pub serial_plain: u64,
+    pub serial_reduced: u64,
+    /// Every history found without the reduction was found with it.
+    pub superset: bool,
+    /// The same verdict, and the same specification from phase 1.
+    pub same_verdict: bool,
+    pub same_spec: bool,
+    /// Both phases, without and with it.
+    pub elapsed_plain: Duration,
+    pub elapsed_reduced: Duration,
+}
+
+impl ReductionRow {
+    /// Whether the reduction lost nothing here.
+    pub fn sound(&self) -> bool {
+        self.superset && self.same_verdict && self.same_spec
+    }
+}
+
+/// The settings of a comparison: the defaults, with a livelock found after 16 yields instead of
+/// 500 (a survey explores every schedule of a spin loop, not only up to the first violation).
+pub fn comparison_config(bound: u32) -> Config {
+    Config {
+        preemption_bound: bound,
+        spin_bound: 16,
+        workers: 1,
+        ..Config::default()
+    }
+}
+
+/// Checks `matrix` at `bound` with the reduction off and on (with `fault`, a deliberately broken
+/// one), on one worker, with [`comparison_config`].
+pub fn compare<O: Send + Sync + 'static>(
+    subject: &Subject<O>,
+    matrix: &TestMatrix,
+    bound: u32,
+    fault: Option<ReductionFault>,
+) -> ReductionRow {
+    compare_with(subject, matrix, &comparison_config(bound), fault)
+}
+
+/// [`compare`] with the given settings (their `reduction` and `reduction_fault` are replaced).
+pub fn compare_with<O: Send + Sync + 'static>(
+    subject: &Subject<O>,
+    matrix: &TestMatrix,
+    base: &Config,
+    fault: Option<ReductionFault>,
+) -> ReductionRow {
+    let bound = base.preemption_bound;
+    let run = |reduction: bool| {
+        let config = Config {
+            reduction,
+            reduction_fault: if reduction { fault } else { None },
+            ..base.clone()
+        };
+        let start = Instant::now();
+        let found = survey(subject, matrix, &config).expect("the survey runs");
+        (found, start.elapsed())
+    };
+    let (plain, elapsed_plain) = run(false);
+    let (reduced, elapsed_reduced) = run(true);
+    let (ps, rs) = (plain.verdict.stats(), reduced.verdict.stats());
+    let plain_set: HashSet<u128> = plain.histories.iter().map(|h| h.fingerprint).collect();
+    let reduced_set: HashSet<u128> = reduced.histories.iter().map(|h| h.fingerprint).collect();
+    let labels = subject.labels();
+    let notation = matrix
+        .threads
+        .iter()
+        .map(|t| t.iter().map(|&i| labels[i].to_string()).collect::<Vec<_>>().join(" "))
+        .collect::<Vec<_>>()
+        .join(" | ");
+    ReductionRow {
+        notation,
+        bound,
+        executions_plain: ps.concurrent_executions,
+        executions_reduced: rs.concurrent_executions,
+        histories_plain: plain_set.len(),
+        histories_reduced: reduced_set.len(),
+        serial_plain: ps.serial_executions,
+        serial_reduced: rs.serial_executions,
+        superset: reduced_set.is_superset(&plain_set),
+        same_verdict: plain.verdict.is_pass() == reduced.verdict.is_pass(),
+        same_spec: (ps.serial_full, ps.serial_stuck) == (rs.serial_full, rs.serial_stuck),
+        elapsed_plain,
+        elapsed_reduced,
+    }
+}
+
+/// [`compare`] on `samples` random `threads` x `ops` matrices of the entry's class (from `seed`).
+pub(crate) fn measure<O: Invocations + Default>(
+    entry: &ZooEntry,
+    threads: usize,
+    ops: usize,
+    samples: usize,
+    seed: u64,
+    bound: u32,
+    fault: Option<ReductionFault>,
+) -> Vec<ReductionRow> {
+    let subject = Subject::of(entry.class, O::default);
+    sample_matrices(subject.invocations().len(), threads, ops, samples, seed)
+        .iter()
+        .map(|m| compare(&subject, m, bound, fault))
+        .collect()
+}
