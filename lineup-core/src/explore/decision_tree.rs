@@ -311,15 +311,6 @@ impl DecisionTree {
             .filter(move |r| r.option < chosen && r.eligible)
     }
 
-    #[allow(missing_docs)]
-    pub fn records_debug(&self, index: usize) -> Vec<(u32, bool, usize)> {
-        self.path[index]
-            .records
-            .iter()
-            .map(|r| (r.option, r.eligible, usize::from(r.task)))
-            .collect()
-    }
-
     /// The execution in progress gave way with a choice of fair thread, or switched for fairness,
     /// after `depth` branch points: the options it took at those may not sleep in their later
     /// siblings.

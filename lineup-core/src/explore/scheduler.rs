@@ -433,12 +433,6 @@ impl Exploration {
             return;
         }
         self.sleep.step(task, &self.closed, footprint::in_flight_conflicts);
-        if std::env::var_os("LINEUP_DEBUG_POR_STEPS").is_some() && self.executions < 6 {
-            eprintln!(
-                "E{} step {} {:?} {:?} {:?} branch {:?} sleep {:?}",
-                self.executions, self.step, task, role, self.closed, grant.branch, self.sleep
-            );
-        }
         if let Some((index, option)) = grant.branch {
             let unable_to_go_on = !runs || matches!(role, Some(Role::Harness | Role::Waiting));
             let eligible = !grant.give_way
@@ -473,14 +467,7 @@ impl Exploration {
             .and_then(|i| Some((i, self.tree.chosen_at(i)?)));
         if let Some((index, _)) = branch {
             for record in self.tree.sleepers_at(index) {
-                if std::env::var_os("LINEUP_DEBUG_POR").is_some() && self.executions < 30 {
-                    eprintln!("E{} sleeps {:?} at {:?}", self.executions, record, branch);
-                }
                 self.sleep.add(record);
-            }
-            if std::env::var_os("LINEUP_DEBUG_POR").is_some() && self.executions < 30 {
-                let all: Vec<_> = self.tree.records_debug(index);
-                eprintln!("E{} branch {:?} records {:?}", self.executions, branch, all);
             }
         }
         let give_way = yielded || self.give_way_now;
