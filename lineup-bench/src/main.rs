@@ -35,7 +35,7 @@ use shuttle::scheduler::DfsScheduler;
 use shuttle::sync::Arc;
 
 /// A non-blocking 3x3 queue matrix: add(200), add(400), try_take() in every column, rotated.
-fn queue_3x3() -> TestMatrix {
+pub(crate) fn queue_3x3() -> TestMatrix {
     TestMatrix::new(vec![vec![0, 2, 1], vec![1, 0, 2], vec![2, 1, 0]])
 }
 

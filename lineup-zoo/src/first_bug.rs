@@ -17,6 +17,8 @@ pub struct FirstBug {
     pub notation: String,
     /// The strategy.
     pub strategy: Strategy,
+    /// With the partial-order reduction (`Config::reduction`).
+    pub reduction: bool,
     /// Phase-2 executions up to the violation (all of them when none was found).
     pub executions: u64,
     /// Distinct phase-2 histories up to the violation.
@@ -33,7 +35,7 @@ pub struct FirstBug {
 /// when none of `tries` fails), shrinks it, and checks both matrices with every strategy.
 pub(crate) fn measure<O: Invocations + Default>(
     entry: &ZooEntry,
-    strategies: &[Strategy],
+    strategies: &[(Strategy, bool)],
     seed: u64,
     tries: usize,
 ) -> Option<Vec<FirstBug>> {
@@ -53,8 +55,8 @@ pub(crate) fn measure<O: Invocations + Default>(
         .unwrap_or_else(|_| failing.clone());
     let mut rows = Vec::new();
     for (name, matrix) in [("smallest", &smallest), ("3x3", &failing)] {
-        for &strategy in strategies {
-            rows.push(one(&subject, matrix, name, strategy, &base));
+        for &(strategy, reduction) in strategies {
+            rows.push(one(&subject, matrix, name, strategy, reduction, &base));
         }
     }
     Some(rows)
@@ -65,10 +67,12 @@ fn one<O: Send + Sync + 'static>(
     matrix: &TestMatrix,
     name: &'static str,
     strategy: Strategy,
+    reduction: bool,
     base: &Config,
 ) -> FirstBug {
     let config = Config {
         strategy,
+        reduction,
         ..base.clone()
     };
     let start = Instant::now();
@@ -95,6 +99,7 @@ fn one<O: Send + Sync + 'static>(
                 matrix: name,
                 notation,
                 strategy,
+                reduction,
                 executions: stats.concurrent_executions,
                 histories: stats.distinct_histories,
                 elapsed,
@@ -106,6 +111,7 @@ fn one<O: Send + Sync + 'static>(
             matrix: name,
             notation,
             strategy,
+            reduction,
             executions: 0,
             histories: 0,
             elapsed,

@@ -44,7 +44,7 @@ pub struct ZooEntry {
 type ReductionFn =
     fn(&ZooEntry, usize, usize, usize, u64, u32, Option<lineup::ReductionFault>) -> Vec<crate::reduction::ReductionRow>;
 
-type FirstBugFn = fn(&ZooEntry, &[lineup::Strategy], u64, usize) -> Option<Vec<crate::first_bug::FirstBug>>;
+type FirstBugFn = fn(&ZooEntry, &[(lineup::Strategy, bool)], u64, usize) -> Option<Vec<crate::first_bug::FirstBug>>;
 
 impl std::fmt::Debug for ZooEntry {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -145,7 +145,7 @@ pub struct TableRow {
 /// histories and time to the first violation on both (`None` when no sampled matrix fails).
 pub fn first_bugs(
     entry: &ZooEntry,
-    strategies: &[lineup::Strategy],
+    strategies: &[(lineup::Strategy, bool)],
     seed: u64,
     tries: usize,
 ) -> Option<Vec<crate::first_bug::FirstBug>> {
