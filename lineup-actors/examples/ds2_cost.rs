@@ -7,8 +7,11 @@
 //! cargo run --release -p lineup-actors --example ds2_cost -- 2r2w dr px   # some systems, 2R+2W
 //! ```
 //!
-//! Systems: `dr`, `edr`, `adr`, `oc`, `oc-fixed`, `px`; harnesses: `2r1w`, `2r2w`. `WORKERS=n`
-//! sets `Config::workers` (default 0, one per core). Stop a run that takes too long with
+//! Systems: `dr`, `edr`, `adr`, `oc`, `oc-fixed`, `px`; harnesses: `2r1w`, `2r2w`, or a matrix
+//! of invocation labels, columns separated by `|` and a column's operations by `;` (for example
+//! `'read(1) | write(1)'`: the smaller matrices on which phase 1's cost grows). `WORKERS=n`
+//! sets `Config::workers` (default 0, one per core), `REDUCTION=1` turns on `Config::reduction`
+//! (the partial-order reduction, off by default). Stop a run that takes too long with
 //! `timeout`.
 
 use lineup::{check, Config, Invocations, Subject, TestMatrix, Verdict};
@@ -18,6 +21,16 @@ use lineup_actors::ds2::paxos::PaxosMap;
 use lineup_actors::ds2::register::{DistributedRegister, ErroneousDistributedRegister};
 
 fn run<O: Invocations>(name: &str, harness: &str, build: fn() -> O, matrix: TestMatrix, config: &Config) {
+    let matrix = if harness.contains('(') {
+        let columns: Vec<Vec<&str>> = harness
+            .split('|')
+            .map(|column| column.split(';').map(str::trim).collect())
+            .collect();
+        let columns: Vec<&[&str]> = columns.iter().map(Vec::as_slice).collect();
+        lineup_actors::ds2::matrix::<O>(&columns)
+    } else {
+        matrix
+    };
     let subject = Subject::of(name, build);
     let started = std::time::Instant::now();
     match check(&subject, &matrix, config) {
@@ -57,17 +70,23 @@ fn run<O: Invocations>(name: &str, harness: &str, build: fn() -> O, matrix: Test
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let harness = if args.iter().any(|a| a == "2r2w") { "2r2w" } else { "2r1w" };
+    let custom = args.iter().find(|a| a.contains('('));
+    let harness = match custom {
+        Some(custom) => custom.as_str(),
+        None if args.iter().any(|a| a == "2r2w") => "2r2w",
+        None => "2r1w",
+    };
     let mut systems: Vec<&str> = args
         .iter()
         .map(String::as_str)
-        .filter(|a| !a.starts_with("2r"))
+        .filter(|a| !a.starts_with("2r") && !a.contains('('))
         .collect();
     if systems.is_empty() {
         systems = vec!["dr", "edr", "adr", "oc", "oc-fixed", "px"];
     }
     let workers = std::env::var("WORKERS").ok().and_then(|w| w.parse().ok()).unwrap_or(0);
-    let config = Config { workers, ..Config::default() };
+    let reduction = std::env::var_os("REDUCTION").is_some();
+    let config = Config { workers, reduction, ..Config::default() };
     let wide = harness == "2r2w";
     for system in systems {
         match system {
