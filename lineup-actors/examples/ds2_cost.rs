@@ -9,7 +9,8 @@
 //!
 //! Systems: `dr`, `edr`, `adr`, `oc`, `oc-fixed`, `px`; harnesses: `2r1w`, `2r2w`, or a matrix
 //! of invocation labels, columns separated by `|` and a column's operations by `;` (for example
-//! `'read(1) | write(1)'`: the smaller matrices on which phase 1's cost grows). `WORKERS=n`
+//! `'read(1) | write(1)'`: the smaller matrices on which phase 1's cost grows; a prefix
+//! `'read(0) > ...'` adds initial operations, run by the main thread before the clients). `WORKERS=n`
 //! sets `Config::workers` (default 0, one per core), `REDUCTION=1` turns on `Config::reduction`
 //! (the partial-order reduction, off by default). Stop a run that takes too long with
 //! `timeout`.
@@ -22,12 +23,24 @@ use lineup_actors::ds2::register::{DistributedRegister, ErroneousDistributedRegi
 
 fn run<O: Invocations>(name: &str, harness: &str, build: fn() -> O, matrix: TestMatrix, config: &Config) {
     let matrix = if harness.contains('(') {
+        let (initial, harness) = match harness.split_once('>') {
+            Some((initial, rest)) => (Some(initial), rest),
+            None => (None, harness),
+        };
         let columns: Vec<Vec<&str>> = harness
             .split('|')
             .map(|column| column.split(';').map(str::trim).collect())
             .collect();
         let columns: Vec<&[&str]> = columns.iter().map(Vec::as_slice).collect();
-        lineup_actors::ds2::matrix::<O>(&columns)
+        let matrix = lineup_actors::ds2::matrix::<O>(&columns);
+        match initial {
+            Some(initial) => {
+                let ops: Vec<&str> = initial.split(';').map(str::trim).collect();
+                let initial = lineup_actors::ds2::matrix::<O>(&[&ops]).threads.remove(0);
+                matrix.with_initial(initial)
+            }
+            None => matrix,
+        }
     } else {
         matrix
     };
@@ -86,12 +99,20 @@ fn main() {
     }
     let workers = std::env::var("WORKERS").ok().and_then(|w| w.parse().ok()).unwrap_or(0);
     let reduction = std::env::var_os("REDUCTION").is_some();
-    let config = Config { workers, reduction, ..Config::default() };
+    let config = Config {
+        workers,
+        reduction,
+        ..Config::default()
+    };
     let wide = harness == "2r2w";
     for system in systems {
         match system {
             "dr" => {
-                let m = if wide { DistributedRegister::harness_2r2w() } else { DistributedRegister::harness_2r1w() };
+                let m = if wide {
+                    DistributedRegister::harness_2r2w()
+                } else {
+                    DistributedRegister::harness_2r1w()
+                };
                 run("DR", harness, DistributedRegister::new, m, &config)
             }
             "edr" => {
@@ -111,7 +132,11 @@ fn main() {
                 run("ADR", harness, AnotherDistributedRegister::new, m, &config)
             }
             "oc" | "oc-fixed" => {
-                let m = if wide { OpenChord::harness_2r2w() } else { OpenChord::harness_2r1w() };
+                let m = if wide {
+                    OpenChord::harness_2r2w()
+                } else {
+                    OpenChord::harness_2r1w()
+                };
                 if system == "oc" {
                     run("OC", harness, OpenChord::new, m, &config)
                 } else {
@@ -119,7 +144,11 @@ fn main() {
                 }
             }
             "px" => {
-                let m = if wide { PaxosMap::harness_2r2w() } else { PaxosMap::harness_2r1w() };
+                let m = if wide {
+                    PaxosMap::harness_2r2w()
+                } else {
+                    PaxosMap::harness_2r1w()
+                };
                 run("PX", harness, PaxosMap::new, m, &config)
             }
             other => panic!("unknown system `{other}`: dr, edr, adr, oc, oc-fixed, px"),

@@ -21,7 +21,10 @@ fn build(n: usize) -> Idle {
             let _ = reply.send(v);
         }
     });
-    Idle { _mailboxes: mailboxes, echo }
+    Idle {
+        _mailboxes: mailboxes,
+        echo,
+    }
 }
 
 fn main() {
@@ -32,7 +35,11 @@ fn main() {
                 o.echo.send((1, tx)).unwrap();
                 rx.recv().unwrap()
             }));
-            let config = Config { workers: 1, reduction, ..Config::default() };
+            let config = Config {
+                workers: 1,
+                reduction,
+                ..Config::default()
+            };
             let s = synthesize_spec(&subject, &TestMatrix::new(vec![vec![0]]), &config).unwrap();
             println!("idle={n} reduction={reduction} serial_executions={}", s.executions);
         }

@@ -27,10 +27,7 @@ fn assert_columns<O: Invocations>(matrix: TestMatrix, expected: &[&str]) {
 
 #[test]
 fn the_registers_read_twice_and_write_once_or_twice() {
-    assert_columns::<DistributedRegister>(
-        DistributedRegister::harness_2r1w(),
-        &["read(0)", "read(1)", "write(1)"],
-    );
+    assert_columns::<DistributedRegister>(DistributedRegister::harness_2r1w(), &["read(0)", "read(1)", "write(1)"]);
     assert_columns::<DistributedRegister>(
         DistributedRegister::harness_2r2w(),
         &["read(0)", "read(1)", "write(1)", "write(2)"],
@@ -61,7 +58,13 @@ fn chord_adds_the_join_and_paxos_uses_one_key() {
     );
     assert_columns::<OpenChord>(
         OpenChord::harness_2r2w(),
-        &["join()", r#"put("k1", 1)"#, r#"put("k2", 2)"#, r#"get("k1")"#, r#"get("k2")"#],
+        &[
+            "join()",
+            r#"put("k1", 1)"#,
+            r#"put("k2", 2)"#,
+            r#"get("k1")"#,
+            r#"get("k2")"#,
+        ],
     );
     assert_columns::<PaxosMap>(
         PaxosMap::harness_2r1w(),

@@ -43,7 +43,12 @@ enum Msg {
     /// The answer to a query.
     QueryAck { op: u64, stamp: Stamp, value: u32 },
     /// Coordinator `from` asks to store a stamped value.
-    Update { op: u64, from: usize, stamp: Stamp, value: u32 },
+    Update {
+        op: u64,
+        from: usize,
+        stamp: Stamp,
+        value: u32,
+    },
     /// Stored (or already newer).
     UpdateAck { op: u64 },
 }
@@ -93,7 +98,12 @@ fn agent(id: usize, mailbox: Receiver<Msg>, peers: Vec<Sender<Msg>>) {
                 let _ = peers[from].send(Msg::QueryAck { op, stamp, value });
                 continue;
             }
-            Msg::Update { op, from, stamp: s, value: v } => {
+            Msg::Update {
+                op,
+                from,
+                stamp: s,
+                value: v,
+            } => {
                 if s > stamp {
                     stamp = s;
                     value = v;
@@ -136,7 +146,12 @@ fn agent(id: usize, mailbox: Receiver<Msg>, peers: Vec<Sender<Msg>>) {
                 }
                 operation.phase = Phase::Update { acks: holding, result };
                 for (_, peer) in others() {
-                    let _ = peer.send(Msg::Update { op, from: id, stamp: new_stamp, value: new_value });
+                    let _ = peer.send(Msg::Update {
+                        op,
+                        from: id,
+                        stamp: new_stamp,
+                        value: new_value,
+                    });
                 }
             }
             (Phase::Update { acks, result }, None) => {
@@ -159,7 +174,11 @@ fn start<'a>(
     others: impl Iterator<Item = (usize, &'a Sender<Msg>)>,
     id: usize,
 ) {
-    ops.push(Operation { op, client, phase: Phase::Query { answers: Vec::new() } });
+    ops.push(Operation {
+        op,
+        client,
+        phase: Phase::Query { answers: Vec::new() },
+    });
     for (_, peer) in others {
         let _ = peer.send(Msg::Query { op, from: id });
     }

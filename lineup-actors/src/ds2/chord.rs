@@ -67,7 +67,13 @@ enum Msg {
     /// Who is the successor of node `joiner`? (Chord's `find_successor`, sent by a joining node.)
     FindSucc { joiner: usize },
     /// The answer: the joiner's successor and predecessor, and the keys it now owns.
-    Succ { successor: usize, predecessor: usize, keys: Vec<(&'static str, u32)> },
+    Succ {
+        successor: usize,
+        predecessor: usize,
+        keys: Vec<(&'static str, u32)>,
+    },
+    /// Stop serving (see [`OpenChord::shutdown`]).
+    Stop,
 }
 
 /// Where a node stands.
@@ -125,7 +131,10 @@ fn node(me: usize, mailbox: Receiver<Msg>, nodes: Vec<Sender<Msg>>, start: Ring,
                     continue;
                 };
                 if joining == WhileJoining::OwnRing {
-                    ring = Ring::Member { successor: me, predecessor: me };
+                    ring = Ring::Member {
+                        successor: me,
+                        predecessor: me,
+                    };
                 }
                 join_reply = Some(reply);
                 let _ = nodes[bootstrap].send(Msg::FindSucc { joiner: me });
@@ -147,17 +156,29 @@ fn node(me: usize, mailbox: Receiver<Msg>, nodes: Vec<Sender<Msg>>, start: Ring,
                     .filter(|&(k, _)| !in_interval(key_id(k), NODE_IDS[joiner], NODE_IDS[me]))
                     .collect();
                 store.retain(|&(k, _)| in_interval(key_id(k), NODE_IDS[joiner], NODE_IDS[me]));
-                ring = Ring::Member { successor: joiner, predecessor: joiner };
-                let succ = Msg::Succ { successor: me, predecessor: me, keys: moved };
+                ring = Ring::Member {
+                    successor: joiner,
+                    predecessor: joiner,
+                };
+                let succ = Msg::Succ {
+                    successor: me,
+                    predecessor: me,
+                    keys: moved,
+                };
                 let _ = nodes[joiner].send(succ);
             }
-            Msg::Succ { successor, predecessor, keys } => {
+            Msg::Succ {
+                successor,
+                predecessor,
+                keys,
+            } => {
                 ring = Ring::Member { successor, predecessor };
                 store.extend(keys);
                 if let Some(reply) = join_reply.take() {
                     let _ = reply.send(());
                 }
             }
+            Msg::Stop => return,
         }
     }
 }
@@ -181,7 +202,10 @@ impl OpenChord {
     fn spawn(joining: WhileJoining) -> Self {
         let (senders, receivers): (Vec<_>, Vec<_>) = (0..2).map(|_| channel()).unzip();
         let starts = [
-            Ring::Member { successor: 0, predecessor: 0 },
+            Ring::Member {
+                successor: 0,
+                predecessor: 0,
+            },
             Ring::Outside { bootstrap: 0 },
         ];
         for (me, mailbox) in receivers.into_iter().enumerate() {
@@ -206,6 +230,15 @@ impl OpenChord {
             &[r#"get("k1")"#],
             &[r#"get("k2")"#],
         ])
+    }
+
+    /// Stops the nodes once they have served what they received before (for runs outside
+    /// lineup, whose model checker wants every thread finished; lineup ends its executions
+    /// itself).
+    pub fn shutdown(&self) {
+        for node in &self.nodes {
+            let _ = node.send(Msg::Stop);
+        }
     }
 
     fn ask<T>(&self, at: usize, request: impl FnOnce(Sender<T>) -> Msg) -> T {

@@ -44,7 +44,10 @@ enum Msg {
     /// Phase 1a, for every slot at once (Multi-Paxos).
     Prepare { ballot: u32 },
     /// Phase 1b: the promise, with the slots the acceptor accepted (slot, ballot, command).
-    Promise { ballot: u32, accepted: Vec<(usize, u32, Put)> },
+    Promise {
+        ballot: u32,
+        accepted: Vec<(usize, u32, Put)>,
+    },
     /// Phase 2a.
     Accept { ballot: u32, slot: usize, command: Put },
     /// Phase 2b.
@@ -116,9 +119,7 @@ fn leader(mailbox: Receiver<Msg>, others: Vec<Sender<Msg>>, ready: Sender<()>) {
     while promises < quorum {
         match mailbox.recv() {
             // Nothing was accepted before the first ballot: there is nothing to re-propose.
-            Ok(Msg::Promise { ballot: b, accepted }) if b == ballot && accepted.is_empty() => {
-                promises += 1
-            }
+            Ok(Msg::Promise { ballot: b, accepted }) if b == ballot && accepted.is_empty() => promises += 1,
             Ok(_) => unreachable!("only promises arrive before the leader is ready"),
             Err(_) => return,
         }
@@ -137,7 +138,14 @@ fn leader(mailbox: Receiver<Msg>, others: Vec<Sender<Msg>>, ready: Sender<()>) {
                 let slot = next_slot;
                 next_slot += 1;
                 assert!(me.accept(ballot, slot, command), "the leader accepts its own ballot");
-                proposals.insert(slot, Proposal { command, accepts: 1, reply });
+                proposals.insert(
+                    slot,
+                    Proposal {
+                        command,
+                        accepts: 1,
+                        reply,
+                    },
+                );
                 for other in &others {
                     let _ = other.send(Msg::Accept { ballot, slot, command });
                 }
@@ -216,7 +224,9 @@ impl PaxosMap {
     #[invoke(("k", 1), ("k", 2))]
     pub fn put(&self, key: &'static str, value: u32) {
         let (reply, answer) = channel();
-        self.leader.send(Msg::Put(Put { key, value }, reply)).expect("the leader runs");
+        self.leader
+            .send(Msg::Put(Put { key, value }, reply))
+            .expect("the leader runs");
         answer.recv().expect("the leader answers")
     }
 }

@@ -48,6 +48,8 @@ enum Msg {
     ReadReplica(u64),
     /// Backup to leader: reported.
     ReadReplicaAck(u64),
+    /// Stop serving (see `shutdown`).
+    Stop,
 }
 
 /// How a backup serves a client's read.
@@ -81,14 +83,22 @@ fn agent(id: usize, mailbox: Receiver<Msg>, peers: Vec<Sender<Msg>>, reads: Read
             Msg::Write(value, reply) if id == LEADER => {
                 next_request += 1;
                 reg = value;
-                writes.push(Pending { request: next_request, acks: 1, reply });
+                writes.push(Pending {
+                    request: next_request,
+                    acks: 1,
+                    reply,
+                });
                 for (_, backup) in backups() {
                     let _ = backup.send(Msg::WriteReplica(next_request, value));
                 }
             }
             Msg::Read(reply) if id == LEADER => {
                 next_request += 1;
-                read_acks.push(Pending { request: next_request, acks: 1, reply });
+                read_acks.push(Pending {
+                    request: next_request,
+                    acks: 1,
+                    reply,
+                });
                 for (_, backup) in backups() {
                     let _ = backup.send(Msg::ReadReplica(next_request));
                 }
@@ -116,6 +126,7 @@ fn agent(id: usize, mailbox: Receiver<Msg>, peers: Vec<Sender<Msg>>, reads: Read
                     let _ = done.send(reg);
                 }
             }
+            Msg::Stop => return,
         }
     }
 }
@@ -138,6 +149,13 @@ fn spawn_agents(agents: usize, reads: Reads) -> Vec<Sender<Msg>> {
     senders
 }
 
+/// Asks every agent to stop once it has served what it received before.
+fn stop(agents: &[Sender<Msg>]) {
+    for agent in agents {
+        let _ = agent.send(Msg::Stop);
+    }
+}
+
 fn read_at(agents: &[Sender<Msg>], at: usize) -> u32 {
     let (reply, answer) = channel();
     agents[at].send(Msg::Read(reply)).expect("the agent runs");
@@ -158,7 +176,9 @@ pub struct DistributedRegister {
 impl DistributedRegister {
     /// Spawns the leader (agent 0) and the backup (agent 1). The register holds 0.
     pub fn new() -> Self {
-        Self { agents: spawn_agents(2, Reads::Majority) }
+        Self {
+            agents: spawn_agents(2, Reads::Majority),
+        }
     }
 
     /// DS2's 2R+1W: `[read(0)] | [read(1)] | [write(1)]`, a read at each agent.
@@ -169,6 +189,15 @@ impl DistributedRegister {
     /// DS2's 2R+2W: `[read(0)] | [read(1)] | [write(1)] | [write(2)]`.
     pub fn harness_2r2w() -> TestMatrix {
         matrix::<Self>(&[&["read(0)"], &["read(1)"], &["write(1)"], &["write(2)"]])
+    }
+}
+
+impl DistributedRegister {
+    /// Stops the agents once they have served what they received before (for runs outside
+    /// lineup, whose model checker wants every thread finished; lineup ends its executions
+    /// itself).
+    pub fn shutdown(&self) {
+        stop(&self.agents)
     }
 }
 
@@ -202,7 +231,9 @@ pub struct ErroneousDistributedRegister {
 impl ErroneousDistributedRegister {
     /// Spawns the leader (agent 0) and two backups (agents 1 and 2). The register holds 0.
     pub fn new() -> Self {
-        Self { agents: spawn_agents(3, Reads::Local) }
+        Self {
+            agents: spawn_agents(3, Reads::Local),
+        }
     }
 
     /// DS2's 2R+1W: `[read(1)] | [read(2)] | [write(1)]`, a read at each backup.
@@ -213,6 +244,15 @@ impl ErroneousDistributedRegister {
     /// DS2's 2R+2W: `[read(1)] | [read(2)] | [write(1)] | [write(2)]`.
     pub fn harness_2r2w() -> TestMatrix {
         matrix::<Self>(&[&["read(1)"], &["read(2)"], &["write(1)"], &["write(2)"]])
+    }
+}
+
+impl ErroneousDistributedRegister {
+    /// Stops the agents once they have served what they received before (for runs outside
+    /// lineup, whose model checker wants every thread finished; lineup ends its executions
+    /// itself).
+    pub fn shutdown(&self) {
+        stop(&self.agents)
     }
 }
 
