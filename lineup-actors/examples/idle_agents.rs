@@ -1,4 +1,4 @@
-//! Scratch: phase 1 of one trivial operation on an object with `n` idle agents (threads blocked
+//! Phase 1 of one trivial operation on an object with `n` idle agents (threads blocked
 //! on their mailboxes), with and without `Config::reduction`.
 use lineup::sync::mpsc::{channel, Sender};
 use lineup::{synthesize_spec, Config, Invocation, Subject, TestMatrix};
