@@ -12,6 +12,10 @@
 //!   linearizable, the one that invalidates its cache too early answers reads from a stale copy.
 //! * [`replicated_register`]: a register replicated over a primary and two backups, the object
 //!   on which phase 1's cost is measured (`examples/phase1_cost.rs`).
+//! * [`ds2`]: the five actor systems of DS2 (distributed registers, Open Chord, Multi-Paxos),
+//!   written as threads over `lineup::sync::mpsc` channels rather than tokio tasks, with DS2's
+//!   client harnesses as test matrices.
 
 pub mod cached_register;
+pub mod ds2;
 pub mod replicated_register;
