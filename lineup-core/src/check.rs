@@ -111,6 +111,7 @@ pub(crate) fn check_without_report<O: Send + Sync + 'static>(
     refuse_vacuous(subject.name(), &synthesis.spec, config)?;
     let mut stats = CheckStats {
         serial_executions: synthesis.executions,
+        redundant_executions: synthesis.redundant,
         serial_full: synthesis.spec.full_count(),
         serial_stuck: synthesis.spec.stuck_count(),
         phase1_time: synthesis.elapsed,
@@ -369,6 +370,7 @@ pub(crate) fn conclude_survey<O: Send + Sync + 'static>(
     refuse_vacuous(subject.name(), &synthesis.spec, config)?;
     let mut stats = CheckStats {
         serial_executions: synthesis.executions,
+        redundant_executions: synthesis.redundant,
         serial_full: synthesis.spec.full_count(),
         serial_stuck: synthesis.spec.stuck_count(),
         phase1_time: synthesis.elapsed,
@@ -397,6 +399,7 @@ pub(crate) fn conclude_survey<O: Send + Sync + 'static>(
 
 fn conclude<O>(subject: &Subject<O>, matrix: &TestMatrix, phase2: Exploration2, stats: &mut CheckStats) -> Verdict {
     stats.concurrent_executions = phase2.executions;
+    stats.redundant_executions += phase2.redundant;
     stats.distinct_histories = phase2.distinct;
     stats.stuck_histories = phase2.stuck;
     stats.inconclusive_executions = phase2.inconclusive;

@@ -179,6 +179,7 @@ pub(crate) fn concurrent_executions<O: Send + Sync + 'static>(
         Ok((found, explored))
     })?;
     let mut outcome = Exploration2 {
+        redundant: 0,
         violation: None,
         executions: 0,
         distinct: seen.len(),
@@ -192,6 +193,7 @@ pub(crate) fn concurrent_executions<O: Send + Sync + 'static>(
     let mut first = None;
     for (found, explored) in results {
         outcome.executions += explored.executions;
+        outcome.redundant += explored.redundant;
         outcome.stuck += found.stuck;
         outcome.inconclusive += found.inconclusive;
         memory = memory.or(found.memory);

@@ -116,10 +116,11 @@ pub(crate) fn serial_executions<O: Send + Sync + 'static>(
             Control::Continue
         })?;
         let step_limit = step_limit.take();
-        Ok((explored.executions, step_limit))
+        Ok((explored.executions, step_limit, explored.redundant))
     })?;
     let elapsed = start.elapsed();
     let executions = results.iter().map(|r| r.0).sum();
+    let redundant = results.iter().map(|r| r.2).sum();
     if let Some(schedule) = results.into_iter().filter_map(|r| r.1).min() {
         return Err(CheckError::StepLimit {
             phase: "phase 1 (serial executions)",
@@ -179,6 +180,7 @@ pub(crate) fn serial_executions<O: Send + Sync + 'static>(
         spec,
         nondeterminism,
         executions,
+        redundant,
         elapsed,
     })
 }

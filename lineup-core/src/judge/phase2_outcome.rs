@@ -10,6 +10,8 @@ use crate::model::replay_token::ReplayToken;
 pub(crate) struct Exploration2 {
     pub violation: Option<(ViolationKind, ReplayToken)>,
     pub executions: u64,
+    /// Of those, the ones the partial-order reduction ended early.
+    pub redundant: u64,
     pub distinct: usize,
     pub stuck: usize,
     /// Executions stopped at the step limit (or loom's branch limit) without a verdict.

@@ -43,6 +43,10 @@ pub struct CheckStats {
     /// blocked outside `lineup::sync`, or a spin loop), skipping the schedules only they would
     /// have led to. Always 0 on shuttle.
     pub stuck_resumed: usize,
+    /// Executions of both phases that the partial-order reduction ([`Config::reduction`](crate::Config))
+    /// ended early because every thread that could run was asleep: each reaches only histories
+    /// found before. Counted in `serial_executions` and `concurrent_executions` too.
+    pub redundant_executions: u64,
 }
 
 /// Why a check failed.

@@ -323,6 +323,7 @@ pub(crate) fn serial_executions<O: Send + Sync + 'static>(
         )
     });
     Ok(Synthesis {
+        redundant: 0,
         spec,
         nondeterminism,
         executions,
@@ -487,6 +488,7 @@ fn explore_concurrent<O: Send + Sync + 'static>(
                 let kept = saved.as_ref().and_then(|s| keep_checkpoint(std::path::Path::new(s)));
                 let _ = std::fs::remove_dir_all(&dir);
                 return Ok(Exploration2 {
+        redundant: 0,
                     violation: Some((
                         violation,
                         ReplayToken {
@@ -522,6 +524,7 @@ fn explore_concurrent<O: Send + Sync + 'static>(
         );
     }
     Ok(Exploration2 {
+        redundant: 0,
         violation: None,
         executions: explored.executions,
         distinct: explored.distinct.len(),

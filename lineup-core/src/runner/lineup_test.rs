@@ -337,6 +337,13 @@ impl LineupTest {
         self
     }
 
+    /// The partial-order reduction ([`Config::reduction`](crate::Config::reduction);
+    /// `LINEUP_REDUCTION` overrides it).
+    pub fn reduction(mut self, on: bool) -> Self {
+        self.config.reduction = on;
+        self
+    }
+
     /// [`strategy`](Self::strategy) by name (`"pct:3:1000"`, as [`Strategy`] parses it); a name
     /// that is not a strategy fails the run with what is wrong.
     pub fn strategy_named(mut self, name: &str) -> Self {
@@ -501,6 +508,9 @@ impl LineupTest {
         let seed = env.seed.or(self.seed).unwrap_or_else(random_seed);
         if let Some(strategy) = env.strategy {
             config.strategy = strategy;
+        }
+        if let Some(reduction) = env.reduction {
+            config.reduction = reduction;
         }
         if matches!(
             config.strategy,

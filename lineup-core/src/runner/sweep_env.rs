@@ -21,6 +21,10 @@ pub const WORKERS_ENV: &str = "LINEUP_WORKERS";
 /// without a seed of its own takes the test's seed.
 pub const STRATEGY_ENV: &str = "LINEUP_STRATEGY";
 
+/// The partial-order reduction (`LINEUP_REDUCTION=on` or `off`, also `1`/`0`, `true`/`false`; see
+/// [`Config::reduction`](crate::Config::reduction)).
+pub const REDUCTION_ENV: &str = "LINEUP_REDUCTION";
+
 /// The overrides set in the environment.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct SweepOverrides {
@@ -38,6 +42,8 @@ pub struct SweepOverrides {
     pub workers: Option<usize>,
     /// [`STRATEGY_ENV`].
     pub strategy: Option<Strategy>,
+    /// [`REDUCTION_ENV`].
+    pub reduction: Option<bool>,
 }
 
 /// A variable that is set to something that cannot be read.
@@ -108,6 +114,17 @@ impl SweepOverrides {
                 })
             })
             .transpose()?;
+        let reduction = get(REDUCTION_ENV)
+            .map(|(variable, value)| match value.trim().to_ascii_lowercase().as_str() {
+                "on" | "1" | "true" | "yes" => Ok(true),
+                "off" | "0" | "false" | "no" => Ok(false),
+                _ => Err(SweepEnvError {
+                    variable,
+                    value: value.clone(),
+                    problem: "expected on or off".into(),
+                }),
+            })
+            .transpose()?;
         Ok(Self {
             samples: number(SAMPLES_ENV)?.map(|n| n as usize),
             seed: number(SEED_ENV)?,
@@ -116,6 +133,7 @@ impl SweepOverrides {
             shard,
             workers: number(WORKERS_ENV)?.map(|n| n as usize),
             strategy,
+            reduction,
         })
     }
 }

@@ -17,6 +17,8 @@ pub struct Synthesis {
     pub nondeterminism: Option<(Nondeterminism, ReplayToken)>,
     /// Serial executions run (up to the proof of nondeterminism, if there is one).
     pub executions: u64,
+    /// Of those, the ones the partial-order reduction ended early.
+    pub redundant: u64,
     /// Time taken.
     pub elapsed: Duration,
 }

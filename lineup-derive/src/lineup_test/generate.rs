@@ -68,6 +68,7 @@ fn builder_call(option: &TestOption) -> TokenStream {
         }
         Setting::CheckStuck(on) => quote_spanned!(span=> .check_stuck(#on)),
         Setting::AllowAllPanics(on) => quote_spanned!(span=> .allow_all_panics(#on)),
+        Setting::Reduction(on) => quote_spanned!(span=> .reduction(#on)),
         Setting::Observations(dir) => quote_spanned!(span=> .observations(#dir)),
         Setting::Strategy(name) => quote_spanned!(span=> .strategy_named(#name)),
         Setting::Initial(ops) => quote_spanned!(span=> .initial(&[#(#ops),*])),

@@ -42,6 +42,8 @@ pub(super) enum Setting {
     CheckStuck(LitBool),
     /// `allow_all_panics = true` or `false`.
     AllowAllPanics(LitBool),
+    /// `reduction = true`: the partial-order reduction.
+    Reduction(LitBool),
     /// `observations = "dir"`.
     Observations(LitStr),
     /// `strategy = "pct:3"`.

@@ -28,7 +28,7 @@ fn option_errors_name_the_option() {
     assert_eq!(
         error(quote!(thread = 2), builder()),
         "unknown option `thread`; did you mean `threads`? expected one of threads, ops, samples, \
-         preemption_bound, seed, workers, time_budget_ms, check_stuck, allow_all_panics, strategy, matrix, initial, final, observations"
+         preemption_bound, seed, workers, time_budget_ms, check_stuck, allow_all_panics, strategy, reduction, matrix, initial, final, observations"
     );
     assert!(error(quote!(colour = 2), builder()).starts_with("unknown option `colour`; expected one of"));
     assert_eq!(

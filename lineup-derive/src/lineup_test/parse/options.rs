@@ -22,6 +22,7 @@ pub(super) const OPTIONS: &[&str] = &[
     "check_stuck",
     "allow_all_panics",
     "strategy",
+    "reduction",
     "matrix",
     "initial",
     "final",
@@ -92,6 +93,7 @@ pub(super) fn test_options(options: &Punctuated<OptionArg, Token![,]>) -> syn::R
             "time_budget_ms" => Setting::TimeBudgetMs(integer(value, &name, "u64")?),
             "check_stuck" => Setting::CheckStuck(boolean(value, &name)?),
             "allow_all_panics" => Setting::AllowAllPanics(boolean(value, &name)?),
+            "reduction" => Setting::Reduction(boolean(value, &name)?),
             "observations" => Setting::Observations(string(
                 value,
                 &name,
