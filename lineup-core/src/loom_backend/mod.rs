@@ -488,7 +488,7 @@ fn explore_concurrent<O: Send + Sync + 'static>(
                 let kept = saved.as_ref().and_then(|s| keep_checkpoint(std::path::Path::new(s)));
                 let _ = std::fs::remove_dir_all(&dir);
                 return Ok(Exploration2 {
-        redundant: 0,
+                    redundant: 0,
                     violation: Some((
                         violation,
                         ReplayToken {

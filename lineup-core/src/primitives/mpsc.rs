@@ -1,9 +1,16 @@
-//! `lineup::sync::mpsc` on shuttle: shuttle's channels (the same scheduling points), each of whose
-//! sends and receives announces the channel before it calls into shuttle, so that the
-//! partial-order reduction sees what each step touches (see
-//! [`footprint`](crate::explore::footprint)): steps on different channels commute, which is what
-//! makes actors (threads that talk over channels) tractable, and a thread blocked on an empty
-//! channel does not run.
+//! `lineup::sync::mpsc` on shuttle: channels whose sends and receives announce the channel to the
+//! partial-order reduction (see [`footprint`](crate::explore::footprint)), so that steps on
+//! different channels commute, which is what makes actors (threads that talk over channels)
+//! tractable.
+//!
+//! [`channel`] is lineup's own unbounded channel on shuttle's runtime: a send is a scheduling point
+//! (the order of two senders' messages matters), and a blocking [`Receiver::recv`] is **not**
+//! one. A receive on a single-consumer FIFO channel returns the oldest message whenever it runs,
+//! so its place among other threads' steps changes nothing but whether it waits: it takes a
+//! message in the step that calls it, or blocks there, and a thread blocked on an empty channel
+//! does not run until a message arrives. (Without this, an idle actor's step back to its `recv`
+//! races with every later send to it, and phase 1 explores all those orders.) `try_recv` and
+//! [`sync_channel`] (shuttle's bounded channel, wrapped) keep their scheduling points.
 //!
 //! ```
 //! use lineup_core::sync::mpsc::channel;
@@ -13,23 +20,121 @@
 //! let _ = requests;
 //! ```
 
+use std::cell::RefCell;
+use std::collections::VecDeque;
 use std::sync::Arc;
 use std::time::Duration;
 
 pub use shuttle::sync::mpsc::{RecvError, RecvTimeoutError, SendError, TryRecvError, TrySendError};
 
-use crate::explore::footprint::{announce, ObjectIdentity};
+use shuttle_engine::runtime::execution::ExecutionState;
+use shuttle_engine::runtime::task::TaskId;
+use shuttle_engine::runtime::thread;
 
-/// Creates an unbounded channel, as [`std::sync::mpsc::channel`].
+use crate::explore::footprint::{announce, announce_blocking, ObjectIdentity};
+
+/// lineup's unbounded channel: the queue, the receiver waiting on it, and who is left.
+struct Chan<T> {
+    identity: ObjectIdentity,
+    state: RefCell<ChanState<T>>,
+}
+
+struct ChanState<T> {
+    queue: VecDeque<T>,
+    waiting: Option<TaskId>,
+    senders: usize,
+    receiver: bool,
+}
+
+// SAFETY: as shuttle's own primitives: a channel is shared only by the tasks of one execution,
+// which run one at a time on one OS thread and switch only at scheduling points, never while the
+// state is borrowed.
+unsafe impl<T: Send> Send for Chan<T> {}
+// SAFETY: as above.
+unsafe impl<T: Send> Sync for Chan<T> {}
+
+impl<T> Chan<T> {
+    /// Wakes the waiting receiver, if any (a message arrived, or the last sender left).
+    fn wake(state: &mut ChanState<T>) {
+        if let Some(task) = state.waiting.take() {
+            // `try_with`: a sender may drop while shuttle tears the execution down.
+            let _ = ExecutionState::try_with(|s| s.get_mut(task).unblock());
+        }
+    }
+
+    fn send(&self, t: T) -> Result<(), SendError<T>> {
+        let _seen = announce(&self.identity, true);
+        thread::switch();
+        let mut state = self.state.borrow_mut();
+        if !state.receiver {
+            return Err(SendError(t));
+        }
+        state.queue.push_back(t);
+        Self::wake(&mut state);
+        Ok(())
+    }
+
+    fn recv(&self) -> Result<T, RecvError> {
+        // No scheduling point: the receive happens in the step that calls it.
+        let _seen = announce_blocking(&self.identity, true);
+        loop {
+            {
+                let mut state = self.state.borrow_mut();
+                if let Some(t) = state.queue.pop_front() {
+                    return Ok(t);
+                }
+                if state.senders == 0 {
+                    return Err(RecvError);
+                }
+                state.waiting = Some(ExecutionState::me());
+            }
+            // If execution teardown unwinds the task from the switch below, it no longer waits.
+            struct StopWaiting<'a, T>(&'a Chan<T>);
+            impl<T> Drop for StopWaiting<'_, T> {
+                fn drop(&mut self) {
+                    if let Ok(mut state) = self.0.state.try_borrow_mut() {
+                        state.waiting = None;
+                    }
+                }
+            }
+            let stop_waiting = StopWaiting(self);
+            ExecutionState::with(|s| s.current_mut().block(false));
+            thread::switch();
+            std::mem::forget(stop_waiting);
+        }
+    }
+
+    fn try_recv(&self) -> Result<T, TryRecvError> {
+        let _seen = announce(&self.identity, true);
+        thread::switch();
+        let mut state = self.state.borrow_mut();
+        match state.queue.pop_front() {
+            Some(t) => Ok(t),
+            None if state.senders == 0 => Err(TryRecvError::Disconnected),
+            None => Err(TryRecvError::Empty),
+        }
+    }
+}
+
+/// Creates an unbounded channel, as [`std::sync::mpsc::channel`] (see the module for its
+/// scheduling points).
 pub fn channel<T>() -> (Sender<T>, Receiver<T>) {
-    let (tx, rx) = shuttle::sync::mpsc::channel();
-    let identity = Arc::new(ObjectIdentity::new());
+    let chan = Arc::new(Chan {
+        identity: ObjectIdentity::new(),
+        state: RefCell::new(ChanState {
+            queue: VecDeque::new(),
+            waiting: None,
+            senders: 1,
+            receiver: true,
+        }),
+    });
     (
         Sender {
-            inner: tx,
-            identity: Arc::clone(&identity),
+            chan: Arc::clone(&chan),
         },
-        Receiver { inner: rx, identity },
+        Receiver {
+            inner: Inner::Unbounded(chan),
+        },
     )
 }
 
@@ -42,31 +147,47 @@ pub fn sync_channel<T>(bound: usize) -> (SyncSender<T>, Receiver<T>) {
             inner: tx,
             identity: Arc::clone(&identity),
         },
-        Receiver { inner: rx, identity },
+        Receiver {
+            inner: Inner::Bounded(rx, identity),
+        },
     )
 }
 
 /// The sending half of a [`channel`].
-#[derive(Debug)]
 pub struct Sender<T> {
-    inner: shuttle::sync::mpsc::Sender<T>,
-    identity: Arc<ObjectIdentity>,
+    chan: Arc<Chan<T>>,
 }
 
 impl<T> Sender<T> {
-    /// Sends a value; fails only when the receiver is gone.
+    /// Sends a value (a scheduling point); fails only when the receiver is gone.
     pub fn send(&self, t: T) -> Result<(), SendError<T>> {
-        let _seen = announce(&self.identity, true);
-        self.inner.send(t)
+        self.chan.send(t)
     }
 }
 
 impl<T> Clone for Sender<T> {
     fn clone(&self) -> Self {
+        self.chan.state.borrow_mut().senders += 1;
         Self {
-            inner: self.inner.clone(),
-            identity: Arc::clone(&self.identity),
+            chan: Arc::clone(&self.chan),
         }
+    }
+}
+
+impl<T> Drop for Sender<T> {
+    fn drop(&mut self) {
+        if let Ok(mut state) = self.chan.state.try_borrow_mut() {
+            state.senders -= 1;
+            if state.senders == 0 {
+                Chan::wake(&mut state);
+            }
+        }
+    }
+}
+
+impl<T> std::fmt::Debug for Sender<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Sender { .. }")
     }
 }
 
@@ -101,29 +222,42 @@ impl<T> Clone for SyncSender<T> {
 }
 
 /// The receiving half of a channel.
-#[derive(Debug)]
 pub struct Receiver<T> {
-    inner: shuttle::sync::mpsc::Receiver<T>,
-    identity: Arc<ObjectIdentity>,
+    inner: Inner<T>,
+}
+
+enum Inner<T> {
+    Unbounded(Arc<Chan<T>>),
+    Bounded(shuttle::sync::mpsc::Receiver<T>, Arc<ObjectIdentity>),
 }
 
 impl<T> Receiver<T> {
-    /// Waits for a value; fails when every sender is gone and the channel is empty.
+    /// Waits for a value; fails when every sender is gone and the channel is empty. On a
+    /// [`channel`], not a scheduling point (see the module).
     pub fn recv(&self) -> Result<T, RecvError> {
-        let _seen = announce(&self.identity, true);
-        self.inner.recv()
+        match &self.inner {
+            Inner::Unbounded(chan) => chan.recv(),
+            Inner::Bounded(rx, identity) => {
+                let _seen = announce(identity, true);
+                rx.recv()
+            }
+        }
     }
 
     /// Takes a value if there is one.
     pub fn try_recv(&self) -> Result<T, TryRecvError> {
-        let _seen = announce(&self.identity, true);
-        self.inner.try_recv()
+        match &self.inner {
+            Inner::Unbounded(chan) => chan.try_recv(),
+            Inner::Bounded(rx, identity) => {
+                let _seen = announce(identity, true);
+                rx.try_recv()
+            }
+        }
     }
 
-    /// Waits for a value (shuttle's never times out).
-    pub fn recv_timeout(&self, timeout: Duration) -> Result<T, RecvTimeoutError> {
-        let _seen = announce(&self.identity, true);
-        self.inner.recv_timeout(timeout)
+    /// Waits for a value (shuttle never times out).
+    pub fn recv_timeout(&self, _timeout: Duration) -> Result<T, RecvTimeoutError> {
+        self.recv().map_err(|_| RecvTimeoutError::Disconnected)
     }
 
     /// An iterator that waits for values until every sender is gone.
@@ -134,6 +268,22 @@ impl<T> Receiver<T> {
     /// An iterator over the values there are now.
     pub fn try_iter(&self) -> TryIter<'_, T> {
         TryIter { receiver: self }
+    }
+}
+
+impl<T> Drop for Receiver<T> {
+    fn drop(&mut self) {
+        if let Inner::Unbounded(chan) = &self.inner {
+            if let Ok(mut state) = chan.state.try_borrow_mut() {
+                state.receiver = false;
+            }
+        }
+    }
+}
+
+impl<T> std::fmt::Debug for Receiver<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Receiver { .. }")
     }
 }
 
