@@ -12,7 +12,7 @@
 //! plus `ceiling` (`executions_plain / histories_plain`: no reduction that keeps every history can
 //! do better) and the time of each.
 
-use lineup::{Config, Invocations, Strategy, Subject};
+use lineup::{Config, Strategy, Subject};
 use lineup_zoo::collections::TreiberStack;
 use lineup_zoo::reduction::{compare_with, comparison_config, ReductionRow};
 use lineup_zoo::{entries, first_bugs, Expected};

@@ -5,7 +5,6 @@
 //! return events independent, or sleep sets that ignore the preemption bound) it does.
 
 #[path = "../../examples/objects/mod.rs"]
-#[allow(dead_code)]
 mod objects;
 
 use lineup::{sample_matrices, ReductionFault, Subject, TestMatrix};
@@ -31,9 +30,18 @@ fn sampled<O: Send + Sync + 'static>(
     samples: usize,
     fault: Option<ReductionFault>,
 ) -> Vec<ReductionRow> {
+    sampled_shapes(subject, &[(2, 2), (3, 2)], samples, fault)
+}
+
+fn sampled_shapes<O: Send + Sync + 'static>(
+    subject: &Subject<O>,
+    shapes: &[(usize, usize)],
+    samples: usize,
+    fault: Option<ReductionFault>,
+) -> Vec<ReductionRow> {
     let n = subject.invocations().len();
     let mut rows = Vec::new();
-    for (threads, ops) in [(2, 2), (3, 2)] {
+    for &(threads, ops) in shapes {
         for matrix in sample_matrices(n, threads, ops, samples, SEED) {
             rows.push(compare(subject, &matrix, 2, fault));
         }
