@@ -19,6 +19,7 @@
 //!   command again under `--cfg loom`, in its own target directory): executions and time of each
 //!   phase on each backend; see [`loom_vs_shuttle`]. The other subcommands run on shuttle only.
 
+mod actors;
 mod histories;
 mod loom_vs_shuttle;
 #[path = "../../examples/objects/mod.rs"]
@@ -322,6 +323,7 @@ fn main() {
         "phase1" => phase1_3x3(),
         "workers" => one_matrix_workers::run(),
         "strategies" => strategies::run(),
+        "actors" => actors::run(std::env::args().nth(2).and_then(|n| n.parse().ok()).unwrap_or(50_000)),
         "shapes" => shapes::run(std::env::args().nth(2).and_then(|n| n.parse().ok()).unwrap_or(20)),
         "phase2" => phase2_vs_shuttle_dfs(),
         "phases" => {
@@ -336,7 +338,7 @@ fn main() {
         }
         other => {
             eprintln!(
-                "unknown benchmark `{other}`; available: phases, random, workers, strategies, shapes [K], \
+                "unknown benchmark `{other}`; available: phases, random, workers, strategies, actors [BUDGET], shapes [K], \
                  table2 [--samples K], phase1, phase2, loom [queue|counter1]"
             );
             std::process::exit(2);

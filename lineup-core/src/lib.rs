@@ -68,4 +68,4 @@ pub use spec::synthesis::Synthesis;
 pub use spec::vacuity::{vacuity, vacuity_warning, Vacuity};
 pub use spec::{observation_file, spec_snapshot};
 #[cfg(not(loom))]
-pub use survey::{survey, Survey, SurveyedHistory};
+pub use survey::{survey, survey_against_spec, Survey, SurveyedHistory};

@@ -22,8 +22,12 @@ use crate::check::{conclude_survey, synthesize_spec};
 use crate::config::Config;
 use crate::error::CheckError;
 use crate::judge::verdict::Verdict;
+use crate::model::history::op_table;
 use crate::model::matrix::TestMatrix;
 use crate::model::subject::Subject;
+use crate::spec::observation::ObservationSet;
+use crate::spec::observation_file;
+use crate::spec::synthesis::Synthesis;
 
 /// One distinct history of a survey, in the order the exploration met them.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -107,6 +111,32 @@ pub fn survey<O: Send + Sync + 'static>(
     config: &Config,
 ) -> Result<Survey, CheckError> {
     let synthesis = synthesize_spec(subject, matrix, config)?;
+    let log = Arc::new(SurveyLog::new());
+    let verdict = conclude_survey(subject, matrix, synthesis, config, &log)?;
+    let histories = Arc::try_unwrap(log)
+        .map(SurveyLog::into_histories)
+        .unwrap_or_else(|log| log.state.lock().unwrap_or_else(|e| e.into_inner()).1.clone());
+    Ok(Survey { verdict, histories })
+}
+
+/// [`survey`] against a specification obtained earlier (for example by
+/// [`synthesize_spec`](crate::synthesize_spec) with other settings): phase 2 only. The
+/// specification must belong to `matrix`.
+pub fn survey_against_spec<O: Send + Sync + 'static>(
+    subject: &Subject<O>,
+    matrix: &TestMatrix,
+    spec: &ObservationSet,
+    config: &Config,
+) -> Result<Survey, CheckError> {
+    subject.validate(matrix)?;
+    observation_file::check_matches(spec, &op_table(matrix, &subject.labels()), "the given specification")?;
+    let synthesis = Synthesis {
+        spec: spec.clone(),
+        nondeterminism: None,
+        executions: 0,
+        redundant: 0,
+        elapsed: Duration::ZERO,
+    };
     let log = Arc::new(SurveyLog::new());
     let verdict = conclude_survey(subject, matrix, synthesis, config, &log)?;
     let histories = Arc::try_unwrap(log)

@@ -70,34 +70,29 @@ fn every_zoo_class_keeps_every_history() {
 #[test]
 fn every_example_object_keeps_every_history() {
     let mut rows = Vec::new();
-    rows.extend(sampled(&objects::queues::blocking_queue(), 4, None));
-    rows.extend(sampled(&objects::queues::give_up_queue(), 4, None));
-    rows.extend(sampled(&objects::queues::lost_wake_up_queue(), 4, None));
-    rows.extend(sampled(&objects::counters::counter1(), 4, None));
-    rows.extend(sampled(&objects::counters::atomic_counter(), 4, None));
-    rows.extend(sampled(&objects::counters::counter2(), 4, None));
+    rows.extend(sampled(&objects::queues::blocking_queue(), 3, None));
+    rows.extend(sampled(&objects::queues::give_up_queue(), 3, None));
+    rows.extend(sampled(&objects::queues::lost_wake_up_queue(), 3, None));
+    rows.extend(sampled(&objects::counters::counter1(), 3, None));
+    rows.extend(sampled(&objects::counters::atomic_counter(), 3, None));
+    rows.extend(sampled(&objects::counters::counter2(), 3, None));
     // Three spinning threads explore close to a million schedules (every spin is explored): 2x2.
-    rows.extend(sampled_shapes(&objects::spin::spin_flag(), &[(2, 2)], 4, None));
+    rows.extend(sampled_shapes(&objects::spin::spin_flag(), &[(2, 2)], 2, None));
     rows.extend(sampled(&objects::spin::race(), 2, None));
-    rows.extend(sampled(&objects::spin::ticket_lock_counter(), 4, None));
-    // Objects whose invocations belong to one thread each: their own matrices.
+    rows.extend(sampled_shapes(
+        &objects::spin::ticket_lock_counter(),
+        &[(2, 2)],
+        2,
+        None,
+    ));
+    // Objects whose invocations belong to one thread each: their own matrices. (A survey explores
+    // every schedule of a spin loop, not only up to the first violation: the small ones.)
     use objects::spin::{filter_lock_counter_for, two_flag_lock_counter, Levels, Spin};
-    for spin in [Spin::CpuHint, Spin::Yield] {
-        let subject = two_flag_lock_counter(spin);
-        for threads in [vec![vec![0], vec![2]], vec![vec![0, 1], vec![2, 3]]] {
-            rows.push(compare(&subject, &TestMatrix::new(threads), 2, None));
-        }
-    }
+    let two_flags = two_flag_lock_counter(Spin::Yield);
+    rows.push(compare(&two_flags, &TestMatrix::new(vec![vec![0], vec![2]]), 2, None));
     for levels in [Levels::NMinusOne, Levels::OneShort] {
         let two = filter_lock_counter_for(2, levels);
-        rows.push(compare(&two, &TestMatrix::new(vec![vec![0, 0], vec![1, 1]]), 2, None));
-        let three = filter_lock_counter_for(3, levels);
-        rows.push(compare(
-            &three,
-            &TestMatrix::new(vec![vec![0], vec![1], vec![2]]),
-            2,
-            None,
-        ));
+        rows.push(compare(&two, &TestMatrix::new(vec![vec![0], vec![1]]), 2, None));
     }
     let failures = unsound(&rows);
     assert!(failures.is_empty(), "histories lost:\n{}", failures.join("\n"));
