@@ -30,7 +30,6 @@ mod primitives;
 mod report;
 mod runner;
 mod spec;
-#[cfg(not(loom))]
 mod survey;
 
 pub use check::{check, check_against_file, check_against_spec, replay, synthesize_spec, Replayed};

@@ -15,18 +15,29 @@
 //! assert_eq!(survey.histories.iter().filter(|h| h.violating).count(), 0);
 //! ```
 
-use std::sync::{Arc, Mutex};
+#[cfg(not(loom))]
+use std::sync::Arc;
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
+#[cfg(not(loom))]
 use crate::check::{conclude_survey, synthesize_spec};
+#[cfg(not(loom))]
 use crate::config::Config;
+#[cfg(not(loom))]
 use crate::error::CheckError;
 use crate::judge::verdict::Verdict;
+#[cfg(not(loom))]
 use crate::model::history::op_table;
+#[cfg(not(loom))]
 use crate::model::matrix::TestMatrix;
+#[cfg(not(loom))]
 use crate::model::subject::Subject;
+#[cfg(not(loom))]
 use crate::spec::observation::ObservationSet;
+#[cfg(not(loom))]
 use crate::spec::observation_file;
+#[cfg(not(loom))]
 use crate::spec::synthesis::Synthesis;
 
 /// One distinct history of a survey, in the order the exploration met them.
@@ -47,6 +58,7 @@ pub struct SurveyedHistory {
 
 /// What a [`survey`] found.
 #[derive(Clone, Debug)]
+#[cfg_attr(loom, allow(dead_code))]
 pub struct Survey {
     /// The verdict of the check: the first violation in depth-first order, as
     /// [`check`](crate::check()) reports it, with the statistics of the whole survey.
@@ -55,6 +67,7 @@ pub struct Survey {
     pub histories: Vec<SurveyedHistory>,
 }
 
+#[cfg_attr(loom, allow(dead_code))]
 impl Survey {
     /// The first violating history met, if any.
     pub fn first_violation(&self) -> Option<(usize, &SurveyedHistory)> {
@@ -64,11 +77,13 @@ impl Survey {
 
 /// What phase 2 hands a survey as it goes.
 #[derive(Debug)]
+#[cfg_attr(loom, allow(dead_code))]
 pub(crate) struct SurveyLog {
     start: Instant,
     state: Mutex<(u64, Vec<SurveyedHistory>)>,
 }
 
+#[cfg_attr(loom, allow(dead_code))]
 impl SurveyLog {
     pub fn new() -> Self {
         Self {
@@ -101,6 +116,7 @@ impl SurveyLog {
     }
 }
 
+#[cfg(not(loom))]
 /// Checks `matrix` as [`check`](crate::check()) does, but explores every schedule of phase 2 (on
 /// one worker, so that the order in which histories are met is depth-first) and judges every
 /// distinct history instead of stopping at the first violation. A phase 1 that proves the object
@@ -111,14 +127,10 @@ pub fn survey<O: Send + Sync + 'static>(
     config: &Config,
 ) -> Result<Survey, CheckError> {
     let synthesis = synthesize_spec(subject, matrix, config)?;
-    let log = Arc::new(SurveyLog::new());
-    let verdict = conclude_survey(subject, matrix, synthesis, config, &log)?;
-    let histories = Arc::try_unwrap(log)
-        .map(SurveyLog::into_histories)
-        .unwrap_or_else(|log| log.state.lock().unwrap_or_else(|e| e.into_inner()).1.clone());
-    Ok(Survey { verdict, histories })
+    survey_after(subject, matrix, synthesis, config)
 }
 
+#[cfg(not(loom))]
 /// [`survey`] against a specification obtained earlier (for example by
 /// [`synthesize_spec`](crate::synthesize_spec) with other settings): phase 2 only. The
 /// specification must belong to `matrix`.
@@ -137,6 +149,17 @@ pub fn survey_against_spec<O: Send + Sync + 'static>(
         redundant: 0,
         elapsed: Duration::ZERO,
     };
+    survey_after(subject, matrix, synthesis, config)
+}
+
+#[cfg(not(loom))]
+/// Phase 2 of a survey, after `synthesis`.
+fn survey_after<O: Send + Sync + 'static>(
+    subject: &Subject<O>,
+    matrix: &TestMatrix,
+    synthesis: Synthesis,
+    config: &Config,
+) -> Result<Survey, CheckError> {
     let log = Arc::new(SurveyLog::new());
     let verdict = conclude_survey(subject, matrix, synthesis, config, &log)?;
     let histories = Arc::try_unwrap(log)

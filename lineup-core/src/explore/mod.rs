@@ -6,6 +6,7 @@
 pub(crate) mod abandonment;
 pub(crate) mod concurrent;
 pub(crate) mod decision_tree;
+#[cfg_attr(loom, allow(dead_code))]
 pub(crate) mod footprint;
 pub(crate) mod harness;
 pub(crate) mod recording;
@@ -13,6 +14,7 @@ pub(crate) mod role;
 pub(crate) mod run;
 pub(crate) mod scheduler;
 pub(crate) mod serial;
+#[cfg_attr(loom, allow(dead_code))]
 pub(crate) mod sleep;
 pub(crate) mod split;
 pub(crate) mod strategy;
