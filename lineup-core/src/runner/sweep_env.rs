@@ -206,4 +206,21 @@ mod tests {
             "LINEUP_STRATEGY=\"pct:x\": the depth `x` is not a whole number"
         );
     }
+
+    #[test]
+    fn reads_the_reduction_switch() {
+        for (value, on) in [
+            ("on", true),
+            ("1", true),
+            ("TRUE", true),
+            ("off", false),
+            ("0", false),
+            ("no", false),
+        ] {
+            assert_eq!(env(&[(REDUCTION_ENV, value)]).unwrap().reduction, Some(on), "{value}");
+        }
+        assert_eq!(env(&[]).unwrap().reduction, None);
+        let err = env(&[(REDUCTION_ENV, "sometimes")]).unwrap_err();
+        assert_eq!(err.to_string(), "LINEUP_REDUCTION=\"sometimes\": expected on or off");
+    }
 }
