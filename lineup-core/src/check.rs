@@ -108,25 +108,10 @@ pub(crate) fn check_without_report<O: Send + Sync + 'static>(
     config: &Config,
 ) -> Result<Verdict, CheckError> {
     let synthesis = synthesize_spec(subject, matrix, config)?;
-    refuse_vacuous(subject.name(), &synthesis.spec, config)?;
-    let mut stats = CheckStats {
-        serial_executions: synthesis.executions,
-        redundant_executions: synthesis.redundant,
-        serial_full: synthesis.spec.full_count(),
-        serial_stuck: synthesis.spec.stuck_count(),
-        phase1_time: synthesis.elapsed,
-        preemption_bound: config.preemption_bound,
-        ..CheckStats::default()
+    let (spec, mut stats) = match conclude_phase1(subject, matrix, synthesis, config)? {
+        Ok(phase1) => phase1,
+        Err(nondeterministic) => return Ok(nondeterministic),
     };
-    if let Some((nondeterminism, replay)) = synthesis.nondeterminism {
-        return Ok(fail(
-            subject,
-            matrix,
-            ViolationKind::Nondeterministic(nondeterminism),
-            replay,
-            stats,
-        ));
-    }
     let token = replay_token_from_env()?;
     #[cfg(loom)]
     if let Some(token) = &token {
@@ -135,7 +120,7 @@ pub(crate) fn check_without_report<O: Send + Sync + 'static>(
             problem: "this is a shuttle schedule, and the check runs under loom (--cfg loom)".into(),
         });
     }
-    let phase2 = backend::concurrent_executions(subject, matrix, Arc::new(synthesis.spec), config, token.as_ref())
+    let phase2 = backend::concurrent_executions(subject, matrix, Arc::new(spec), config, token.as_ref())
         .map_err(|e| name_token(e, token.as_ref()))?;
     Ok(conclude(subject, matrix, phase2, &mut stats))
 }
@@ -367,8 +352,25 @@ pub(crate) fn conclude_survey<O: Send + Sync + 'static>(
     config: &Config,
     log: &Arc<crate::survey::SurveyLog>,
 ) -> Result<Verdict, CheckError> {
+    let (spec, mut stats) = match conclude_phase1(subject, matrix, synthesis, config)? {
+        Ok(phase1) => phase1,
+        Err(nondeterministic) => return Ok(nondeterministic),
+    };
+    let phase2 =
+        crate::explore::concurrent::concurrent_executions(subject, matrix, Arc::new(spec), config, None, Some(log))?;
+    Ok(conclude(subject, matrix, phase2, &mut stats))
+}
+
+/// After phase 1: refuses a specification that cannot fail, and gives phase 1's statistics with the
+/// specification, or (`Err`) the failing verdict when phase 1 proved the object nondeterministic.
+fn conclude_phase1<O>(
+    subject: &Subject<O>,
+    matrix: &TestMatrix,
+    synthesis: Synthesis,
+    config: &Config,
+) -> Result<Result<(ObservationSet, CheckStats), Verdict>, CheckError> {
     refuse_vacuous(subject.name(), &synthesis.spec, config)?;
-    let mut stats = CheckStats {
+    let stats = CheckStats {
         serial_executions: synthesis.executions,
         redundant_executions: synthesis.redundant,
         serial_full: synthesis.spec.full_count(),
@@ -377,24 +379,16 @@ pub(crate) fn conclude_survey<O: Send + Sync + 'static>(
         preemption_bound: config.preemption_bound,
         ..CheckStats::default()
     };
-    if let Some((nondeterminism, replay)) = synthesis.nondeterminism {
-        return Ok(fail(
+    Ok(match synthesis.nondeterminism {
+        Some((nondeterminism, replay)) => Err(fail(
             subject,
             matrix,
             ViolationKind::Nondeterministic(nondeterminism),
             replay,
             stats,
-        ));
-    }
-    let phase2 = crate::explore::concurrent::concurrent_executions(
-        subject,
-        matrix,
-        Arc::new(synthesis.spec),
-        config,
-        None,
-        Some(log),
-    )?;
-    Ok(conclude(subject, matrix, phase2, &mut stats))
+        )),
+        None => Ok((synthesis.spec, stats)),
+    })
 }
 
 fn conclude<O>(subject: &Subject<O>, matrix: &TestMatrix, phase2: Exploration2, stats: &mut CheckStats) -> Verdict {
