@@ -1,6 +1,7 @@
 //! The example objects, shared by `examples/`, `tests/` and the benchmarks through `#[path]`.
 #![allow(dead_code)]
 
+pub mod actors;
 pub mod counters;
 pub mod queues;
 pub mod spin;

@@ -12,7 +12,9 @@
 //! `'read(1) | write(1)'`: the smaller matrices on which phase 1's cost grows; a prefix
 //! `'read(0) > ...'` adds initial operations, run by the main thread before the clients). `WORKERS=n`
 //! sets `Config::workers` (default 0, one per core), `REDUCTION=1` turns on `Config::reduction`
-//! (the partial-order reduction, off by default). Stop a run that takes too long with
+//! (the partial-order reduction, off by default), `MAX_EXECUTIONS=n` bounds phase 2, `BOUND=b` sets the preemption bound, `STRATEGY=s`
+//! the strategy (as `LINEUP_STRATEGY`). Stop a run
+//! that takes too long with
 //! `timeout`.
 
 use lineup::{check, Config, Invocations, Subject, TestMatrix, Verdict};
@@ -58,13 +60,14 @@ fn run<O: Invocations>(name: &str, harness: &str, build: fn() -> O, matrix: Test
             println!(
                 "{{\"system\":\"{name}\",\"harness\":\"{harness}\",\"verdict\":\"{outcome}\",\
                  \"serial_executions\":{},\"serial_histories\":{},\"phase1_ms\":{},\
-                 \"concurrent_executions\":{},\"distinct_histories\":{},\"phase2_ms\":{},\"total_ms\":{}}}",
+                 \"concurrent_executions\":{},\"distinct_histories\":{},\"phase2_ms\":{},\"redundant_executions\":{},\"total_ms\":{}}}",
                 stats.serial_executions,
                 stats.serial_full + stats.serial_stuck,
                 stats.phase1_time.as_millis(),
                 stats.concurrent_executions,
                 stats.distinct_histories,
                 stats.phase2_time.as_millis(),
+                stats.redundant_executions,
                 started.elapsed().as_millis()
             );
             if std::env::var_os("REPORT").is_some() {
@@ -99,9 +102,15 @@ fn main() {
     }
     let workers = std::env::var("WORKERS").ok().and_then(|w| w.parse().ok()).unwrap_or(0);
     let reduction = std::env::var_os("REDUCTION").is_some();
+    let max_executions = std::env::var("MAX_EXECUTIONS").ok().and_then(|m| m.parse().ok());
+    let preemption_bound = std::env::var("BOUND").ok().and_then(|b| b.parse().ok()).unwrap_or(2);
+    let strategy = std::env::var("STRATEGY").map_or(lineup::Strategy::PbDfs, |s| s.parse().expect("a strategy"));
     let config = Config {
+        strategy,
         workers,
         reduction,
+        max_executions,
+        preemption_bound,
         ..Config::default()
     };
     let wide = harness == "2r2w";

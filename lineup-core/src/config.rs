@@ -103,6 +103,9 @@ pub enum ReductionFault {
     HistoryIndependent,
     /// Every explored option may sleep in later siblings, whatever the preemption bound.
     IgnoreBound,
+    /// Two sends to one `lineup::sync::mpsc::channel` commute (as if the order of messages did
+    /// not matter).
+    SendsCommute,
 }
 
 impl Default for Config {

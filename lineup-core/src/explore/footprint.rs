@@ -15,17 +15,20 @@
 //! a channel of shuttle-tokio), which lineup cannot see. That keeps the reduction sound for any
 //! object; it only reduces what lineup can see.
 //!
-//! Objects are numbered by *first touch* in each execution: executions that share a schedule
-//! prefix touch the same objects in the same order there, so the numbers of objects first touched
-//! in the prefix agree between them (see [`Footprint::conflicts`] for the others). The number
-//! lives in the object ([`ObjectIdentity`]), stamped with the execution, so neither addresses nor
-//! their reuse matter.
+//! An object created by a task during an execution (a channel: [`ObjectIdentity::created`]) is
+//! named by its *creation*: the task and how many objects that task created before it. A task
+//! runs the same code on the same values in equivalent executions, so the name is the same in all
+//! of them. Other objects (those whose constructors are `const`, as `Mutex::new` and the atomics')
+//! are numbered by *first touch* in each execution: executions that share a schedule prefix touch
+//! the same objects in the same order there, so the numbers of objects first touched in the prefix
+//! agree between them (see [`Footprint::conflicts`] for the others). The name lives in the object
+//! ([`ObjectIdentity`]), stamped with the execution, so neither addresses nor their reuse matter.
 //!
 //! shuttle runs every task of an execution and the scheduler on one OS thread, so the state is a
 //! thread local, as the [`recording`](crate::explore::recording) is.
 
 use std::cell::RefCell;
-use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use shuttle::current::TaskId;
 
@@ -35,15 +38,68 @@ use shuttle::current::TaskId;
 pub(crate) struct ObjectIdentity {
     /// The execution in which `id` was given (0: never).
     stamp: AtomicU64,
-    id: AtomicU32,
+    id: AtomicU64,
 }
 
+/// The names of objects named by their creation have this bit set (see the module).
+const CREATED: u64 = 1 << 63;
+
 impl ObjectIdentity {
-    /// An object not touched yet.
+    /// An object not touched yet, to be numbered at its first touch.
     pub const fn new() -> Self {
         Self {
             stamp: AtomicU64::new(0),
-            id: AtomicU32::new(0),
+            id: AtomicU64::new(0),
+        }
+    }
+
+    /// An object named by its creation, if a task of an execution under the reduction creates it
+    /// (otherwise as [`new`](Self::new)).
+    pub fn created() -> Self {
+        let identity = Self::new();
+        with(|s| {
+            if !s.on {
+                return;
+            }
+            let Some(task) = shuttle::current::try_get_current_task() else {
+                return;
+            };
+            let i = usize::from(task);
+            if s.created.len() <= i {
+                s.created.resize(i + 1, 0);
+            }
+            let count = s.created[i];
+            s.created[i] += 1;
+            identity.stamp.store(s.stamp, Ordering::Relaxed);
+            identity
+                .id
+                .store(CREATED | (i as u64) << 32 | u64::from(count), Ordering::Relaxed);
+        });
+        identity
+    }
+}
+
+/// How a step touches an object.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Kind {
+    /// Looks without changing anything: reads commute with reads.
+    Read,
+    /// A write, a read-modify-write, a lock, a send, a `try_recv`.
+    Write,
+    /// The receive of the one consumer of a FIFO channel: it takes the oldest message whenever it
+    /// runs, and it can run only once there is one, so it commutes with sends (which append) and
+    /// conflicts only with another receive on the same channel.
+    Consume,
+}
+
+impl Kind {
+    /// Whether two accesses of these kinds to one object may not commute.
+    pub fn conflicts(self, other: Kind) -> bool {
+        match (self, other) {
+            (Kind::Read, Kind::Read) => false,
+            (Kind::Consume, Kind::Consume) => true,
+            (Kind::Consume, _) | (_, Kind::Consume) => false,
+            _ => true,
         }
     }
 }
@@ -51,10 +107,9 @@ impl ObjectIdentity {
 /// One access of a step to an object.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Access {
-    /// The object's first-touch number in the execution.
-    pub object: u32,
-    /// A write (or a read-modify-write, a lock, a send, a receive); otherwise a read.
-    pub write: bool,
+    /// The object's name in the execution: its creation, or its first-touch number.
+    pub object: u64,
+    pub kind: Kind,
 }
 
 /// What one step touched.
@@ -72,17 +127,19 @@ pub(crate) struct Footprint {
 
 impl Footprint {
     /// Whether a step with this footprint and one with `other` may not commute. Objects numbered
-    /// `young_from` or higher were first touched after the point where this footprint was
-    /// recorded, in an execution other than `other`'s, so their numbers do not compare: two such
-    /// *young* objects are taken to be the same.
+    /// by first touch `young_from` or higher were first touched after the point where this
+    /// footprint was recorded, in an execution other than `other`'s, so their numbers do not
+    /// compare: two such *young* objects are taken to be the same. (Names by creation always
+    /// compare.)
     pub fn conflicts(&self, other: &Footprint, young_from: u32) -> bool {
         if self.opaque || other.opaque || (self.history && other.history) {
             return true;
         }
+        let young = |object: u64| (u64::from(young_from)..CREATED).contains(&object);
         self.accesses.iter().any(|a| {
             other.accesses.iter().any(|b| {
-                let same = a.object == b.object || (a.object >= young_from && b.object >= young_from);
-                same && (a.write || b.write)
+                let same = a.object == b.object || (young(a.object) && young(b.object));
+                same && a.kind.conflicts(b.kind)
             })
         })
     }
@@ -103,8 +160,12 @@ enum Stop {
 struct State {
     /// The reduction is on for the exploration in progress on this thread.
     on: bool,
+    /// Sends are announced as reads (a deliberately broken reduction, for the tests).
+    sends_commute: bool,
     stamp: u64,
     next_id: u32,
+    /// How many objects each task created in this execution (see [`ObjectIdentity::created`]).
+    created: Vec<u32>,
     /// The accesses in flight, per task.
     in_flight: Vec<Vec<Access>>,
     /// How each task's last step ended, per task.
@@ -131,12 +192,15 @@ fn with<R>(f: impl FnOnce(&mut State) -> R) -> R {
     STATE.with(|s| f(&mut s.borrow_mut()))
 }
 
-/// Starts the record of a new execution (`on`: the reduction is on for it).
-pub(crate) fn begin_execution(on: bool) {
+/// Starts the record of a new execution (`on`: the reduction is on for it; `sends_commute`: the
+/// broken reduction of [`ReductionFault::SendsCommute`](crate::config::ReductionFault)).
+pub(crate) fn begin_execution(on: bool, sends_commute: bool) {
     with(|s| {
         s.on = on;
+        s.sends_commute = sends_commute;
         s.stamp = if on { STAMPS.fetch_add(1, Ordering::Relaxed) } else { 0 };
         s.next_id = 0;
+        s.created.clear();
         for f in &mut s.in_flight {
             f.clear();
         }
@@ -182,31 +246,75 @@ impl Drop for InFlight {
 /// until the returned guard drops, the access counts in the step that its next scheduling point
 /// grants. A no-op while the reduction is off.
 pub(crate) fn announce(object: &ObjectIdentity, write: bool) -> InFlight {
-    announce_access(object, write, false)
+    announce_access(object, kind_of(write), false)
 }
 
 /// [`announce`] for a primitive that may act before its scheduling point (a lock, a wait or a
 /// receive that blocks registers itself first): the access also counts in the step running now.
 pub(crate) fn announce_blocking(object: &ObjectIdentity, write: bool) -> InFlight {
-    announce_access(object, write, true)
+    announce_access(object, kind_of(write), true)
 }
 
-fn announce_access(object: &ObjectIdentity, write: bool, acts_before: bool) -> InFlight {
+/// [`announce`] for the send of a channel: a write (two sends to one channel do not commute).
+pub(crate) fn announce_send(object: &ObjectIdentity) -> InFlight {
+    let broken = with(|s| s.sends_commute);
+    announce_access(object, if broken { Kind::Read } else { Kind::Write }, false)
+}
+
+/// [`announce_blocking`] for the receive of a FIFO channel's one consumer (see [`Kind::Consume`]):
+/// it counts in the step that calls it (which takes the oldest message, or blocks) and in the step
+/// that resumes it.
+pub(crate) fn announce_consume(object: &ObjectIdentity) -> InFlight {
+    announce_access(object, Kind::Consume, true)
+}
+
+/// The running step touches `object` (a write if `write`) without a scheduling point of its own
+/// (a receiver that goes away, which makes later sends fail). A no-op while the reduction is off
+/// or outside a task.
+pub(crate) fn touch(object: &ObjectIdentity, write: bool) {
+    with(|s| {
+        if !s.on || shuttle::current::try_get_current_task().is_none() {
+            return;
+        }
+        let object = number(s, object);
+        s.step.push(Access {
+            object,
+            kind: kind_of(write),
+        });
+    });
+}
+
+fn kind_of(write: bool) -> Kind {
+    if write {
+        Kind::Write
+    } else {
+        Kind::Read
+    }
+}
+
+/// The number of `object` in this execution, given at its first touch.
+fn number(s: &mut State, object: &ObjectIdentity) -> u64 {
+    if object.stamp.load(Ordering::Relaxed) == s.stamp {
+        object.id.load(Ordering::Relaxed)
+    } else {
+        let id = s.next_id;
+        s.next_id += 1;
+        object.stamp.store(s.stamp, Ordering::Relaxed);
+        object.id.store(u64::from(id), Ordering::Relaxed);
+        u64::from(id)
+    }
+}
+
+fn announce_access(object: &ObjectIdentity, kind: Kind, acts_before: bool) -> InFlight {
     let task = with(|s| {
         if !s.on {
             return None;
         }
         let me = shuttle::current::try_get_current_task()?;
-        let id = if object.stamp.load(Ordering::Relaxed) == s.stamp {
-            object.id.load(Ordering::Relaxed)
-        } else {
-            let id = s.next_id;
-            s.next_id += 1;
-            object.stamp.store(s.stamp, Ordering::Relaxed);
-            object.id.store(id, Ordering::Relaxed);
-            id
+        let access = Access {
+            object: number(s, object),
+            kind,
         };
-        let access = Access { object: id, write };
         if acts_before {
             s.step.push(access);
         }
@@ -229,7 +337,7 @@ pub(crate) fn in_flight_conflicts(task: TaskId, step: &Footprint) -> bool {
             mine.iter().any(|a| {
                 step.accesses
                     .iter()
-                    .any(|b| a.object == b.object && (a.write || b.write))
+                    .any(|b| a.object == b.object && a.kind.conflicts(b.kind))
             })
         })
     })
@@ -290,11 +398,14 @@ pub(crate) fn end_step(yielded: bool, history: bool, into: &mut Footprint) -> Op
 mod tests {
     use super::*;
 
-    fn fp(accesses: &[(u32, bool)], history: bool) -> Footprint {
+    fn fp(accesses: &[(u64, bool)], history: bool) -> Footprint {
         Footprint {
             accesses: accesses
                 .iter()
-                .map(|&(object, write)| Access { object, write })
+                .map(|&(object, write)| Access {
+                    object,
+                    kind: kind_of(write),
+                })
                 .collect(),
             history,
             opaque: false,
@@ -316,6 +427,29 @@ mod tests {
         let young = 100;
         assert!(fp(&[], true).conflicts(&fp(&[], true), young));
         assert!(!fp(&[], true).conflicts(&fp(&[(1, true)], false), young));
+    }
+
+    #[test]
+    fn a_receive_commutes_with_sends_but_not_with_another_receive() {
+        let young = 100;
+        let receive = |object| Footprint {
+            accesses: vec![Access {
+                object,
+                kind: Kind::Consume,
+            }],
+            ..Footprint::default()
+        };
+        assert!(!receive(1).conflicts(&fp(&[(1, true)], false), young));
+        assert!(!fp(&[(1, false)], false).conflicts(&receive(1), young));
+        assert!(receive(1).conflicts(&receive(1), young));
+        assert!(!receive(1).conflicts(&receive(2), young));
+    }
+
+    #[test]
+    fn names_by_creation_are_never_young() {
+        let created = CREATED | 3 << 32;
+        assert!(!fp(&[(created, true)], false).conflicts(&fp(&[(created + 1, true)], false), 0));
+        assert!(fp(&[(created, true)], false).conflicts(&fp(&[(created, false)], false), 0));
     }
 
     #[test]

@@ -347,7 +347,10 @@ impl Exploration {
         self.granted = None;
         self.taint_depth = None;
         self.redundant_now = false;
-        footprint::begin_execution(self.limits.reduction);
+        footprint::begin_execution(
+            self.limits.reduction,
+            self.limits.reduction_fault == Some(ReductionFault::SendsCommute),
+        );
         recording::reset(self.op_count);
         Some(Schedule::new(0))
     }

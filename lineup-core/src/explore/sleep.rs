@@ -96,14 +96,17 @@ impl SleepSet {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::explore::footprint::Access;
+    use crate::explore::footprint::{Access, Kind};
 
-    fn record(task: usize, object: u32, write: bool) -> SleepRecord {
+    fn record(task: usize, object: u64, write: bool) -> SleepRecord {
         SleepRecord {
             option: 0,
             task: TaskId::from(task),
             footprint: Footprint {
-                accesses: vec![Access { object, write }],
+                accesses: vec![Access {
+                    object,
+                    kind: if write { Kind::Write } else { Kind::Read },
+                }],
                 history: false,
                 opaque: false,
                 resumed: 0,

@@ -31,7 +31,7 @@ use shuttle_engine::runtime::execution::ExecutionState;
 use shuttle_engine::runtime::task::TaskId;
 use shuttle_engine::runtime::thread;
 
-use crate::explore::footprint::{announce, announce_blocking, ObjectIdentity};
+use crate::explore::footprint::{announce, announce_consume, announce_send, touch, ObjectIdentity};
 
 /// lineup's unbounded channel: the queue, the receiver waiting on it, and who is left.
 struct Chan<T> {
@@ -63,7 +63,7 @@ impl<T> Chan<T> {
     }
 
     fn send(&self, t: T) -> Result<(), SendError<T>> {
-        let _seen = announce(&self.identity, true);
+        let _seen = announce_send(&self.identity);
         thread::switch();
         let mut state = self.state.borrow_mut();
         if !state.receiver {
@@ -75,8 +75,9 @@ impl<T> Chan<T> {
     }
 
     fn recv(&self) -> Result<T, RecvError> {
-        // No scheduling point: the receive happens in the step that calls it.
-        let _seen = announce_blocking(&self.identity, true);
+        // No scheduling point: the receive happens in the step that calls it (or, if it has to
+        // wait, in the step that resumes it), and it commutes with sends (see `Kind::Consume`).
+        let _seen = announce_consume(&self.identity);
         loop {
             {
                 let mut state = self.state.borrow_mut();
@@ -120,7 +121,7 @@ impl<T> Chan<T> {
 /// scheduling points).
 pub fn channel<T>() -> (Sender<T>, Receiver<T>) {
     let chan = Arc::new(Chan {
-        identity: ObjectIdentity::new(),
+        identity: ObjectIdentity::created(),
         state: RefCell::new(ChanState {
             queue: VecDeque::new(),
             waiting: None,
@@ -141,7 +142,7 @@ pub fn channel<T>() -> (Sender<T>, Receiver<T>) {
 /// Creates a channel of capacity `bound`, as [`std::sync::mpsc::sync_channel`].
 pub fn sync_channel<T>(bound: usize) -> (SyncSender<T>, Receiver<T>) {
     let (tx, rx) = shuttle::sync::mpsc::sync_channel(bound);
-    let identity = Arc::new(ObjectIdentity::new());
+    let identity = Arc::new(ObjectIdentity::created());
     (
         SyncSender {
             inner: tx,
@@ -275,6 +276,8 @@ impl<T> Drop for Receiver<T> {
     fn drop(&mut self) {
         if let Inner::Unbounded(chan) = &self.inner {
             if let Ok(mut state) = chan.state.try_borrow_mut() {
+                // Later sends fail: this step does not commute with them.
+                touch(&chan.identity, true);
                 state.receiver = false;
             }
         }
