@@ -11,8 +11,8 @@
 //! of invocation labels, columns separated by `|` and a column's operations by `;` (for example
 //! `'read(1) | write(1)'`: the smaller matrices on which phase 1's cost grows; a prefix
 //! `'read(0) > ...'` adds initial operations, run by the main thread before the clients). `WORKERS=n`
-//! sets `Config::workers` (default 0, one per core), `REDUCTION=1` turns on `Config::reduction`
-//! (the partial-order reduction, off by default), `MAX_EXECUTIONS=n` bounds phase 2, `BOUND=b` sets the preemption bound, `STRATEGY=s`
+//! sets `Config::workers` (default 0, one per core), `REDUCTION=on|off|auto` sets `Config::reduction`
+//! (the partial-order reduction, default `auto`: on for these actors), `MAX_EXECUTIONS=n` bounds phase 2, `BOUND=b` sets the preemption bound, `STRATEGY=s`
 //! the strategy (as `LINEUP_STRATEGY`). Stop a run
 //! that takes too long with
 //! `timeout`.
@@ -101,7 +101,9 @@ fn main() {
         systems = vec!["dr", "edr", "adr", "oc", "oc-fixed", "px"];
     }
     let workers = std::env::var("WORKERS").ok().and_then(|w| w.parse().ok()).unwrap_or(0);
-    let reduction = std::env::var_os("REDUCTION").is_some();
+    let reduction: lineup::Reduction = std::env::var("REDUCTION").map_or(lineup::Reduction::Auto, |r| {
+        r.parse().unwrap_or_else(|e| panic!("REDUCTION={r:?}: {e}"))
+    });
     let max_executions = std::env::var("MAX_EXECUTIONS").ok().and_then(|m| m.parse().ok());
     let preemption_bound = std::env::var("BOUND").ok().and_then(|b| b.parse().ok()).unwrap_or(2);
     let strategy = std::env::var("STRATEGY").map_or(lineup::Strategy::PbDfs, |s| s.parse().expect("a strategy"));

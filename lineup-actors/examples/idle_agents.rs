@@ -37,7 +37,7 @@ fn main() {
             }));
             let config = Config {
                 workers: 1,
-                reduction,
+                reduction: reduction.into(),
                 ..Config::default()
             };
             let s = synthesize_spec(&subject, &TestMatrix::new(vec![vec![0]]), &config).unwrap();

@@ -14,7 +14,7 @@ use lineup_actors::ds2::register::{DistributedRegister, ErroneousDistributedRegi
 fn verdict<O: Invocations>(name: &str, build: fn() -> O, columns: &[&[&str]]) -> Verdict {
     let subject = Subject::of(name, build);
     let config = Config {
-        reduction: true,
+        reduction: lineup::Reduction::On,
         ..Config::default()
     };
     check(&subject, &matrix::<O>(columns), &config).unwrap()

@@ -5,7 +5,9 @@
 //! executions, against the specification phase 1 synthesized (with the reduction; phase 1 is exact
 //! either way, and without it a harness's phase 1 does not finish). One line each:
 //! `{"bench":"actors","system":"EDR","harness":"2r1w","strategy":..,"schedules":..,"unique_histories":..,"nonlinearizable":..,"histories_to_first_bug":..,"ms_to_first_bug":..,"total_ms":..,"verdict":"FAIL"}`,
-//! DS2's columns S, UH, NL, HF, TF and TT; times include phase 1 (`phase1_ms`, also printed).
+//! DS2's columns S, UH, NL, HF, TF and TT, and the schedules up to the first violating history;
+//! times include phase 1 (`phase1_ms`, also printed). The first row of each harness is lineup's
+//! default settings (pb-dfs with the reduction and the interlude), the others one strategy each.
 //! `cargo run --release -p lineup-bench -- actors [BUDGET]` (default 50,000 executions per
 //! strategy, DS2's smaller budget).
 
@@ -17,20 +19,36 @@ use lineup_actors::ds2::chord::OpenChord;
 use lineup_actors::ds2::paxos::PaxosMap;
 use lineup_actors::ds2::register::{DistributedRegister, ErroneousDistributedRegister};
 
-/// The strategies of the table, each with or without the reduction in phase 2.
-fn strategies(budget: u64) -> Vec<(Strategy, bool)> {
+/// The rows of each harness: lineup's default settings, then each strategy on its own (with or
+/// without the reduction in phase 2, without the interlude).
+fn strategies(budget: u64) -> Vec<(String, Config)> {
+    let alone = |strategy: Strategy, reduction: bool| {
+        let label = if reduction {
+            format!("{strategy}+por")
+        } else {
+            strategy.to_string()
+        };
+        let config = Config {
+            strategy,
+            reduction: reduction.into(),
+            interlude: None,
+            ..Config::default()
+        };
+        (label, config)
+    };
     vec![
-        (Strategy::PbDfs, true),
-        (Strategy::PbDfs, false),
-        (Strategy::DbDfs { delays: 2 }, false),
-        (
+        ("default".to_string(), Config::default()),
+        alone(Strategy::PbDfs, true),
+        alone(Strategy::PbDfs, false),
+        alone(Strategy::DbDfs { delays: 2 }, false),
+        alone(
             Strategy::Random {
                 executions: budget,
                 seed: 1,
             },
             false,
         ),
-        (
+        alone(
             Strategy::Pct {
                 depth: 3,
                 executions: budget,
@@ -45,7 +63,7 @@ fn system<O: Invocations>(name: &str, build: fn() -> O, harnesses: [(&str, TestM
     let subject = Subject::of(name, build);
     for (harness, matrix) in harnesses {
         let phase1 = Config {
-            reduction: true,
+            reduction: lineup::Reduction::On,
             workers: 1,
             ..Config::default()
         };
@@ -61,18 +79,11 @@ fn system<O: Invocations>(name: &str, build: fn() -> O, harnesses: [(&str, TestM
             }
         };
         let phase1_ms = start.elapsed().as_secs_f64() * 1e3;
-        for (strategy, reduction) in strategies(budget) {
+        for (label, config) in strategies(budget) {
             let config = Config {
-                strategy,
-                reduction,
                 workers: 1,
                 max_executions: Some(budget),
-                ..Config::default()
-            };
-            let label = if reduction {
-                format!("{strategy}+por")
-            } else {
-                strategy.to_string()
+                ..config
             };
             let start = Instant::now();
             let found = survey_against_spec(&subject, &matrix, &synthesis.spec, &config);
@@ -82,17 +93,18 @@ fn system<O: Invocations>(name: &str, build: fn() -> O, harnesses: [(&str, TestM
                     let stats = found.verdict.stats();
                     let violating = found.histories.iter().filter(|h| h.violating).count();
                     let first = found.first_violation();
-                    let (hf, tf) = match first {
+                    let (hf, sf, tf) = match first {
                         Some((i, h)) => (
                             (i + 1).to_string(),
+                            h.executions.to_string(),
                             format!("{:.1}", phase1_ms + h.elapsed.as_secs_f64() * 1e3),
                         ),
-                        None => ("null".into(), "null".into()),
+                        None => ("null".into(), "null".into(), "null".into()),
                     };
                     println!(
                         "{{\"bench\":\"actors\",\"system\":\"{name}\",\"harness\":\"{harness}\",\"strategy\":\"{label}\",\
                          \"schedules\":{},\"unique_histories\":{},\"nonlinearizable\":{violating},\
-                         \"histories_to_first_bug\":{hf},\"ms_to_first_bug\":{tf},\"total_ms\":{:.1},\"verdict\":\"{}\",\
+                         \"histories_to_first_bug\":{hf},\"schedules_to_first_bug\":{sf},\"ms_to_first_bug\":{tf},\"total_ms\":{:.1},\"verdict\":\"{}\",\
                          \"phase1_ms\":{phase1_ms:.1},\"serial_executions\":{},\"serial_histories\":{},\"budget\":{budget}}}",
                         stats.concurrent_executions,
                         found.histories.len(),

@@ -131,15 +131,38 @@ fn phase2_vs_shuttle_dfs() {
     )
     .expect("phase 1")
     .spec;
+    // Without the reduction and the interlude, as shuttle's DFS explores.
     let config = Config {
         max_executions: Some(executions),
         workers: 1,
+        reduction: lineup::Reduction::Off,
+        interlude: None,
         ..Config::default()
     };
     let runs: usize = std::env::var("LINEUP_BENCH_RUNS")
         .ok()
         .and_then(|r| r.parse().ok())
         .unwrap_or(3);
+    // Side by side: the time to exhaust the same tree (bound 2) without and with the reduction.
+    let exhaust = |reduction: bool| {
+        let config = Config {
+            max_executions: None,
+            reduction: reduction.into(),
+            ..config.clone()
+        };
+        let mut best = f64::MAX;
+        let mut executions = 0;
+        for _ in 0..runs {
+            let start = Instant::now();
+            let verdict = check_against_spec(&subject, &matrix, &spec, &config).expect("phase 2");
+            best = best.min(start.elapsed().as_secs_f64() * 1e3);
+            assert!(verdict.is_pass());
+            executions = verdict.stats().concurrent_executions;
+        }
+        (executions, best)
+    };
+    let (exhaust_plain, exhaust_plain_ms) = exhaust(false);
+    let (exhaust_reduced, exhaust_reduced_ms) = exhaust(true);
     let mut lineup_rates = Vec::new();
     let mut shuttle_rates = Vec::new();
     let mut lineup_executions = 0;
@@ -179,7 +202,9 @@ fn phase2_vs_shuttle_dfs() {
         "{{\"bench\":\"phase2_vs_shuttle_dfs\", \"matrix\":\"3x3 queue\", \"preemption_bound\":2, \
          \"lineup_executions\":{lineup_executions}, \"lineup_distinct_histories\":{distinct}, \
          \"shuttle_dfs_executions\":{shuttle_executions}, \"lineup_execs_per_s\":{a:.0}, \
-         \"shuttle_dfs_execs_per_s\":{b:.0}, \"ratio\":{:.3}, \"target_ratio\":0.8, \"runs\":{runs}}}",
+         \"shuttle_dfs_execs_per_s\":{b:.0}, \"ratio\":{:.3}, \"target_ratio\":0.8, \"runs\":{runs}, \
+         \"exhaust_executions_plain\":{exhaust_plain}, \"exhaust_ms_plain\":{exhaust_plain_ms:.1}, \
+         \"exhaust_executions_reduced\":{exhaust_reduced}, \"exhaust_ms_reduced\":{exhaust_reduced_ms:.1}}}",
         a / b
     );
 }

@@ -399,6 +399,7 @@ fn conclude<O>(subject: &Subject<O>, matrix: &TestMatrix, phase2: Exploration2, 
     stats.inconclusive_executions = phase2.inconclusive;
     stats.stuck_resumed = phase2.resumed;
     stats.phase2_time = phase2.elapsed;
+    stats.interlude = phase2.interlude;
     match phase2.violation {
         None => Verdict::Pass(stats.clone()),
         Some((kind, replay)) => {

@@ -87,12 +87,78 @@ pub struct Config {
     /// primitives used directly, shuttle-tokio) is dependent with everything. Every distinct
     /// history found without it is still found, at the same bound, and phase 1 stays exact.
     /// The other strategies ignore it. `LINEUP_REDUCTION` overrides it in
-    /// [`LineupTest`](crate::LineupTest)s. Default off.
-    pub reduction: bool,
+    /// [`LineupTest`](crate::LineupTest)s. Default [`Reduction::Auto`]: on for objects with
+    /// threads of their own (actors), which it makes checkable at all, off for the others, on
+    /// which it finds the same bugs a little more slowly (see `docs/strategies.md`).
+    pub reduction: Reduction,
+    /// A sample of schedules run in the middle of an exhaustive phase 2 whose tree turns out large
+    /// (see [`Interlude`](crate::Interlude)): by default 1,000 executions of PCT at depth 3 once
+    /// `pb-dfs` has run 10,000 without finishing, then the search goes on to the end. Trees within
+    /// 10,000 executions (every zoo matrix up to 3x3 at bound 2) are explored exactly as without it.
+    /// `None` turns it off. A sampling [`strategy`](Self::strategy), a replay and a bounded
+    /// [`max_executions`](Self::max_executions) below `after` never run it. `LINEUP_INTERLUDE`
+    /// overrides it in [`LineupTest`](crate::LineupTest)s.
+    pub interlude: Option<crate::explore::strategy::interlude::Interlude>,
     /// A deliberately broken reduction, for the tests that show the superset property can fail.
     /// Never set it otherwise.
     #[doc(hidden)]
     pub reduction_fault: Option<ReductionFault>,
+}
+
+/// Whether the partial-order reduction is on (see [`Config::reduction`]). Written `on`, `off` or
+/// `auto` (also `1`/`0`, `true`/`false`, `yes`/`no`):
+///
+/// ```
+/// use lineup_core::Reduction;
+/// assert_eq!("auto".parse::<Reduction>(), Ok(Reduction::Auto));
+/// assert_eq!("1".parse::<Reduction>(), Ok(Reduction::On));
+/// assert_eq!(Reduction::from(false), Reduction::Off);
+/// assert!("sometimes".parse::<Reduction>().is_err());
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Reduction {
+    /// Never.
+    Off,
+    /// Always.
+    On,
+    /// When the object has threads of its own: threads its constructor spawned (actors) or that
+    /// outlive the operation that spawned them, seen in a first serial execution (one more
+    /// execution per exploration).
+    #[default]
+    Auto,
+}
+
+impl From<bool> for Reduction {
+    fn from(on: bool) -> Self {
+        if on {
+            Reduction::On
+        } else {
+            Reduction::Off
+        }
+    }
+}
+
+impl std::fmt::Display for Reduction {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Reduction::Off => "off",
+            Reduction::On => "on",
+            Reduction::Auto => "auto",
+        })
+    }
+}
+
+impl std::str::FromStr for Reduction {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "on" | "1" | "true" | "yes" => Ok(Reduction::On),
+            "off" | "0" | "false" | "no" => Ok(Reduction::Off),
+            "auto" => Ok(Reduction::Auto),
+            _ => Err("expected on, off or auto".into()),
+        }
+    }
 }
 
 /// A deliberately broken partial-order reduction (see [`Config::reduction_fault`]).
@@ -123,7 +189,8 @@ impl Default for Config {
             workers: 0,
             strategy: crate::explore::strategy::selection::Strategy::PbDfs,
             yield_choices: 1,
-            reduction: false,
+            reduction: Reduction::Auto,
+            interlude: Some(crate::explore::strategy::interlude::Interlude::default()),
             reduction_fault: None,
         }
     }

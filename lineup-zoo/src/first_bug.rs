@@ -40,9 +40,12 @@ pub(crate) fn measure<O: Invocations + Default>(
     tries: usize,
 ) -> Option<Vec<FirstBug>> {
     let subject = Subject::of(entry.class, O::default);
+    // Each strategy alone (the interlude would mix in PCT once a search passes 10,000
+    // executions).
     let base = Config {
         preemption_bound: entry.preemption_bound,
         workers: 1,
+        interlude: None,
         ..Config::default()
     };
     let sample = sample_matrices(subject.invocations().len(), 3, 3, tries, seed);
@@ -72,7 +75,7 @@ fn one<O: Send + Sync + 'static>(
 ) -> FirstBug {
     let config = Config {
         strategy,
-        reduction,
+        reduction: reduction.into(),
         ..base.clone()
     };
     let start = Instant::now();

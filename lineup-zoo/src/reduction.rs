@@ -44,13 +44,15 @@ impl ReductionRow {
     }
 }
 
-/// The settings of a comparison: the defaults, with a livelock found after 16 yields instead of
-/// 500 (a survey explores every schedule of a spin loop, not only up to the first violation).
+/// The settings of a comparison: the defaults without the interlude, with a livelock found after
+/// 16 yields instead of 500 (a survey explores every schedule of a spin loop, not only up to the first violation).
 pub fn comparison_config(bound: u32) -> Config {
     Config {
         preemption_bound: bound,
         spin_bound: 16,
         workers: 1,
+        // The search alone: the trees are compared execution for execution.
+        interlude: None,
         ..Config::default()
     }
 }
@@ -76,7 +78,7 @@ pub fn compare_with<O: Send + Sync + 'static>(
     let bound = base.preemption_bound;
     let run = |reduction: bool| {
         let config = Config {
-            reduction,
+            reduction: reduction.into(),
             reduction_fault: if reduction { fault } else { None },
             ..base.clone()
         };

@@ -137,7 +137,7 @@ fn the_stale_cache_fails_with_the_reduction() {
     let matrix = TestMatrix::new(vec![vec![0], vec![2, 2]]);
     for reduction in [false, true] {
         let config = lineup::Config {
-            reduction,
+            reduction: reduction.into(),
             ..Default::default()
         };
         let verdict = lineup::check(&subject, &matrix, &config).expect("the check runs");

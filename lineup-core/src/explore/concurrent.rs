@@ -11,10 +11,11 @@ use crate::error::CheckError;
 use crate::explore::decision_tree::DecisionTree;
 use crate::explore::recording;
 use crate::explore::recording::history_of;
-use crate::explore::run::explore;
+use crate::explore::run::explore_keeping_tree;
 use crate::explore::scheduler::Control;
 use crate::explore::split::{on_workers, worker_count};
 use crate::explore::strategy;
+use crate::explore::strategy::interlude::Interlude;
 use crate::explore::strategy::selection::Strategy;
 use crate::explore::trace_set::{Fingerprint, TraceFingerprints};
 use crate::judge::full_spec_index::FullSpecIndex;
@@ -83,102 +84,174 @@ pub(crate) fn concurrent_executions<O: Send + Sync + 'static>(
     };
     let seen = Arc::new(TraceFingerprints::default());
     let start = Instant::now();
-    let results = on_workers(workers, tree, |tree, split| {
-        let found = Rc::new(RefCell::new(Found {
-            full_index: None,
-            stuck: 0,
-            inconclusive: 0,
-            violation: None,
-            budget: MemoryBudget::new(config.max_memory),
-            memory: None,
-        }));
-        let sink_found = Rc::clone(&found);
-        let spec = Arc::clone(&spec);
-        let ops = ops.clone();
-        let check_stuck = config.check_stuck;
-        let queue = split.cloned();
-        let seen = Arc::clone(&seen);
-        let survey = survey.cloned();
-        let strategy = strategy::for_phase2(config, replayed);
-        let explored = explore(subject, matrix, tree, Some(strategy), split, config, move |result| {
-            let found = &mut *sink_found.borrow_mut();
-            if let Some(survey) = &survey {
-                survey.execution();
-            }
-            if result.inconclusive {
-                found.inconclusive += 1;
-                return Control::Continue;
-            }
-            let fingerprint = recording::with(|r| Fingerprint::of(result.trace, &r.interner));
-            if seen.contains(fingerprint) {
-                return Control::Continue;
-            }
-            // A new distinct history: its fingerprint will be held until the end, with the spec.
-            let held = spec_bytes + (seen.len() as u64 + 1) * FINGERPRINT_BYTES;
-            if found.budget.exceeded(held) {
-                found.memory = Some((found.budget.limit(), held));
-                if let Some(queue) = &queue {
-                    queue.abort();
-                }
-                return Control::Stop;
-            }
-            if result.stuck.is_none() {
-                // Fast path: a full history with a witness is judged on its trace alone. (Built on
-                // first use: responses are interned per exploration.)
-                let index = found
-                    .full_index
-                    .get_or_insert_with(|| recording::with(|r| FullSpecIndex::new(&spec, &mut r.interner)));
-                if index.has_witness(result.trace.events, result.trace.responses) {
-                    seen.insert(fingerprint);
+    // One stage of phase 2: `config`'s strategy from `tree` on `workers`, each worker giving back
+    // what it found and its tree.
+    let stage = |config: &Config, tree: DecisionTree, workers: usize, replayed: Option<&[u32]>| {
+        on_workers(workers, tree, |tree, split| {
+            let found = Rc::new(RefCell::new(Found {
+                full_index: None,
+                stuck: 0,
+                inconclusive: 0,
+                violation: None,
+                budget: MemoryBudget::new(config.max_memory),
+                memory: None,
+            }));
+            let sink_found = Rc::clone(&found);
+            let spec = Arc::clone(&spec);
+            let ops = ops.clone();
+            let check_stuck = config.check_stuck;
+            let queue = split.cloned();
+            let seen = Arc::clone(&seen);
+            let survey = survey.cloned();
+            let strategy = strategy::for_phase2(config, replayed);
+            let (explored, tree) =
+                explore_keeping_tree(subject, matrix, tree, Some(strategy), split, config, move |result| {
+                    let found = &mut *sink_found.borrow_mut();
                     if let Some(survey) = &survey {
-                        survey.history(fingerprint.value(), false, false);
+                        survey.execution();
                     }
-                    return Control::Continue;
-                }
-            }
-            let history = history_of(result.trace, &ops);
-            let verdict = judge(&spec, &history, result.stuck, check_stuck);
-            match verdict {
-                None => {
-                    // Counted once, by the worker that remembered it first.
-                    if seen.insert(fingerprint) {
-                        found.stuck += usize::from(history.is_stuck());
-                        if let Some(survey) = &survey {
-                            survey.history(fingerprint.value(), false, history.is_stuck());
-                        }
-                    }
-                    Control::Continue
-                }
-                Some(kind) => {
-                    // A violating history is not remembered: a worker that meets it earlier in
-                    // depth-first order reports it there.
-                    // Workers compare executions by their place in the tree.
-                    let position = result.position();
-                    if let Some(queue) = &queue {
-                        queue.found(position.clone());
-                    }
-                    if found.violation.as_ref().is_none_or(|(_, _, first)| position < *first) {
-                        let (phase, choices) = result.token();
-                        found.violation = Some((kind, ReplayToken { phase, choices }, position));
-                    }
-                    if let Some(survey) = &survey {
-                        // A survey goes on past violations, counting each distinct one once.
-                        if seen.insert(fingerprint) {
-                            survey.history(fingerprint.value(), true, history.is_stuck());
-                        }
+                    if result.inconclusive {
+                        found.inconclusive += 1;
                         return Control::Continue;
                     }
-                    Control::Stop
+                    let fingerprint = recording::with(|r| Fingerprint::of(result.trace, &r.interner));
+                    if seen.contains(fingerprint) {
+                        return Control::Continue;
+                    }
+                    // A new distinct history: its fingerprint will be held until the end, with the spec.
+                    let held = spec_bytes + (seen.len() as u64 + 1) * FINGERPRINT_BYTES;
+                    if found.budget.exceeded(held) {
+                        found.memory = Some((found.budget.limit(), held));
+                        if let Some(queue) = &queue {
+                            queue.abort();
+                        }
+                        return Control::Stop;
+                    }
+                    if result.stuck.is_none() {
+                        // Fast path: a full history with a witness is judged on its trace alone. (Built on
+                        // first use: responses are interned per exploration.)
+                        let index = found
+                            .full_index
+                            .get_or_insert_with(|| recording::with(|r| FullSpecIndex::new(&spec, &mut r.interner)));
+                        if index.has_witness(result.trace.events, result.trace.responses) {
+                            seen.insert(fingerprint);
+                            if let Some(survey) = &survey {
+                                survey.history(fingerprint.value(), false, false);
+                            }
+                            return Control::Continue;
+                        }
+                    }
+                    let history = history_of(result.trace, &ops);
+                    let verdict = judge(&spec, &history, result.stuck, check_stuck);
+                    match verdict {
+                        None => {
+                            // Counted once, by the worker that remembered it first.
+                            if seen.insert(fingerprint) {
+                                found.stuck += usize::from(history.is_stuck());
+                                if let Some(survey) = &survey {
+                                    survey.history(fingerprint.value(), false, history.is_stuck());
+                                }
+                            }
+                            Control::Continue
+                        }
+                        Some(kind) => {
+                            // A violating history is not remembered: a worker that meets it earlier in
+                            // depth-first order reports it there.
+                            // Workers compare executions by their place in the tree.
+                            let position = result.position();
+                            if let Some(queue) = &queue {
+                                queue.found(position.clone());
+                            }
+                            if found.violation.as_ref().is_none_or(|(_, _, first)| position < *first) {
+                                let (phase, choices) = result.token();
+                                found.violation = Some((kind, ReplayToken { phase, choices }, position));
+                            }
+                            if let Some(survey) = &survey {
+                                // A survey goes on past violations, counting each distinct one once.
+                                if seen.insert(fingerprint) {
+                                    survey.history(fingerprint.value(), true, history.is_stuck());
+                                }
+                                return Control::Continue;
+                            }
+                            Control::Stop
+                        }
+                    }
+                })?;
+            let found = Rc::try_unwrap(found)
+                .map_err(|_| ())
+                .expect("exploration finished")
+                .into_inner();
+            Ok((found, explored, tree))
+        })
+    };
+    let mut results = Vec::new();
+    let mut interlude_ran = None;
+    // The interlude (see `Interlude`): the search's first `after` executions on one worker (so that
+    // where it stops does not depend on the number of workers), the interlude's sample, and the
+    // rest of the search from where it stopped.
+    let interlude = config.interlude.filter(|interlude| {
+        replay.is_none()
+            && config.strategy.is_exhaustive()
+            && config.max_executions.is_none_or(|max| max > interlude.after)
+    });
+    match interlude {
+        None => results.extend(stage(config, tree, workers, replayed)?),
+        Some(interlude) => {
+            let first = Config {
+                max_executions: Some(interlude.after),
+                ..config.clone()
+            };
+            let (found, explored, mut tree) = stage(&first, tree, 1, None)?.pop().expect("one worker");
+            let stopped = found.violation.is_some() || found.memory.is_some();
+            let ran = explored.executions;
+            results.push((found, explored, DecisionTree::new()));
+            if !stopped && ran >= interlude.after && tree.advance() {
+                let left = config.max_executions.map(|max| max - ran);
+                let sample = match interlude.strategy {
+                    Strategy::Random { executions, seed } => Strategy::Random {
+                        executions: left.map_or(executions, |left| executions.min(left)),
+                        seed,
+                    },
+                    Strategy::Pct {
+                        depth,
+                        executions,
+                        seed,
+                    } => Strategy::Pct {
+                        depth,
+                        executions: left.map_or(executions, |left| executions.min(left)),
+                        seed,
+                    },
+                    exhaustive => exhaustive,
+                };
+                let middle = Config {
+                    strategy: sample,
+                    max_executions: None,
+                    ..config.clone()
+                };
+                let (found, explored, _) = stage(&middle, DecisionTree::new(), 1, None)?.pop().expect("one worker");
+                let stopped = found.violation.is_some() || found.memory.is_some();
+                interlude_ran = Some((
+                    Interlude {
+                        strategy: sample,
+                        ..interlude
+                    },
+                    explored.executions,
+                ));
+                let left = left.map(|left| left - explored.executions);
+                results.push((found, explored, DecisionTree::new()));
+                if !stopped && left != Some(0) {
+                    let rest = Config {
+                        max_executions: left,
+                        ..config.clone()
+                    };
+                    let workers = if left.is_some() { 1 } else { workers };
+                    results.extend(stage(&rest, tree, workers, None)?);
                 }
             }
-        })?;
-        let found = Rc::try_unwrap(found)
-            .map_err(|_| ())
-            .expect("exploration finished")
-            .into_inner();
-        Ok((found, explored))
-    })?;
+        }
+    }
     let mut outcome = Exploration2 {
+        interlude: interlude_ran,
         redundant: 0,
         violation: None,
         executions: 0,
@@ -191,7 +264,9 @@ pub(crate) fn concurrent_executions<O: Send + Sync + 'static>(
     };
     let mut memory = None;
     let mut first = None;
-    for (found, explored) in results {
+    // Stages run one after the other, each only if the one before found nothing: the first
+    // violation is the first stage's, and within it the first in depth-first order.
+    for (found, explored, _) in results {
         outcome.executions += explored.executions;
         outcome.redundant += explored.redundant;
         outcome.stuck += found.stuck;

@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use shuttle::{FailurePersistence, MaxSteps, Runner};
 
-use crate::config::Config;
+use crate::config::{Config, Reduction};
 use crate::error::CheckError;
 use crate::explore::decision_tree::DecisionTree;
 use crate::explore::harness::{panic_message, remember_panic_hook, test_body};
@@ -27,11 +27,32 @@ pub(crate) struct Explored {
     pub redundant: u64,
     pub steps: u64,
     pub elapsed: Duration,
+    /// Some execution had a thread of the object's own running (see [`Reduction::Auto`]).
+    pub background: bool,
 }
 
 /// Explores `matrix`: its serial executions (phase 1) without a `strategy`, else the concurrent
 /// ones the strategy chooses, handing every execution to `sink` until it says stop or the
 /// exploration is complete (or, with `split`, until the workers sharing the tree are done).
+/// Whether the object has threads of its own ([`Reduction::Auto`]): one serial execution, without
+/// the reduction, sees a thread that runs outside every pending operation (spawned by the
+/// constructor, or outliving its operation). A probe that fails says no: the exploration that
+/// follows meets the same failure and reports it.
+fn has_threads_of_its_own<O: Send + Sync + 'static>(
+    subject: &Subject<O>,
+    matrix: &TestMatrix,
+    config: &Config,
+) -> bool {
+    let probe = Config {
+        reduction: Reduction::Off,
+        ..config.clone()
+    };
+    explore_keeping_tree(subject, matrix, DecisionTree::new(), None, None, &probe, |_| {
+        Control::Stop
+    })
+    .is_ok_and(|(explored, _)| explored.background)
+}
+
 pub(crate) fn explore<O: Send + Sync + 'static>(
     subject: &Subject<O>,
     matrix: &TestMatrix,
@@ -41,6 +62,21 @@ pub(crate) fn explore<O: Send + Sync + 'static>(
     config: &Config,
     sink: impl for<'a> FnMut(ExecutionResult<'a>) -> Control + 'static,
 ) -> Result<Explored, CheckError> {
+    explore_keeping_tree(subject, matrix, tree, strategy, split, config, sink).map(|(explored, _)| explored)
+}
+
+/// [`explore`], giving back the tree as the exploration left it: at its last execution, which
+/// [`DecisionTree::advance`] moves past (to resume an exploration stopped at `max_executions`).
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn explore_keeping_tree<O: Send + Sync + 'static>(
+    subject: &Subject<O>,
+    matrix: &TestMatrix,
+    tree: DecisionTree,
+    strategy: Option<Box<dyn SchedulingStrategy>>,
+    split: Option<&Arc<SplitQueue>>,
+    config: &Config,
+    sink: impl for<'a> FnMut(ExecutionResult<'a>) -> Control + 'static,
+) -> Result<(Explored, DecisionTree), CheckError> {
     let mode = if strategy.is_some() {
         Mode::Concurrent
     } else {
@@ -59,7 +95,7 @@ pub(crate) fn explore<O: Send + Sync + 'static>(
             Mode::Concurrent => config.max_executions,
         },
         // Replays (no branch point to prune) and the strategies other than pb-dfs go without.
-        reduction: config.reduction
+        reduction: config.reduction != Reduction::Off
             && !tree.is_replay()
             && match mode {
                 Mode::Serial => true,
@@ -67,7 +103,8 @@ pub(crate) fn explore<O: Send + Sync + 'static>(
                     config.strategy == crate::explore::strategy::selection::Strategy::PbDfs
                         && strategy.as_ref().is_some_and(|s| s.supports_reduction())
                 }
-            },
+            }
+            && (config.reduction == Reduction::On || has_threads_of_its_own(subject, matrix, config)),
         reduction_fault: config.reduction_fault,
     };
     let exploration = Rc::new(RefCell::new(Exploration::new(
@@ -97,8 +134,8 @@ pub(crate) fn explore<O: Send + Sync + 'static>(
         });
     }
     crate::explore::footprint::end_exploration();
-    let exploration = exploration.borrow();
-    if let Some(d) = &exploration.divergence {
+    let state = exploration.borrow();
+    if let Some(d) = &state.divergence {
         if d.from_token {
             let problem = if d.found_options == 0 {
                 format!(
@@ -126,10 +163,14 @@ pub(crate) fn explore<O: Send + Sync + 'static>(
             found: d.found_options,
         });
     }
-    Ok(Explored {
-        executions: exploration.executions,
-        redundant: exploration.redundant,
-        steps: exploration.steps,
+    let explored = Explored {
+        executions: state.executions,
+        redundant: state.redundant,
+        steps: state.steps,
         elapsed,
-    })
+        background: state.background_seen,
+    };
+    drop(state);
+    let tree = exploration.borrow_mut().take_tree();
+    Ok((explored, tree))
 }

@@ -150,6 +150,8 @@ pub(crate) struct Exploration {
     pub redundant: u64,
     pub steps: u64,
     pub divergence: Option<Divergence>,
+    /// Some execution so far had a thread of the object's own (see `saw_background`).
+    pub background_seen: bool,
     // Per execution.
     step: u64,
     last_run: Vec<u64>,
@@ -225,6 +227,7 @@ impl Exploration {
             redundant: 0,
             steps: 0,
             divergence: None,
+            background_seen: false,
             step: 0,
             last_run: Vec::new(),
             run: None,
@@ -242,6 +245,12 @@ impl Exploration {
             redundant_now: false,
             give_way_now: false,
         }
+    }
+
+    /// The tree, as the exploration left it (see
+    /// [`explore_keeping_tree`](crate::explore::run::explore_keeping_tree)).
+    pub fn take_tree(&mut self) -> DecisionTree {
+        std::mem::take(&mut self.tree)
     }
 
     fn finish_execution(&mut self) -> Control {
@@ -594,6 +603,7 @@ impl Exploration {
                 Role::InOp(_) | Role::Background => {
                     if usize::from(id) != 0 {
                         self.saw_background = true;
+                        self.background_seen = true;
                     }
                     Class::Background
                 }

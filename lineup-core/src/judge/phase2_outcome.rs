@@ -21,4 +21,6 @@ pub(crate) struct Exploration2 {
     pub elapsed: Duration,
     /// What the loom backend knows about the violating execution.
     pub loom: Option<LoomEvidence>,
+    /// The interlude that ran, with its executions (counted in `executions` too).
+    pub interlude: Option<(crate::explore::strategy::interlude::Interlude, u64)>,
 }

@@ -47,6 +47,9 @@ pub struct CheckStats {
     /// ended early because every thread that could run was asleep: each reaches only histories
     /// found before. Counted in `serial_executions` and `concurrent_executions` too.
     pub redundant_executions: u64,
+    /// The [interlude](crate::Interlude) phase 2 ran, if it ran (its tree was larger than the
+    /// interlude's `after`), and how many of `concurrent_executions` were its own.
+    pub interlude: Option<(crate::explore::strategy::interlude::Interlude, u64)>,
 }
 
 /// Why a check failed.

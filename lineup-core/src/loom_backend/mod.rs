@@ -508,6 +508,7 @@ fn explore_concurrent<O: Send + Sync + 'static>(
                         real_time_happens_before: config.real_time_happens_before,
                         other_setting_fails: None,
                     }),
+                    interlude: None,
                 });
             }
             other => return Err(record_error(PHASE, &report, other)),
@@ -533,6 +534,7 @@ fn explore_concurrent<O: Send + Sync + 'static>(
         resumed: cut,
         elapsed: start.elapsed(),
         loom: None,
+        interlude: None,
     })
 }
 

@@ -157,6 +157,13 @@ impl fmt::Display for Violation {
             s.phase2_time,
             s.preemption_bound
         )?;
+        if let Some((interlude, executions)) = &s.interlude {
+            write!(
+                f,
+                " ({executions} of them by the interlude {}, after {} of the search)",
+                interlude.strategy, interlude.after
+            )?;
+        }
         if let Some(report) = &self.html_report {
             write!(f, "\n{report}")?;
         }

@@ -102,6 +102,9 @@ pub struct TestSummary {
     pub shapes: ShapeCounts,
     /// What the time budget covered after the sample, stage by stage, in order.
     pub deepening: Vec<DeepeningStage>,
+    /// Passing matrices whose phase 2 ran the [interlude](crate::Interlude) (their trees were
+    /// larger than its start).
+    pub interludes: usize,
 }
 
 /// The matrices of one deepening stage, in order (AutoCheck's are endless).
@@ -340,7 +343,14 @@ impl LineupTest {
     /// The partial-order reduction ([`Config::reduction`](crate::Config::reduction);
     /// `LINEUP_REDUCTION` overrides it).
     pub fn reduction(mut self, on: bool) -> Self {
-        self.config.reduction = on;
+        self.config.reduction = on.into();
+        self
+    }
+
+    /// The interlude of phase 2 ([`Config::interlude`](crate::Config::interlude), `None` for none;
+    /// `LINEUP_INTERLUDE` overrides it). A sampling strategy with seed 0 takes the test's seed.
+    pub fn interlude(mut self, interlude: Option<crate::Interlude>) -> Self {
+        self.config.interlude = interlude;
         self
     }
 
@@ -456,7 +466,7 @@ impl LineupTest {
     pub fn run_subject<O: Send + Sync + 'static>(self, subject: &Subject<O>) {
         match self.check_subject(subject) {
             Ok(summary) => eprintln!(
-                "lineup_test `{}`: PASS, {} matrices, {} executions in {:.2?} (seed {}, phase 2 {}){}{}{}",
+                "lineup_test `{}`: PASS, {} matrices, {} executions in {:.2?} (seed {}, phase 2 {}{}){}{}{}",
                 self.name,
                 summary.matrices,
                 summary.executions,
@@ -466,6 +476,10 @@ impl LineupTest {
                     Strategy::PbDfs => format!("pb-dfs, preemption bound {}", self.config.preemption_bound),
                     Strategy::DbDfs { delays } => format!("db-dfs, delay bound {delays}"),
                     sampling => format!("{sampling}: a sample of the schedules"),
+                },
+                match summary.interludes {
+                    0 => String::new(),
+                    n => format!("; {n} matrices had trees past the interlude's start and ran it"),
                 },
                 match summary.shapes.0.is_empty() {
                     true => String::new(),
@@ -511,6 +525,17 @@ impl LineupTest {
         }
         if let Some(reduction) = env.reduction {
             config.reduction = reduction;
+        }
+        if let Some(interlude) = env.interlude {
+            config.interlude = interlude;
+        }
+        if let Some(interlude) = &mut config.interlude {
+            if matches!(
+                interlude.strategy,
+                Strategy::Random { seed: 0, .. } | Strategy::Pct { seed: 0, .. }
+            ) {
+                interlude.strategy = interlude.strategy.with_seed(seed);
+            }
         }
         if matches!(
             config.strategy,
@@ -566,6 +591,7 @@ impl LineupTest {
             strategy: config.strategy,
             shapes: ShapeCounts::default(),
             deepening: Vec::new(),
+            interludes: 0,
         };
         let mut sampled: Vec<TestMatrix> = Vec::new();
 
@@ -627,6 +653,7 @@ impl LineupTest {
             summary.matrices += outcome.checked;
             summary.executions += outcome.executions;
             summary.inconclusive_executions += outcome.inconclusive_executions;
+            summary.interludes += outcome.interludes;
             if outcome.first_failure.is_none() {
                 matrices.iter().for_each(|m| summary.shapes.add(m));
                 sampled.clone_from(&matrices);
@@ -741,6 +768,7 @@ impl LineupTest {
             Ok(Verdict::Pass(stats)) => {
                 summary.executions += stats.serial_executions + stats.concurrent_executions;
                 summary.inconclusive_executions += stats.inconclusive_executions;
+                summary.interludes += usize::from(stats.interlude.is_some());
                 Ok(())
             }
             Ok(Verdict::Fail(v)) => Err(self.failed(subject, matrix, Ok(v), config, origin, save_in)),

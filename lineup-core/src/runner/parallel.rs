@@ -32,6 +32,8 @@ pub struct BatchOutcome {
     /// Phase-2 executions over all passing matrices that ended at the step limit, unjudged
     /// ([`CheckStats::inconclusive_executions`](crate::CheckStats)).
     pub inconclusive_executions: u64,
+    /// Passing matrices whose phase 2 ran the [interlude](crate::Interlude).
+    pub interludes: usize,
 }
 
 /// Checks `matrices` with `workers` OS threads. Workers take matrices in index order and stop
@@ -48,6 +50,7 @@ pub fn check_matrices<O: Send + Sync + 'static>(
     let checked = AtomicUsize::new(0);
     let executions = AtomicU64::new(0);
     let inconclusive = AtomicU64::new(0);
+    let interludes = std::sync::atomic::AtomicUsize::new(0);
     let failure: Mutex<Option<BatchFailure>> = Mutex::new(None);
     let failing_index = || {
         failure
@@ -80,6 +83,7 @@ pub fn check_matrices<O: Send + Sync + 'static>(
                     Ok(Verdict::Pass(stats)) => {
                         executions.fetch_add(stats.serial_executions + stats.concurrent_executions, Ordering::Relaxed);
                         inconclusive.fetch_add(stats.inconclusive_executions, Ordering::Relaxed);
+                        interludes.fetch_add(usize::from(stats.interlude.is_some()), Ordering::Relaxed);
                         None
                     }
                     Ok(Verdict::Fail(v)) => {
@@ -106,5 +110,6 @@ pub fn check_matrices<O: Send + Sync + 'static>(
         checked: checked.into_inner(),
         executions: executions.into_inner(),
         inconclusive_executions: inconclusive.into_inner(),
+        interludes: interludes.into_inner(),
     }
 }

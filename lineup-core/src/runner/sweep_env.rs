@@ -3,6 +3,7 @@
 
 use std::time::Duration;
 
+use crate::explore::strategy::interlude::Interlude;
 use crate::explore::strategy::selection::Strategy;
 
 /// Sample count (`LINEUP_SAMPLES=1000`).
@@ -21,9 +22,13 @@ pub const WORKERS_ENV: &str = "LINEUP_WORKERS";
 /// without a seed of its own takes the test's seed.
 pub const STRATEGY_ENV: &str = "LINEUP_STRATEGY";
 
-/// The partial-order reduction (`LINEUP_REDUCTION=on` or `off`, also `1`/`0`, `true`/`false`; see
+/// The partial-order reduction (`LINEUP_REDUCTION=on`, `off` or `auto`, also `1`/`0`, `true`/`false`; see
 /// [`Config::reduction`](crate::Config::reduction)).
 pub const REDUCTION_ENV: &str = "LINEUP_REDUCTION";
+
+/// The interlude of phase 2 (`LINEUP_INTERLUDE=off`, or `AFTER:STRATEGY` such as
+/// `5000:pct:3:2000`; see [`Interlude`]); a strategy without a seed of its own takes the test's.
+pub const INTERLUDE_ENV: &str = "LINEUP_INTERLUDE";
 
 /// The overrides set in the environment.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -43,7 +48,9 @@ pub struct SweepOverrides {
     /// [`STRATEGY_ENV`].
     pub strategy: Option<Strategy>,
     /// [`REDUCTION_ENV`].
-    pub reduction: Option<bool>,
+    pub reduction: Option<crate::config::Reduction>,
+    /// [`INTERLUDE_ENV`]: `Some(None)` turns the interlude off.
+    pub interlude: Option<Option<Interlude>>,
 }
 
 /// A variable that is set to something that cannot be read.
@@ -115,17 +122,28 @@ impl SweepOverrides {
             })
             .transpose()?;
         let reduction = get(REDUCTION_ENV)
-            .map(|(variable, value)| match value.trim().to_ascii_lowercase().as_str() {
-                "on" | "1" | "true" | "yes" => Ok(true),
-                "off" | "0" | "false" | "no" => Ok(false),
-                _ => Err(SweepEnvError {
+            .map(|(variable, value)| {
+                value.parse().map_err(|problem| SweepEnvError {
                     variable,
                     value: value.clone(),
-                    problem: "expected on or off".into(),
-                }),
+                    problem,
+                })
+            })
+            .transpose()?;
+        let interlude = get(INTERLUDE_ENV)
+            .map(|(variable, value)| {
+                Interlude::parse_setting(&value).map_err(|e| SweepEnvError {
+                    variable,
+                    value: value.clone(),
+                    problem: format!(
+                        "{}: write off or AFTER:STRATEGY, for example 10000:pct:3:1000",
+                        e.problem
+                    ),
+                })
             })
             .transpose()?;
         Ok(Self {
+            interlude,
             samples: number(SAMPLES_ENV)?.map(|n| n as usize),
             seed: number(SEED_ENV)?,
             preemption_bound: number(PREEMPTION_BOUND_ENV)?.map(|n| n as u32),
@@ -217,10 +235,45 @@ mod tests {
             ("0", false),
             ("no", false),
         ] {
-            assert_eq!(env(&[(REDUCTION_ENV, value)]).unwrap().reduction, Some(on), "{value}");
+            assert_eq!(
+                env(&[(REDUCTION_ENV, value)]).unwrap().reduction,
+                Some(on.into()),
+                "{value}"
+            );
         }
+        assert_eq!(
+            env(&[(REDUCTION_ENV, "auto")]).unwrap().reduction,
+            Some(crate::config::Reduction::Auto)
+        );
         assert_eq!(env(&[]).unwrap().reduction, None);
         let err = env(&[(REDUCTION_ENV, "sometimes")]).unwrap_err();
-        assert_eq!(err.to_string(), "LINEUP_REDUCTION=\"sometimes\": expected on or off");
+        assert_eq!(
+            err.to_string(),
+            "LINEUP_REDUCTION=\"sometimes\": expected on, off or auto"
+        );
+    }
+
+    #[test]
+    fn reads_the_interlude() {
+        assert_eq!(env(&[(INTERLUDE_ENV, "off")]).unwrap().interlude, Some(None));
+        assert_eq!(
+            env(&[(INTERLUDE_ENV, "500:random:200:3")]).unwrap().interlude,
+            Some(Some(Interlude {
+                after: 500,
+                strategy: Strategy::Random {
+                    executions: 200,
+                    seed: 3
+                }
+            }))
+        );
+        assert_eq!(env(&[]).unwrap().interlude, None);
+        let err = env(&[(INTERLUDE_ENV, "pct")]).unwrap_err();
+        assert!(
+            err.to_string()
+                .starts_with("LINEUP_INTERLUDE=\"pct\": an interlude is written AFTER:STRATEGY"),
+            "{err}"
+        );
+        let err = env(&[(INTERLUDE_ENV, "100:db-dfs")]).unwrap_err();
+        assert!(err.to_string().contains("must be a sample"), "{err}");
     }
 }

@@ -21,6 +21,7 @@
 //! ([`Phase::Scheduled`](crate::Phase::Scheduled) tokens), which [`schedule_replay`] follows.
 
 pub(crate) mod db_dfs;
+pub(crate) mod interlude;
 pub(crate) mod pb_dfs;
 pub(crate) mod pct;
 pub(crate) mod random_walk;
