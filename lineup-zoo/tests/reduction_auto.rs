@@ -3,7 +3,7 @@
 #[path = "../../examples/objects/mod.rs"]
 mod objects;
 
-use lineup::{check, CheckStats, Config, Invocations, Reduction, Subject, TestMatrix};
+use lineup::{check, CheckStats, Config, Reduction, Subject, TestMatrix};
 
 fn stats<O: Send + Sync + 'static>(subject: &Subject<O>, matrix: &TestMatrix, reduction: Reduction) -> CheckStats {
     let config = Config {
