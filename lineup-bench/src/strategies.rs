@@ -10,13 +10,15 @@
 //! histories of each, and whether every history found without it was found with it:
 //! `{"bench":"reduction","matrix":..,"bound":..,"executions_plain":..,"executions_reduced":..,"histories_plain":..,"histories_reduced":..,"superset":..}`,
 //! plus `ceiling` (`executions_plain / histories_plain`: no reduction that keeps every history can
-//! do better) and the time of each.
+//! do better) and the time of each: the 3x3 queue at bounds 2 and 3, the zoo's TreiberStack, and a
+//! class with threads of its own (a queue behind two actors).
 
 use lineup::{Config, Strategy, Subject};
 use lineup_zoo::collections::TreiberStack;
 use lineup_zoo::reduction::{compare_with, comparison_config, ReductionRow};
 use lineup_zoo::{entries, first_bugs, Expected};
 
+use crate::objects::actors::relay_queue;
 use crate::objects::queues::blocking_queue;
 
 /// The strategies compared, with the sampling ones' budgets, and whether each runs with the
@@ -97,6 +99,13 @@ pub fn reduction_lines() {
         let row = compare_with(&stack, &stack_3x3, &at(bound), None);
         reduction_line("3x3 TreiberStack", &row);
     }
+    // Classes with threads of their own (no zoo class has any): a queue behind two actor threads
+    // (a front that relays `add`s to a store, which also serves `try_take`s), on
+    // `lineup::sync::mpsc` channels; phase 1 interleaves the actors too.
+    let relay = relay_queue();
+    let relay_2x2 = lineup::TestMatrix::new(vec![vec![0, 2], vec![1, 2]]);
+    let row = compare_with(&relay, &relay_2x2, &at(2), None);
+    reduction_line("2x2 RelayQueue (2 actor threads)", &row);
 }
 
 /// Prints the `reduction` and `first_bug` lines.
