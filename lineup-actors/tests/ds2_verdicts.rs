@@ -77,3 +77,16 @@ fn px_is_linearizable() {
     );
     assert!(v.is_pass(), "{}", v.violation().unwrap());
 }
+
+/// The bar: lineup's default settings find the erroneous register's bug on DS2's 2R+2W
+/// harness (the reduction on by `Reduction::Auto`, the search, then the interlude's PCT), on any
+/// number of workers, in fewer phase-2 executions than DS2's runs took (28,517 at the least).
+#[test]
+fn the_default_settings_find_edr_on_2r2w() {
+    let subject = Subject::of("EDR", ErroneousDistributedRegister::new);
+    let matrix = ErroneousDistributedRegister::harness_2r2w();
+    let verdict = check(&subject, &matrix, &Config::default()).unwrap();
+    let violation = verdict.violation().expect("the default settings find the stale read");
+    assert!(!violation.kind.is_nondeterminism());
+    assert!(violation.stats.concurrent_executions < 28_517, "{:?}", violation.stats);
+}
