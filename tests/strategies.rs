@@ -196,3 +196,36 @@ fn a_lineup_test_runs_the_strategy_it_names_and_says_so() {
         .to_string();
     assert!(failure.contains("`dfs` is not a strategy"), "{failure}");
 }
+
+#[test]
+fn a_lineup_test_takes_its_interlude_by_setting() {
+    // A tree past the interlude's start: the PASS line counts the matrices that ran it.
+    let summary = lineup::LineupTest::new("interlude_named")
+        .matrix(&[
+            &["add(200)", "try_take()"],
+            &["add(400)", "try_take()"],
+            &["try_take()"],
+        ])
+        .samples(0)
+        .interlude_named("50:random:20")
+        .check_subject(&queues::blocking_queue());
+    let summary = summary.unwrap();
+    assert_eq!(summary.interludes, 1);
+    let off = lineup::LineupTest::new("interlude_off")
+        .matrix(&[
+            &["add(200)", "try_take()"],
+            &["add(400)", "try_take()"],
+            &["try_take()"],
+        ])
+        .samples(0)
+        .interlude_named("off")
+        .check_subject(&queues::blocking_queue())
+        .unwrap();
+    assert_eq!(off.interludes, 0);
+    let failure = lineup::LineupTest::new("bad_interlude")
+        .interlude_named("50:pb-dfs")
+        .check_subject(&counters::atomic_counter())
+        .unwrap_err()
+        .to_string();
+    assert!(failure.contains("must be a sample"), "{failure}");
+}

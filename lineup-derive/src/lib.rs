@@ -161,7 +161,8 @@ pub fn invocations(args: TokenStream, input: TokenStream) -> TokenStream {
 /// | `check_stuck = false` | `.check_stuck(false)` |
 /// | `allow_all_panics = true` | `.allow_all_panics(true)` (an object whose operations all panic by design) |
 /// | `strategy = "pct:3:1000"` | `.strategy_named("pct:3:1000")` (phase 2's strategy; a bad name fails the test with the list) |
-/// | `reduction = true` | `.reduction(true)` (the partial-order reduction) |
+/// | `reduction = true` | `.reduction(true)` (the partial-order reduction on; `false` off; default: on for objects with threads of their own) |
+/// | `interlude = "5000:pct:3:2000"` | `.interlude_named("5000:pct:3:2000")` (phase 2's interlude; `"off"` for none; a bad value fails the test with what is wrong) |
 /// | `matrix = [["add(200)", "try_take()"], ["add(400)", "try_take()"]]` | `.matrix(&[&["add(200)", "try_take()"], &["add(400)", "try_take()"]])` |
 /// | `initial = ["add(200)"]` | `.initial(&["add(200)"])` |
 /// | `final = ["try_take()"]` | `.finals(&["try_take()"])` |

@@ -354,6 +354,17 @@ impl LineupTest {
         self
     }
 
+    /// [`interlude`](Self::interlude) by its setting (`"off"` or `"AFTER:STRATEGY"`, as
+    /// [`Interlude::parse_setting`](crate::Interlude::parse_setting) reads it); a setting that
+    /// cannot be read fails the run with what is wrong.
+    pub fn interlude_named(mut self, setting: &str) -> Self {
+        match crate::Interlude::parse_setting(setting) {
+            Ok(interlude) => self = self.interlude(interlude),
+            Err(e) => self.strategy_error = Some(e),
+        }
+        self
+    }
+
     /// [`strategy`](Self::strategy) by name (`"pct:3:1000"`, as [`Strategy`] parses it); a name
     /// that is not a strategy fails the run with what is wrong.
     pub fn strategy_named(mut self, name: &str) -> Self {

@@ -71,6 +71,7 @@ fn builder_call(option: &TestOption) -> TokenStream {
         Setting::Reduction(on) => quote_spanned!(span=> .reduction(#on)),
         Setting::Observations(dir) => quote_spanned!(span=> .observations(#dir)),
         Setting::Strategy(name) => quote_spanned!(span=> .strategy_named(#name)),
+        Setting::Interlude(text) => quote_spanned!(span=> .interlude_named(#text)),
         Setting::Initial(ops) => quote_spanned!(span=> .initial(&[#(#ops),*])),
         Setting::Final(ops) => quote_spanned!(span=> .finals(&[#(#ops),*])),
         Setting::Matrix(columns) => quote_spanned!(span=> .matrix(&[#(&[#(#columns),*]),*])),

@@ -48,6 +48,8 @@ pub(super) enum Setting {
     Observations(LitStr),
     /// `strategy = "pct:3"`.
     Strategy(LitStr),
+    /// `interlude = "10000:pct:3:1000"` or `"off"`.
+    Interlude(LitStr),
     /// `initial = ["label", ...]`.
     Initial(Vec<LitStr>),
     /// `final = ["label", ...]`: `.finals(...)`.

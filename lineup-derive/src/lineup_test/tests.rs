@@ -28,7 +28,7 @@ fn option_errors_name_the_option() {
     assert_eq!(
         error(quote!(thread = 2), builder()),
         "unknown option `thread`; did you mean `threads`? expected one of threads, ops, samples, \
-         preemption_bound, seed, workers, time_budget_ms, check_stuck, allow_all_panics, strategy, reduction, matrix, initial, final, observations"
+         preemption_bound, seed, workers, time_budget_ms, check_stuck, allow_all_panics, strategy, reduction, interlude, matrix, initial, final, observations"
     );
     assert!(error(quote!(colour = 2), builder()).starts_with("unknown option `colour`; expected one of"));
     assert_eq!(
@@ -180,6 +180,7 @@ fn options_expand_to_builder_calls_in_order() {
         time_budget_ms = 50,
         check_stuck = false,
         final = ["c()"],
+        interlude = "off",
         matrix = [["a()"]]
     );
     let function = quote!(
@@ -195,6 +196,7 @@ fn options_expand_to_builder_calls_in_order() {
         ". time_budget (:: std :: time :: Duration :: from_millis (50u64))",
         ". check_stuck (false)",
         ". finals (& [\"c()\"])",
+        ". interlude_named (\"off\")",
         ". matrix (& [& [\"a()\"]])",
         ". run (__lineup_build)",
     ];
