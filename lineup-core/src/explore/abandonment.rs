@@ -323,9 +323,11 @@ mod tests {
         static TURN: std::sync::Mutex<()> = std::sync::Mutex::new(());
         let _turn = TURN.lock().unwrap_or_else(|e| e.into_inner());
         // Without the reduction: it sees lineup::sync's steps and not shuttle's, and the two
-        // explorations are compared execution for execution.
+        // explorations are compared execution for execution. One worker, said outright: no probe execution (see `explore::run::workers_for`) adds to
+        // the stopped executions counted.
         let config = Config {
             reduction: crate::config::Reduction::Off,
+            workers: 1,
             ..Config::default()
         };
         let before = stopped_executions();
