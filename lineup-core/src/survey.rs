@@ -50,7 +50,8 @@ pub struct SurveyedHistory {
     pub violating: bool,
     /// It is a stuck history.
     pub stuck: bool,
-    /// Phase-2 executions run when it was met (itself included).
+    /// Phase-2 executions run when it was met (itself included, and the redundant ones the
+    /// partial-order reduction ended before it).
     pub executions: u64,
     /// Time into phase 2 when it was met.
     pub elapsed: Duration,
@@ -92,9 +93,10 @@ impl SurveyLog {
         }
     }
 
-    /// An execution ended (a redundant one is not handed over).
-    pub fn execution(&self) {
-        self.state.lock().unwrap_or_else(|e| e.into_inner()).0 += 1;
+    /// `n` executions ended (one handed over, and the redundant ones the reduction ended since the
+    /// one before, which are not).
+    pub fn executions(&self, n: u64) {
+        self.state.lock().unwrap_or_else(|e| e.into_inner()).0 += n;
     }
 
     /// A distinct history was met.

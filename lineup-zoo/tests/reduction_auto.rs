@@ -65,3 +65,32 @@ fn an_object_with_threads_of_its_own_runs_on_one_worker_unless_told() {
         .unwrap();
     assert_eq!(plain.workers, cores);
 }
+
+/// A survey counts every execution up to each history, the redundant ones the reduction ended
+/// included: surveying again with that many executions meets exactly the histories met up to it.
+#[test]
+fn a_survey_counts_the_redundant_executions_too() {
+    let subject = objects::actors::relay_queue();
+    let matrix = TestMatrix::new(vec![vec![0, 2], vec![1, 2]]);
+    let config = Config {
+        reduction: Reduction::On,
+        interlude: None,
+        workers: 1,
+        ..Config::default()
+    };
+    let whole = lineup::survey(&subject, &matrix, &config).unwrap();
+    assert!(whole.verdict.stats().redundant_executions > 0);
+    let k = whole.histories.len() - 1;
+    let upto = whole.histories[k].executions;
+    let part = lineup::survey(
+        &subject,
+        &matrix,
+        &Config {
+            max_executions: Some(upto),
+            ..config.clone()
+        },
+    )
+    .unwrap();
+    let fingerprints = |h: &[lineup::SurveyedHistory]| h.iter().map(|h| h.fingerprint).collect::<Vec<_>>();
+    assert_eq!(fingerprints(&part.histories), fingerprints(&whole.histories[..=k]));
+}

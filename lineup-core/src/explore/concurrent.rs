@@ -108,7 +108,7 @@ pub(crate) fn concurrent_executions<O: Send + Sync + 'static>(
                 explore_keeping_tree(subject, matrix, tree, Some(strategy), split, config, move |result| {
                     let found = &mut *sink_found.borrow_mut();
                     if let Some(survey) = &survey {
-                        survey.execution();
+                        survey.executions(1 + result.redundant_before);
                     }
                     if result.inconclusive {
                         found.inconclusive += 1;

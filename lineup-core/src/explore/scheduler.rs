@@ -61,6 +61,8 @@ pub(crate) enum Mode {
 pub(crate) struct ExecutionResult<'a> {
     pub trace: TraceRef<'a>,
     pub stuck: Option<StuckKind>,
+    /// Redundant executions (never handed over) since the one before this.
+    pub redundant_before: u64,
     /// The execution reached the step limit: its history is not judged.
     pub inconclusive: bool,
     tree: &'a DecisionTree,
@@ -148,6 +150,8 @@ pub(crate) struct Exploration {
     /// Executions ended because every thread that could run was asleep (counted in
     /// `executions`, never judged).
     pub redundant: u64,
+    /// Redundant executions since the last one handed to the sink.
+    redundant_unreported: u64,
     pub steps: u64,
     pub divergence: Option<Divergence>,
     /// Some execution so far had a thread of the object's own (see `saw_background`).
@@ -225,6 +229,7 @@ impl Exploration {
             stopped: false,
             executions: 0,
             redundant: 0,
+            redundant_unreported: 0,
             steps: 0,
             divergence: None,
             background_seen: false,
@@ -262,6 +267,7 @@ impl Exploration {
         if std::mem::take(&mut self.redundant_now) {
             // Every history it could reach has been reached: not judged.
             self.redundant += 1;
+            self.redundant_unreported += 1;
             self.stuck = None;
             return Control::Continue;
         }
@@ -289,6 +295,7 @@ impl Exploration {
         let result = ExecutionResult {
             trace,
             stuck,
+            redundant_before: std::mem::take(&mut self.redundant_unreported),
             inconclusive: std::mem::take(&mut self.inconclusive),
             tree: &self.tree,
             strategy: self.strategy.as_deref(),
