@@ -264,6 +264,10 @@ impl Abandonment {
     }
 }
 
+/// The unit tests that count stopped executions (a process-wide count) take turns.
+#[cfg(all(test, not(loom)))]
+pub(crate) static TURN: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 #[cfg(all(test, not(loom)))]
 mod tests {
     use super::*;
@@ -318,9 +322,8 @@ mod tests {
 
     /// Checks `subject` and returns its statistics and the executions the scheduler stopped.
     fn run<O: Send + Sync + 'static>(subject: &Subject<O>, matrix: &TestMatrix) -> (CheckStats, u64) {
-        // The count of stopped executions is process-wide: these tests take turns (no other test
-        // of this crate's unit tests runs an exploration).
-        static TURN: std::sync::Mutex<()> = std::sync::Mutex::new(());
+        // The count of stopped executions is process-wide: these tests take turns with the
+        // others that count it (no other test of this crate's unit tests runs an exploration).
         let _turn = TURN.lock().unwrap_or_else(|e| e.into_inner());
         // Without the reduction: it sees lineup::sync's steps and not shuttle's, and the two
         // explorations are compared execution for execution. One worker, said outright: no probe execution (see `explore::run::workers_for`) adds to

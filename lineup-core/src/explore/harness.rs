@@ -102,6 +102,12 @@ where
         // The watchdog ends now. Background threads of the object may run forever: if there are
         // any, the scheduler stops the execution instead.
         recording::with(|r| r.done = true);
+        // The quiet end: the object's own threads, if lineup's, are let finish.
+        if crate::explore::quiet_end::begin() {
+            while recording::with(|r| r.own_threads_running()) {
+                shuttle::thread::yield_now();
+            }
+        }
         // Joined, so that every task finishes and shuttle reuses their stacks.
         if let Some(watchdog) = watchdog {
             let _ = watchdog.join();
@@ -210,6 +216,8 @@ fn install_quiet_panic_hook() {
         panic::set_hook(Box::new(move |info| match shuttle::current::try_get_current_task() {
             // The task runs an operation under `run_op`'s `catch_unwind`: the panic is a response.
             Some(me) if recording::with(|r| r.runs_operation(me)) => {}
+            // A thread of lineup's that panics during the quiet end is ended silently.
+            Some(me) if recording::with(|r| r.quiet_end && r.is_own_thread_running(me)) => {}
             Some(_) => shuttle_hook(info),
             None => match HOOK_BEFORE_SHUTTLE.get() {
                 Some(before) => before(info),

@@ -9,6 +9,8 @@ pub(crate) mod decision_tree;
 #[cfg_attr(loom, allow(dead_code))]
 pub(crate) mod footprint;
 pub(crate) mod harness;
+#[cfg_attr(loom, allow(dead_code))]
+pub(crate) mod quiet_end;
 pub(crate) mod recording;
 pub(crate) mod role;
 pub(crate) mod run;

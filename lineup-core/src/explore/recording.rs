@@ -37,6 +37,12 @@ pub(crate) struct Recording {
     pub owners: Vec<Option<TaskId>>,
     /// The main thread has run the last operation: the execution is over.
     pub done: bool,
+    /// Threads spawned by `lineup::thread::spawn` in this execution, by task id, and whether
+    /// each is still running its function.
+    pub own_threads: Vec<(TaskId, bool)>,
+    /// The execution is over and the threads of `own_threads` are being let finish (see
+    /// `lineup::sync::mpsc`'s receive): the *quiet end*.
+    pub quiet_end: bool,
     /// The responses seen in this exploration.
     pub interner: ResponseInterner,
     /// A buffer that responses are rendered into before they are interned.
@@ -54,6 +60,8 @@ impl Recording {
         owners: Vec::new(),
         workers_unfinished: 0,
         done: false,
+        own_threads: Vec::new(),
+        quiet_end: false,
         interner: ResponseInterner::EMPTY,
         buffer: String::new(),
     };
@@ -165,6 +173,8 @@ pub(crate) fn reset(ops: usize) {
         r.owners.clear();
         r.owners.resize(ops, None);
         r.done = false;
+        r.own_threads.clear();
+        r.quiet_end = false;
         r.workers_unfinished = 0;
     });
 }
@@ -197,4 +207,29 @@ pub(crate) fn set_role(task: TaskId, role: Role) {
 pub(crate) fn history_of(trace: TraceRef<'_>, ops: &OpTable) -> History {
     let responses = with(|r| r.interner.resolve(trace.responses));
     History::from_recording(ops.clone(), trace.events.to_vec(), responses, trace.stuck)
+}
+
+impl Recording {
+    /// Whether `task` is a thread spawned by `lineup::thread::spawn` still running its function.
+    pub fn is_own_thread_running(&self, task: TaskId) -> bool {
+        self.own_threads.iter().any(|&(t, running)| t == task && running)
+    }
+
+    /// Whether some thread spawned by `lineup::thread::spawn` still runs its function.
+    pub fn own_threads_running(&self) -> bool {
+        self.own_threads.iter().any(|&(_, running)| running)
+    }
+
+    /// Whether every thread of the object's own (spawned by the constructor, or outliving the
+    /// operation that spawned it) was spawned by `lineup::thread::spawn`, so that the quiet end
+    /// can let them finish.
+    pub fn every_thread_of_its_own_is_lineup_s(&self) -> bool {
+        self.roles.iter().enumerate().skip(1).all(|(i, role)| match role {
+            Some(Role::Background) => self.own_threads.iter().any(|&(t, _)| usize::from(t) == i),
+            Some(Role::InOp(op)) if self.owners[op - 1] != Some(TaskId::from(i)) => {
+                self.own_threads.iter().any(|&(t, _)| usize::from(t) == i)
+            }
+            _ => true,
+        })
+    }
 }

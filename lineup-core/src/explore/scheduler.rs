@@ -179,6 +179,8 @@ pub(crate) struct Exploration {
     taint_depth: Option<usize>,
     /// Every thread that could run was asleep: the execution is being ended.
     redundant_now: bool,
+    /// Steps of the quiet end so far (see `quiet_end`).
+    quiet_end_steps: u64,
     /// The decision in progress gives way (a yield or a fair switch).
     give_way_now: bool,
 }
@@ -248,6 +250,7 @@ impl Exploration {
             closed: Footprint::default(),
             taint_depth: None,
             redundant_now: false,
+            quiet_end_steps: 0,
             give_way_now: false,
         }
     }
@@ -363,6 +366,8 @@ impl Exploration {
         self.granted = None;
         self.taint_depth = None;
         self.redundant_now = false;
+        self.quiet_end_steps = 0;
+        crate::explore::quiet_end::reset();
         footprint::begin_execution(
             self.limits.reduction,
             self.limits.reduction_fault == Some(ReductionFault::SendsCommute),
@@ -526,8 +531,23 @@ impl Exploration {
         self.give_way_now = false;
         if r.done {
             // The last operation has returned. Let the watchdog end, unless the object has threads
-            // of its own that may never end: then stop the execution.
-            if self.saw_background {
+            // of its own that may never end: then stop the execution, or, in the quiet end (see
+            // `quiet_end`), run those threads that can, one at a time, until they finish.
+            if self.saw_background && r.quiet_end && r.own_threads_running() {
+                self.quiet_end_steps += 1;
+                let own = runnable
+                    .iter()
+                    .map(|t| t.id())
+                    .filter(|&t| r.is_own_thread_running(t))
+                    .min();
+                return match own {
+                    Some(t) if self.quiet_end_steps <= crate::explore::quiet_end::MAX_QUIET_END_STEPS => {
+                        Decision::Run(t)
+                    }
+                    _ => Decision::End,
+                };
+            }
+            if self.saw_background && !r.quiet_end {
                 return Decision::End;
             }
             let role_of = |t: TaskId| r.roles.get(usize::from(t)).copied().flatten();

@@ -79,6 +79,22 @@ impl<T> Chan<T> {
         // wait, in the step that resumes it), and it commutes with sends (see `Kind::Consume`).
         let _seen = announce_consume(&self.identity);
         loop {
+            // The quiet end (see `lineup::thread::spawn`): a thread of lineup's is told that the
+            // channel is disconnected, once; a second receive waits for good (a loop that goes on
+            // receiving after an error does not spin), and the scheduler stops the execution.
+            if let Some(first) = crate::explore::quiet_end::told_to_end() {
+                if let Ok(mut state) = self.state.try_borrow_mut() {
+                    if state.waiting == Some(ExecutionState::me()) {
+                        state.waiting = None;
+                    }
+                }
+                if first {
+                    return Err(RecvError);
+                }
+                ExecutionState::with(|s| s.current_mut().block(false));
+                thread::switch();
+                continue;
+            }
             {
                 let mut state = self.state.borrow_mut();
                 if let Some(t) = state.queue.pop_front() {
@@ -99,8 +115,11 @@ impl<T> Chan<T> {
                 }
             }
             let stop_waiting = StopWaiting(self);
+            let me = ExecutionState::me();
+            crate::explore::quiet_end::begin_receive(me);
             ExecutionState::with(|s| s.current_mut().block(false));
             thread::switch();
+            crate::explore::quiet_end::end_receive(me);
             std::mem::forget(stop_waiting);
         }
     }

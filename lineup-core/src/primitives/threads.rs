@@ -17,21 +17,66 @@ pub mod thread {
     pub use shuttle::thread::*;
 
     /// On shuttle: shuttle's `spawn`, which tells lineup's partial-order reduction that the
-    /// spawning step and the new thread's last step are not shuttle primitives it cannot see.
+    /// spawning step and the new thread's last step are not shuttle primitives it cannot see, and
+    /// lets lineup end the thread at the end of an execution: once the last operation has
+    /// returned, a receive of `lineup::sync::mpsc` in such a thread reports the channel
+    /// disconnected (the *quiet end*), so that an actor's loop ends and its thread finishes, and
+    /// shuttle reuses its stack. A panic of the thread during the quiet end (an `unwrap` of that
+    /// receive) ends it too, silently: its [`JoinHandle::join`] returns `Err`.
     #[cfg(not(loom))]
     pub fn spawn<F, T>(f: F) -> JoinHandle<T>
     where
         F: FnOnce() -> T + Send + 'static,
         T: Send + 'static,
     {
+        use crate::explore::recording;
         // Spawns commute with every step but other spawns.
         static SPAWNS: crate::explore::footprint::ObjectIdentity = crate::explore::footprint::ObjectIdentity::new();
         let _seen = crate::explore::footprint::announce_blocking(&SPAWNS, true);
-        shuttle::thread::spawn(move || {
-            let result = f();
+        let inner = shuttle::thread::spawn(move || {
+            let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f));
+            let me = shuttle::current::me();
+            let quiet = recording::with(|r| {
+                if let Some(entry) = r.own_threads.iter_mut().find(|(t, _)| *t == me) {
+                    entry.1 = false;
+                }
+                r.quiet_end
+            });
             crate::explore::footprint::note_finishing();
-            result
-        })
+            match result {
+                Ok(value) => Some(value),
+                Err(_) if quiet => None,
+                Err(payload) => std::panic::resume_unwind(payload),
+            }
+        });
+        let task = shuttle::current::TaskId::from(usize::from(inner.thread().id()));
+        recording::with(|r| r.own_threads.push((task, true)));
+        JoinHandle { inner }
+    }
+
+    /// The handle of a thread spawned through [`spawn`] on shuttle.
+    #[cfg(not(loom))]
+    #[derive(Debug)]
+    pub struct JoinHandle<T> {
+        inner: shuttle::thread::JoinHandle<Option<T>>,
+    }
+
+    #[cfg(not(loom))]
+    impl<T> JoinHandle<T> {
+        /// Waits for the thread to end: its result, or `Err` with the payload if it panicked (or,
+        /// only after the last operation returned, if lineup ended it: see [`spawn`]).
+        pub fn join(self) -> std::thread::Result<T> {
+            match self.inner.join() {
+                Ok(Some(value)) => Ok(value),
+                Ok(None) => Err(Box::new("lineup ended the thread at the end of the execution")),
+                Err(payload) => Err(payload),
+            }
+        }
+
+        /// The thread's handle.
+        pub fn thread(&self) -> &Thread {
+            self.inner.thread()
+        }
     }
 
     /// On shuttle: shuttle's `yield_now`, after which a thread spinning inside an operation of a

@@ -1,0 +1,197 @@
+//! The *quiet end* of an execution whose object has threads of its own: once the last operation
+//! has returned (the history is complete), the threads that `lineup::thread::spawn` started are
+//! let finish instead of being left waiting, so that shuttle reuses their stacks rather than
+//! freeing them (a `munmap` per thread and execution, which, on two OS threads at once, made two
+//! workers slower than one).
+//!
+//! The harness begins it after the last operation when every thread of the object's own was
+//! spawned by `lineup::thread::spawn` ([`Recording::every_thread_of_its_own_is_lineup_s`]): it
+//! wakes every such thread waiting in a receive of `lineup::sync::mpsc`, and a receive in such a
+//! thread then reports the channel disconnected, once ([`told_to_end`]), so that an actor's
+//! `while let Ok(message) = mailbox.recv()` ends. A second receive waits for good. The scheduler
+//! runs those threads, one at a time and without branching, and stops the execution as before when
+//! none of them can run while some have not finished (or after [`MAX_QUIET_END_STEPS`]). Nothing
+//! of this changes the history, which was complete when it began.
+//!
+//! [`Recording::every_thread_of_its_own_is_lineup_s`]: crate::explore::recording::Recording::every_thread_of_its_own_is_lineup_s
+
+use std::cell::RefCell;
+
+use shuttle::current::TaskId;
+use shuttle_engine::runtime::execution::ExecutionState;
+
+use crate::explore::recording;
+
+/// Steps the quiet end may take before the scheduler stops the execution.
+pub(crate) const MAX_QUIET_END_STEPS: u64 = 10_000;
+
+#[derive(Default)]
+struct State {
+    /// Tasks waiting in a receive of `lineup::sync::mpsc`.
+    receiving: Vec<TaskId>,
+    /// Threads told, during the quiet end, that their channel is disconnected.
+    told: Vec<TaskId>,
+}
+
+thread_local! {
+    static STATE: RefCell<State> = RefCell::new(State::default());
+}
+
+fn with<R>(f: impl FnOnce(&mut State) -> R) -> R {
+    STATE.with(|s| f(&mut s.borrow_mut()))
+}
+
+/// Forgets the previous execution's.
+pub(crate) fn reset() {
+    with(|s| {
+        s.receiving.clear();
+        s.told.clear();
+    });
+}
+
+/// The current task begins to wait in a receive.
+pub(crate) fn begin_receive(me: TaskId) {
+    with(|s| s.receiving.push(me));
+}
+
+/// The current task stopped waiting in a receive.
+pub(crate) fn end_receive(me: TaskId) {
+    with(|s| s.receiving.retain(|&t| t != me));
+}
+
+/// In a receive: `None` outside the quiet end (or in a thread that is not lineup's); during it,
+/// `Some(true)` the first time the current thread asks (it is told the channel is disconnected),
+/// `Some(false)` after that (it waits for good).
+pub(crate) fn told_to_end() -> Option<bool> {
+    let me = shuttle::current::try_get_current_task()?;
+    if !recording::with(|r| r.quiet_end && r.is_own_thread_running(me)) {
+        return None;
+    }
+    Some(with(|s| {
+        let first = !s.told.contains(&me);
+        if first {
+            s.told.push(me);
+        }
+        first
+    }))
+}
+
+/// The harness, after the last operation returned: begins the quiet end if every thread of the
+/// object's own is lineup's and some still runs, and wakes those that wait in a receive.
+/// Returns whether it began.
+pub(crate) fn begin() -> bool {
+    let begun = recording::with(|r| {
+        r.quiet_end = r.own_threads_running() && r.every_thread_of_its_own_is_lineup_s();
+        r.quiet_end
+    });
+    if begun {
+        let waiting = with(|s| std::mem::take(&mut s.receiving));
+        ExecutionState::with(|state| {
+            for task in waiting {
+                state.get_mut(task).unblock();
+            }
+        });
+    }
+    begun
+}
+
+#[cfg(all(test, not(loom)))]
+mod tests {
+    use crate::check::check;
+    use crate::config::{Config, Reduction};
+    use crate::explore::abandonment::{stopped_executions, TURN};
+    use crate::model::invocation::Invocation;
+    use crate::model::matrix::TestMatrix;
+    use crate::model::subject::Subject;
+    use crate::sync::mpsc::{channel, Receiver, Sender};
+
+    /// How the counter actor treats its mailbox.
+    #[derive(Clone, Copy)]
+    enum Mailbox {
+        /// `while let Ok(request) = mailbox.recv()`.
+        EndsOnError,
+        /// `mailbox.recv().unwrap()`: panics when told the channel is disconnected.
+        Unwraps,
+        /// Receives again after an error.
+        Ignores,
+    }
+
+    /// A counter owned by an actor thread: `inc()` returns the count before it. Its handle keeps
+    /// a sender in the actor itself too, so dropping the handle does not disconnect the mailbox.
+    struct Counter {
+        actor: Sender<Sender<u32>>,
+    }
+
+    impl Counter {
+        fn new(mailbox: Mailbox) -> Self {
+            let (actor, requests) = channel::<Sender<u32>>();
+            let keep = actor.clone();
+            crate::thread::spawn(move || serve(requests, keep, mailbox));
+            Counter { actor }
+        }
+
+        fn inc(&self) -> u32 {
+            let (reply, answer) = channel();
+            self.actor.send(reply).unwrap();
+            answer.recv().unwrap()
+        }
+    }
+
+    fn serve(requests: Receiver<Sender<u32>>, _keep: Sender<Sender<u32>>, mailbox: Mailbox) {
+        let mut count = 0;
+        let mut answer = |reply: Sender<u32>| {
+            let _ = reply.send(count);
+            count += 1;
+        };
+        match mailbox {
+            Mailbox::EndsOnError => {
+                while let Ok(reply) = requests.recv() {
+                    answer(reply);
+                }
+            }
+            Mailbox::Unwraps => loop {
+                answer(requests.recv().unwrap());
+            },
+            Mailbox::Ignores => loop {
+                if let Ok(reply) = requests.recv() {
+                    answer(reply);
+                }
+            },
+        }
+    }
+
+    fn run(mailbox: Mailbox) -> (crate::judge::verdict::CheckStats, u64) {
+        let _turn = TURN.lock().unwrap_or_else(|e| e.into_inner());
+        let subject = Subject::new("Counter", move || Counter::new(mailbox))
+            .with(Invocation::new("inc", Counter::inc));
+        // Without the reduction: no redundant executions, which end the old way.
+        let config = Config {
+            reduction: Reduction::Off,
+            workers: 1,
+            ..Config::default()
+        };
+        let before = stopped_executions();
+        let verdict = check(&subject, &TestMatrix::new(vec![vec![0, 0], vec![0]]), &config).unwrap();
+        assert!(verdict.is_pass(), "{}", verdict.violation().unwrap());
+        (verdict.stats().clone(), stopped_executions() - before)
+    }
+
+    #[test]
+    fn an_actor_that_ends_on_a_disconnected_mailbox_finishes_at_the_end_of_every_execution() {
+        let (stats, stopped) = run(Mailbox::EndsOnError);
+        assert!(stats.concurrent_executions > 0);
+        assert_eq!(stopped, 0);
+    }
+
+    #[test]
+    fn an_actor_that_unwraps_its_receive_is_ended_silently() {
+        let (_, stopped) = run(Mailbox::Unwraps);
+        assert_eq!(stopped, 0);
+    }
+
+    #[test]
+    fn an_actor_that_receives_again_after_the_error_is_stopped_as_before() {
+        let (stats, stopped) = run(Mailbox::Ignores);
+        assert_eq!(stopped, stats.serial_executions + stats.concurrent_executions);
+    }
+}
