@@ -65,10 +65,8 @@ pub struct Config {
     /// happens-before in place of real time. shuttle is sequentially consistent and ignores it.
     /// Default on.
     pub real_time_happens_before: bool,
-    /// How many OS threads explore one matrix on the shuttle backend (`0`: one per core, or one
-    /// for an object with threads of its own, whose executions end with those threads waiting:
-    /// shuttle frees their stacks, and two OS threads doing that at once ran slower than one).
-    /// They split each phase's tree of schedules by prefix and steal work from each other; every
+    /// How many OS threads explore one matrix on the shuttle backend (`0`: one per core). They
+    /// split each phase's tree of schedules by prefix and steal work from each other; every
     /// execution is still explored once, and the verdict and the violation reported (the first one
     /// in depth-first order) do not depend on their number. A replay, and phase 2 with
     /// [`max_executions`](Self::max_executions), run on one. loom explores with its own search and

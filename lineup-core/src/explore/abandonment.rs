@@ -137,6 +137,14 @@ pub(crate) fn wake_waiters() {
         s.woken.extend(&new);
         new
     });
+    // And every task running an operation that waits in a receive of `lineup::sync::mpsc`: it
+    // unwinds. (The object's own threads are woken by the quiet end.)
+    let to_wake: Vec<TaskId> = to_wake
+        .into_iter()
+        .chain(crate::explore::quiet_end::take_receiving_where(|t| {
+            recording::with(|r| r.runs_operation(t))
+        }))
+        .collect();
     if !to_wake.is_empty() {
         ExecutionState::with(|state| {
             for task in to_wake {
@@ -176,8 +184,11 @@ impl Abandonment {
     /// would fail the test in shuttle's teardown.
     pub fn can_begin(runnable: &[&Task]) -> bool {
         recording::with(|r| {
+            // Threads the constructor spawned are let finish by the quiet end, if lineup's; a
+            // thread an operation spawned still stops the execution (a destructor that the
+            // abandonment's unwind runs may wait for it).
             let only_harness_threads = r.roles.iter().enumerate().all(|(i, role)| match role {
-                Some(Role::Background) => false,
+                Some(Role::Background) => r.own_threads.iter().any(|&(t, _)| usize::from(t) == i),
                 Some(Role::InOp(op)) => r.owners[op - 1] == Some(TaskId::from(i)),
                 _ => true,
             });
@@ -187,14 +198,21 @@ impl Abandonment {
                         .iter()
                         .zip(&r.owners)
                         .all(|(&pending, owner)| match (pending, owner) {
-                            (true, Some(task)) => runnable.iter().any(|t| t.id() == *task) || s.waiting.contains(task),
+                            (true, Some(task)) => {
+                                runnable.iter().any(|t| t.id() == *task)
+                                    || s.waiting.contains(task)
+                                    || crate::explore::quiet_end::is_receiving(*task)
+                            }
                             _ => true,
                         })
                 })
         })
     }
 
-    /// Starts abandoning the execution in progress (its stuck history has been recorded).
+    /// Starts abandoning the execution in progress (its stuck history has been recorded). The
+    /// object's own threads, if any (all lineup's: see [`can_begin`](Self::can_begin)), get the
+    /// quiet end once the operations have unwound and the harness is done (see
+    /// [`quiet_end`](crate::explore::quiet_end)).
     pub fn begin() -> Self {
         ABANDONING.with(|a| a.set(true));
         with(|s| s.abandoning = true);
@@ -213,16 +231,22 @@ impl Abandonment {
                 roles.push((t.id(), r.role(t.id(), t.parent_task_id())));
             }
             if r.done {
-                // The main thread has finished its work: let it and the watchdog end, unless a
-                // thread of the object, or one an operation spawned, is left, which may never end.
-                let others = r
-                    .roles
-                    .iter()
-                    .skip(1)
-                    .flatten()
-                    .any(|role| matches!(role, Role::InOp(_) | Role::Background | Role::Gate(_)));
+                // The main thread has finished its work: let it and the watchdog end, once the
+                // object's own threads (lineup's: the quiet end) have finished; a thread of the
+                // object, or one an operation spawned, that is not lineup's may never end.
+                let others = r.roles.iter().enumerate().skip(1).any(|(i, role)| {
+                    matches!(role, Some(Role::InOp(_) | Role::Background | Role::Gate(_)))
+                        && !r.own_threads.iter().any(|&(t, _)| usize::from(t) == i)
+                });
                 if others {
                     return None;
+                }
+                if r.own_threads_running() {
+                    return roles
+                        .iter()
+                        .map(|&(t, _)| t)
+                        .filter(|&t| r.is_own_thread_running(t))
+                        .min();
                 }
                 return roles
                     .iter()

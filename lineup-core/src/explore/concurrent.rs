@@ -11,9 +11,9 @@ use crate::error::CheckError;
 use crate::explore::decision_tree::DecisionTree;
 use crate::explore::recording;
 use crate::explore::recording::history_of;
-use crate::explore::run::{explore_keeping_tree, workers_for};
+use crate::explore::run::explore_keeping_tree;
 use crate::explore::scheduler::Control;
-use crate::explore::split::on_workers;
+use crate::explore::split::{on_workers, worker_count};
 use crate::explore::strategy;
 use crate::explore::strategy::interlude::Interlude;
 use crate::explore::strategy::selection::Strategy;
@@ -80,7 +80,7 @@ pub(crate) fn concurrent_executions<O: Send + Sync + 'static>(
     {
         1
     } else {
-        workers_for(subject, matrix, config)
+        worker_count(config.workers)
     };
     let seen = Arc::new(TraceFingerprints::default());
     let start = Instant::now();

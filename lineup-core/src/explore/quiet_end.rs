@@ -54,6 +54,24 @@ pub(crate) fn begin_receive(me: TaskId) {
     with(|s| s.receiving.push(me));
 }
 
+/// Whether `task` waits in a receive.
+pub(crate) fn is_receiving(task: TaskId) -> bool {
+    with(|s| s.receiving.contains(&task))
+}
+
+/// The tasks waiting in a receive, to be woken (they no longer count as waiting).
+pub(crate) fn take_receiving() -> Vec<TaskId> {
+    with(|s| std::mem::take(&mut s.receiving))
+}
+
+/// [`take_receiving`], of the tasks for which `wanted` holds.
+pub(crate) fn take_receiving_where(wanted: impl Fn(TaskId) -> bool) -> Vec<TaskId> {
+    let receiving = with(|s| std::mem::take(&mut s.receiving));
+    let (taken, kept): (Vec<TaskId>, Vec<TaskId>) = receiving.into_iter().partition(|&t| wanted(t));
+    with(|s| s.receiving.extend(kept));
+    taken
+}
+
 /// The current task stopped waiting in a receive.
 pub(crate) fn end_receive(me: TaskId) {
     with(|s| s.receiving.retain(|&t| t != me));
@@ -85,7 +103,7 @@ pub(crate) fn begin() -> bool {
         r.quiet_end
     });
     if begun {
-        let waiting = with(|s| std::mem::take(&mut s.receiving));
+        let waiting = take_receiving();
         ExecutionState::with(|state| {
             for task in waiting {
                 state.get_mut(task).unblock();
@@ -162,8 +180,7 @@ mod tests {
 
     fn run(mailbox: Mailbox) -> (crate::judge::verdict::CheckStats, u64) {
         let _turn = TURN.lock().unwrap_or_else(|e| e.into_inner());
-        let subject = Subject::new("Counter", move || Counter::new(mailbox))
-            .with(Invocation::new("inc", Counter::inc));
+        let subject = Subject::new("Counter", move || Counter::new(mailbox)).with(Invocation::new("inc", Counter::inc));
         // Without the reduction: no redundant executions, which end the old way.
         let config = Config {
             reduction: Reduction::Off,

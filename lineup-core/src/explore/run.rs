@@ -53,23 +53,6 @@ pub(crate) fn has_threads_of_its_own<O: Send + Sync + 'static>(
     .is_ok_and(|(explored, _)| explored.background)
 }
 
-/// How many workers explore `matrix`: [`Config::workers`], where `0` (one per core) means one for
-/// an object with threads of its own. Its executions end with those threads still waiting (an
-/// actor waits for its next message), and shuttle frees the stacks of unfinished threads: with two
-/// OS threads doing that at once, each `munmap` interrupts the other core (a TLB shootdown), and
-/// two workers ran slower than one (RandomCheck of a queue behind two actors, 30 random 2x2
-/// matrices: 10.2 s on one worker, 18.7 s on two).
-pub(crate) fn workers_for<O: Send + Sync + 'static>(
-    subject: &Subject<O>,
-    matrix: &TestMatrix,
-    config: &Config,
-) -> usize {
-    match config.workers {
-        0 if has_threads_of_its_own(subject, matrix, config) => 1,
-        n => crate::explore::split::worker_count(n),
-    }
-}
-
 pub(crate) fn explore<O: Send + Sync + 'static>(
     subject: &Subject<O>,
     matrix: &TestMatrix,

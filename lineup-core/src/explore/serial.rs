@@ -9,9 +9,9 @@ use crate::config::Config;
 use crate::error::CheckError;
 use crate::explore::decision_tree::DecisionTree;
 use crate::explore::recording;
-use crate::explore::run::{explore, workers_for};
+use crate::explore::run::explore;
 use crate::explore::scheduler::Control;
-use crate::explore::split::on_workers;
+use crate::explore::split::{on_workers, worker_count};
 use crate::explore::trace_set::TraceSet;
 use crate::memory_limit::{serial_history_bytes, MemoryBudget};
 use crate::model::history::{op_table, History};
@@ -50,78 +50,74 @@ pub(crate) fn serial_executions<O: Send + Sync + 'static>(
         memory: None,
     }));
     let start = Instant::now();
-    let results = on_workers(
-        workers_for(subject, matrix, config),
-        DecisionTree::new(),
-        |tree, split| {
-            let step_limit: Rc<RefCell<Option<Vec<u32>>>> = Rc::default();
-            let sink_step_limit = Rc::clone(&step_limit);
-            let queue = split.cloned();
-            let shared = Arc::clone(&shared);
-            // This worker's response numbers, in the shared interner.
-            let mut numbers: Vec<Option<u32>> = Vec::new();
-            let mut responses: Vec<Option<u32>> = Vec::new();
-            let explored = explore(subject, matrix, tree, None, split, config, move |result| {
-                let schedule = result.schedule();
-                if result.inconclusive {
-                    *sink_step_limit.borrow_mut() = Some(schedule);
-                    if let Some(queue) = &queue {
-                        queue.abort();
-                    }
-                    return Control::Stop;
+    let results = on_workers(worker_count(config.workers), DecisionTree::new(), |tree, split| {
+        let step_limit: Rc<RefCell<Option<Vec<u32>>>> = Rc::default();
+        let sink_step_limit = Rc::clone(&step_limit);
+        let queue = split.cloned();
+        let shared = Arc::clone(&shared);
+        // This worker's response numbers, in the shared interner.
+        let mut numbers: Vec<Option<u32>> = Vec::new();
+        let mut responses: Vec<Option<u32>> = Vec::new();
+        let explored = explore(subject, matrix, tree, None, split, config, move |result| {
+            let schedule = result.schedule();
+            if result.inconclusive {
+                *sink_step_limit.borrow_mut() = Some(schedule);
+                if let Some(queue) = &queue {
+                    queue.abort();
                 }
-                let mut shared = shared.lock().unwrap_or_else(|e| e.into_inner());
-                let shared = &mut *shared;
-                responses.clear();
-                recording::with(|r| {
-                    for response in result.trace.responses {
-                        responses.push(response.map(|id| {
-                            let id = id as usize;
-                            if numbers.len() <= id {
-                                numbers.resize(id + 1, None);
-                            }
-                            *numbers[id].get_or_insert_with(|| shared.interner.intern(r.interner.value(id as u32)))
-                        }));
-                    }
-                });
-                let trace = TraceRef {
-                    events: result.trace.events,
-                    responses: &responses,
-                    stuck: result.trace.stuck,
-                };
-                // Every distinct execution with its first schedule in depth-first order: executions
-                // are deduplicated on their interned traces, before histories are built.
-                let Some(index) = shared.traces.insert_keeping_least(trace, schedule) else {
-                    return Control::Continue;
-                };
-                shared.held += serial_history_bytes(trace.events.len(), trace.responses.len());
-                if shared.budget.exceeded(shared.held) {
-                    shared.memory = Some((shared.budget.limit(), shared.held));
-                    if let Some(queue) = &queue {
-                        queue.abort();
-                    }
-                    return Control::Stop;
+                return Control::Stop;
+            }
+            let mut shared = shared.lock().unwrap_or_else(|e| e.into_inner());
+            let shared = &mut *shared;
+            responses.clear();
+            recording::with(|r| {
+                for response in result.trace.responses {
+                    responses.push(response.map(|id| {
+                        let id = id as usize;
+                        if numbers.len() <= id {
+                            numbers.resize(id + 1, None);
+                        }
+                        *numbers[id].get_or_insert_with(|| shared.interner.intern(r.interner.value(id as u32)))
+                    }));
                 }
-                // The determinism check as traces arrive: a pair that proves nondeterminism ends the
-                // exploration of every execution after the later of the two.
-                if let Some((first, _)) = shared.watch.insert(index, trace) {
-                    shared.proof = true;
-                    if let Some(queue) = &queue {
-                        let later = shared
-                            .traces
-                            .value(first)
-                            .clone()
-                            .max(shared.traces.value(index).clone());
-                        queue.found(later);
-                    }
-                    return Control::Stop;
+            });
+            let trace = TraceRef {
+                events: result.trace.events,
+                responses: &responses,
+                stuck: result.trace.stuck,
+            };
+            // Every distinct execution with its first schedule in depth-first order: executions
+            // are deduplicated on their interned traces, before histories are built.
+            let Some(index) = shared.traces.insert_keeping_least(trace, schedule) else {
+                return Control::Continue;
+            };
+            shared.held += serial_history_bytes(trace.events.len(), trace.responses.len());
+            if shared.budget.exceeded(shared.held) {
+                shared.memory = Some((shared.budget.limit(), shared.held));
+                if let Some(queue) = &queue {
+                    queue.abort();
                 }
-                Control::Continue
-            })?;
-            let step_limit = step_limit.take();
-            Ok((explored.executions, step_limit, explored.redundant))
-        },
-    )?;
+                return Control::Stop;
+            }
+            // The determinism check as traces arrive: a pair that proves nondeterminism ends the
+            // exploration of every execution after the later of the two.
+            if let Some((first, _)) = shared.watch.insert(index, trace) {
+                shared.proof = true;
+                if let Some(queue) = &queue {
+                    let later = shared
+                        .traces
+                        .value(first)
+                        .clone()
+                        .max(shared.traces.value(index).clone());
+                    queue.found(later);
+                }
+                return Control::Stop;
+            }
+            Control::Continue
+        })?;
+        let step_limit = step_limit.take();
+        Ok((explored.executions, step_limit, explored.redundant))
+    })?;
     let elapsed = start.elapsed();
     let executions = results.iter().map(|r| r.0).sum();
     let redundant = results.iter().map(|r| r.2).sum();

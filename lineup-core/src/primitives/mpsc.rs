@@ -79,6 +79,8 @@ impl<T> Chan<T> {
         // wait, in the step that resumes it), and it commutes with sends (see `Kind::Consume`).
         let _seen = announce_consume(&self.identity);
         loop {
+            // A stuck or redundant execution being abandoned: an operation's thread unwinds here.
+            crate::explore::abandonment::abandon_here();
             // The quiet end (see `lineup::thread::spawn`): a thread of lineup's is told that the
             // channel is disconnected, once; a second receive waits for good (a loop that goes on
             // receiving after an error does not spin), and the scheduler stops the execution.
@@ -121,6 +123,13 @@ impl<T> Chan<T> {
             thread::switch();
             crate::explore::quiet_end::end_receive(me);
             std::mem::forget(stop_waiting);
+            // Woken by a send (which took the wait), or by lineup to end the execution (which did
+            // not): no longer waiting either way, so no later send wakes a thread that has gone.
+            if let Ok(mut state) = self.state.try_borrow_mut() {
+                if state.waiting == Some(me) {
+                    state.waiting = None;
+                }
+            }
         }
     }
 

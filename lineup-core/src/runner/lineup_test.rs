@@ -105,8 +105,7 @@ pub struct TestSummary {
     /// Passing matrices whose phase 2 ran the [interlude](crate::Interlude) (their trees were
     /// larger than its start).
     pub interludes: usize,
-    /// Worker threads used: as set, or one per core, or one for an object with threads of its own
-    /// (see [`Config::workers`](crate::Config::workers)).
+    /// Worker threads used: as set, or one per core.
     pub workers: usize,
 }
 
@@ -566,20 +565,7 @@ impl LineupTest {
         if labels.is_empty() {
             return Err(setup("the object has no invocations".into()));
         }
-        // One worker for an object with threads of its own, unless told otherwise (see
-        // `Config::workers`): one serial execution of its first invocation tells.
-        let workers = match env.workers.or(self.workers) {
-            Some(n) => n.max(1),
-            None if cfg!(not(loom)) && has_threads_of_its_own(subject, &config) => {
-                eprintln!(
-                    "lineup_test `{}`: the object has threads of its own: one worker (set workers or LINEUP_WORKERS \
-                     for more)",
-                    self.name
-                );
-                1
-            }
-            None => cores(),
-        };
+        let workers = env.workers.or(self.workers).unwrap_or_else(cores).max(1);
         // A matrix checked on its own (saved, explicit, shrinking, AutoCheck) uses every worker;
         // RandomCheck's batch gives one to each matrix while there are more matrices than workers.
         config.workers = workers;
@@ -899,16 +885,4 @@ fn random_seed() -> u64 {
 /// The number of cores.
 fn cores() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get())
-}
-
-/// Whether the object has threads of its own (one serial execution of its first invocation).
-#[cfg(not(loom))]
-fn has_threads_of_its_own<O: Send + Sync + 'static>(subject: &Subject<O>, config: &Config) -> bool {
-    crate::explore::run::has_threads_of_its_own(subject, &TestMatrix::new(vec![vec![0]]), config)
-}
-
-/// Under loom, `Config::workers` does not apply.
-#[cfg(loom)]
-fn has_threads_of_its_own<O: Send + Sync + 'static>(_subject: &Subject<O>, _config: &Config) -> bool {
-    false
 }
