@@ -207,22 +207,7 @@ pub(crate) fn concurrent_executions<O: Send + Sync + 'static>(
             results.push((found, explored, DecisionTree::new()));
             if !stopped && ran >= interlude.after && tree.advance() {
                 let left = config.max_executions.map(|max| max - ran);
-                let sample = match interlude.strategy {
-                    Strategy::Random { executions, seed } => Strategy::Random {
-                        executions: left.map_or(executions, |left| executions.min(left)),
-                        seed,
-                    },
-                    Strategy::Pct {
-                        depth,
-                        executions,
-                        seed,
-                    } => Strategy::Pct {
-                        depth,
-                        executions: left.map_or(executions, |left| executions.min(left)),
-                        seed,
-                    },
-                    exhaustive => exhaustive,
-                };
+                let sample = interlude.strategy.with_at_most(left.unwrap_or(u64::MAX));
                 let middle = Config {
                     strategy: sample,
                     max_executions: None,

@@ -85,11 +85,6 @@ impl<T> Chan<T> {
             // channel is disconnected, once; a second receive waits for good (a loop that goes on
             // receiving after an error does not spin), and the scheduler stops the execution.
             if let Some(first) = crate::explore::quiet_end::told_to_end() {
-                if let Ok(mut state) = self.state.try_borrow_mut() {
-                    if state.waiting == Some(ExecutionState::me()) {
-                        state.waiting = None;
-                    }
-                }
                 if first {
                     return Err(RecvError);
                 }
