@@ -4,7 +4,7 @@
 //! Checking recorded histories, one JSON object per line:
 //!
 //! * `histories_corpus` (etcd, kv, and kv checked whole): every file of
-//!   `../shared/data/histories` (or `LINEUP_HISTORY_CORPUS`), total and largest check time;
+//!   the repository's `data/histories` (or `LINEUP_HISTORY_CORPUS`), total and largest check time;
 //!   every verdict must be the one in `verdicts.tsv` (asserted).
 //! * `histories_hk_record`: the Horn–Kroening workload: 4 threads × 70,000 random
 //!   `insert`/`remove`/`contains` on keys in `[0, 24)` (560,000 events) on a correct concurrent
@@ -41,6 +41,8 @@ static COUNTING: AtomicBool = AtomicBool::new(false);
 static LIVE: AtomicUsize = AtomicUsize::new(0);
 static PEAK: AtomicUsize = AtomicUsize::new(0);
 
+// SAFETY: every method forwards to the system allocator, which upholds `GlobalAlloc`'s contract;
+// the counting touches only atomics and never allocates.
 unsafe impl GlobalAlloc for CountingAllocator {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
         // SAFETY: forwarded unchanged to the system allocator.
@@ -183,7 +185,7 @@ pub fn run(args: &[String]) {
 fn corpus_dir() -> PathBuf {
     let dir = std::env::var_os("LINEUP_HISTORY_CORPUS")
         .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/data/histories")));
+        .unwrap_or_else(|| PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../data/histories")));
     assert!(
         dir.join("verdicts.tsv").is_file(),
         "the history corpus is missing: no verdicts.tsv in {} (set LINEUP_HISTORY_CORPUS)",

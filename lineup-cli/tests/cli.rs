@@ -6,7 +6,7 @@ use std::process::{Command, Output};
 fn corpus() -> PathBuf {
     let dir = std::env::var_os("LINEUP_HISTORY_CORPUS")
         .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/data/histories")));
+        .unwrap_or_else(|| PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../data/histories")));
     assert!(
         dir.join("verdicts.tsv").is_file(),
         "the history corpus is missing: no verdicts.tsv in {} (set LINEUP_HISTORY_CORPUS to its folder)",

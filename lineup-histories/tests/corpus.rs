@@ -1,8 +1,9 @@
-//! Every recorded history in `../shared/data/histories` gets the verdict `verdicts.tsv` gives it.
+//! Every recorded history in the repository's `data/histories` gets the verdict `verdicts.tsv`
+//! gives it.
 //!
-//! The corpus is read in place (never copied into the repository) from
-//! `<repo>/../shared/data/histories`, or from the folder `LINEUP_HISTORY_CORPUS` names. A missing
-//! corpus fails the tests: it is never skipped.
+//! The corpus is read from `<repo>/data/histories` (porcupine's histories, with its license
+//! notice), or from the folder `LINEUP_HISTORY_CORPUS` names. A missing corpus fails the tests:
+//! it is never skipped.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -13,10 +14,10 @@ use lineup_histories::{CheckOptions, CheckOutcome};
 fn corpus_dir() -> PathBuf {
     let dir = std::env::var_os("LINEUP_HISTORY_CORPUS")
         .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/data/histories")));
+        .unwrap_or_else(|| PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../data/histories")));
     assert!(
         dir.join("verdicts.tsv").is_file(),
-        "the history corpus is missing: no verdicts.tsv in {} (it lives in ../shared/data/histories beside \
+        "the history corpus is missing: no verdicts.tsv in {} (it lives in data/histories in \
          the repository; set LINEUP_HISTORY_CORPUS to its folder)",
         dir.display()
     );
