@@ -15,6 +15,7 @@
 //! * [`ds2`]: the five actor systems of DS2 (distributed registers, Open Chord, Multi-Paxos),
 //!   written as threads over `lineup::sync::mpsc` channels rather than tokio tasks, with DS2's
 //!   client harnesses as test matrices.
+#![forbid(unsafe_code)]
 
 pub mod cached_register;
 pub mod ds2;

@@ -18,6 +18,7 @@
 //! * `loom_vs_shuttle` (`loom`): the same 2x2 matrix checked on shuttle (here) and on loom (this
 //!   command again under `--cfg loom`, in its own target directory): executions and time of each
 //!   phase on each backend; see [`loom_vs_shuttle`]. The other subcommands run on shuttle only.
+#![deny(clippy::undocumented_unsafe_blocks, clippy::missing_safety_doc)]
 
 mod actors;
 mod histories;

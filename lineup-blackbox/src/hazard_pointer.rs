@@ -50,7 +50,7 @@ impl Cell {
     /// `swap(Box::new(value))` and `retire` the box it replaced.
     pub fn store(&self, value: u32) {
         if let Some(old) = self.0.swap(Box::new(value)) {
-            // Safety: the box left the AtomicPtr and is reachable only through hazard pointers
+            // SAFETY: the box left the AtomicPtr and is reachable only through hazard pointers
             // taken before the swap; it is retired once, in the global domain of every load.
             unsafe { old.retire() };
         }
@@ -72,7 +72,7 @@ impl Cell {
             match self.0.compare_exchange(current, replacement) {
                 Ok(old) => {
                     if let Some(old) = old {
-                        // Safety: as in `store`.
+                        // SAFETY: as in `store`.
                         unsafe { old.retire() };
                     }
                     return true;

@@ -28,6 +28,7 @@
 //! weak-memory-only finding ([`expectation`] explains why).
 
 #![warn(missing_docs)]
+#![deny(clippy::undocumented_unsafe_blocks)]
 
 #[cfg(loom)]
 pub mod append_vec;

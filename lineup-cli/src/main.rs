@@ -17,6 +17,7 @@
 //! otherwise 2 if a verdict is unknown (a limit was reached: the time limit, or the memory
 //! budget, by default half of the memory available) or a file could not be read (the
 //! error names the file, the line and what was expected).
+#![forbid(unsafe_code)]
 
 mod check_history;
 

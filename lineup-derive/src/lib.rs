@@ -40,7 +40,7 @@
 //! macros there. `tests/derive_invocations.rs`, `tests/lineup_test_attr.rs` and
 //! `examples/derive_queue.rs` at the root of the workspace use them for real, and `tests/ui/`
 //! holds the compile errors.)
-
+#![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
 use proc_macro::TokenStream;

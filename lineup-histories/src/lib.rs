@@ -41,7 +41,7 @@
 //! ```
 //!
 //! See `docs/checking-histories.md` in the repository for a guide.
-
+#![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
 mod check;

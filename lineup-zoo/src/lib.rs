@@ -3,6 +3,7 @@
 //! (`lineup::sync`), each correct and, where the paper reports root causes A to L,
 //! in buggy variants that reproduce them. Every entry is registered in [`entries`] for the
 //! Table 2 benchmark (`cargo run --release -p lineup-bench -- table2`).
+#![forbid(unsafe_code)]
 
 pub mod collections;
 mod first_bug;
