@@ -39,5 +39,6 @@ pub fn block_on<F: Future>(future: F) -> F::Output {
 
 /// Yields to loom's scheduler once (noted as a yield by lineup, as `lineup::thread::yield_now`).
 pub async fn yield_now() {
-    crate::thread::yield_now();
+    crate::loom_backend::harness::note_yield();
+    loom::thread::yield_now();
 }

@@ -69,7 +69,7 @@ where
         waiter: None,
     }));
     let filled = Arc::clone(&slot);
-    let _ = crate::thread::spawn(move || {
+    let _ = crate::loom_backend::wait_registry::spawn(move || {
         let output = block_on(future);
         let waiter = {
             let mut slot = filled.lock().unwrap();
