@@ -147,15 +147,15 @@
 //!   `#[invoke(a, b)]` for one invocation per value, `#[invoke((1, "x"), (2, "y"))]` for several
 //!   arguments. Arguments are any `Clone + Debug` values, results any `Debug` type. For a type you
 //!   do not own, build a [`Subject`] from named closures instead (`Subject::new(..).with(..)`).
-//! * `#[lineup_test(...)]` options: `threads`, `ops`, `samples` (default 100 of 3x3, the paper's
-//!   setting), `preemption_bound` (2), `seed` (random and printed by default), `workers` (the
-//!   number of cores), `time_budget_ms` (then deeper stages until the budget is spent: the sample
-//!   with PCT, with one preemption more, 4x2 matrices, AutoCheck (Fig. 6)), `check_stuck`,
-//!   `matrix = [["add(200)", "try_take()"], ["add(400)", "try_take()"]]` (repeatable: explicit
-//!   regression matrices, by invocation label), `initial = [..]`, `final = [..]`,
-//!   `observations = "observations"`, `strategy = "pct:3:2000"` (phase 2's strategy, see
-//!   [`Strategy`] and `docs/strategies.md`). Mistakes (an unknown option, a wrong type, an empty
-//!   matrix, a method taking `&mut self`) are compile errors at your code (`tests/ui/`).
+//! * The options of `#[lineup_test(...)]` (`threads`, `ops`, `samples`, `preemption_bound`,
+//!   `seed`, `workers`, `time_budget_ms`, `check_stuck`, `strategy`, `reduction`, `interlude`,
+//!   `allow_all_panics`, repeatable `matrix = [["add(200)", "try_take()"], ["add(400)"]]` for
+//!   explicit regression matrices by invocation label, `initial`, `final`, `observations`) are
+//!   listed on [`lineup_test`], each with the [`LineupTest`] builder call it becomes. Without
+//!   options a run checks 100 random matrices of up to 3x3 (the paper's setting) at preemption
+//!   bound 2, with a random seed that it prints, on every core. Mistakes (an unknown option, a
+//!   wrong type, an empty matrix, a method taking `&mut self`) are compile errors at your code
+//!   (`tests/ui/`).
 //! * A run checks, in order: failing matrices saved by earlier runs, the explicit matrices, the
 //!   random sample (RandomCheck, §4.3), and, within the time budget, deeper stages: the sample
 //!   again with PCT (`pct:3:2000`), the sample at one preemption more, 4x2 matrices (some bugs need
