@@ -1,13 +1,53 @@
-//! The engine of lineup: an automatic checker of *deterministic linearizability* after
-//! Line-Up (Burckhardt, Dern, Musuvathi, Tan; PLDI 2010), built on the shuttle model checker.
+//! The engine of lineup: an automatic checker of *deterministic linearizability* after Line-Up
+//! (Burckhardt, Dern, Musuvathi, Tan; PLDI 2010), on the shuttle model checker, and on loom when
+//! built with `RUSTFLAGS="--cfg loom"`.
 //!
-//! Given an object, a set of invocations and a test matrix, [`check`] runs `Check(X, m)` of
-//! the paper (Fig. 5): phase 1 enumerates every serial execution of the matrix (never bounded)
-//! and synthesizes the sequential specification as an [`ObservationSet`]; it fails if that set
-//! is nondeterministic. Phase 2 explores preemption-bounded concurrent schedules and looks for a
-//! serial witness of every full history (Def. 1) and a stuck serial witness for every pending
-//! operation of every stuck history (Def. 2). A reported failure is a proof that the object is
-//! not linearizable with respect to *any* deterministic sequential specification.
+//! Users depend on the `lineup` crate, which re-exports this one with its macros; its crate docs are
+//! the guide (building objects, `#[lineup_test]`, reports, replay, observation files, async
+//! operations). This page is the map of the engine for someone who reads or changes it;
+//! `docs/architecture.md` in the repository says which folder owns what and may use what.
+//!
+//! # What a check does
+//!
+//! Given an object ([`Subject`], built from [`Invocation`]s or a type's [`Invocations`]) and a
+//! [`TestMatrix`], [`check`] runs `Check(X, m)` of the paper (Fig. 5):
+//!
+//! 1. **phase 1** enumerates every serial execution of the matrix (never bounded) and synthesizes
+//!    the sequential specification as an [`ObservationSet`] ([`synthesize_spec`] alone); it fails
+//!    if that set is nondeterministic;
+//! 2. **phase 2** explores concurrent schedules (by default every schedule within
+//!    [`Config::preemption_bound`] preemptions) and looks for a serial witness of every full
+//!    history (Def. 1) and a stuck serial witness for every pending operation of every stuck
+//!    history (Def. 2), with the search of [`witness`].
+//!
+//! The result is a [`Verdict`] (a PASS with its statistics, or a [`Violation`] whose `Display` is
+//! the report), or a [`CheckError`] when no verdict can be reached. A reported failure is a proof
+//! that the object is not linearizable with respect to *any* deterministic sequential
+//! specification.
+//!
+//! ```
+//! use lineup_core::sync::atomic::{AtomicU64, Ordering};
+//! use lineup_core::{check, Config, Invocation, Subject, TestMatrix};
+//!
+//! let subject = Subject::new("counter", || AtomicU64::new(0))
+//!     .with(Invocation::new("inc", |c: &AtomicU64| c.fetch_add(1, Ordering::SeqCst)))
+//!     .with(Invocation::new("get", |c: &AtomicU64| c.load(Ordering::SeqCst)));
+//! let matrix = TestMatrix::new(vec![vec![0], vec![0, 1]]);
+//! assert!(check(&subject, &matrix, &Config::default()).unwrap().is_pass());
+//! ```
+//!
+//! # Where things are
+//!
+//! * The primitives objects are built from, on either backend: [`sync`], [`thread`], [`hint`],
+//!   [`future`]. They report their steps to the partial-order reduction and let lineup end a stuck
+//!   execution cleanly.
+//! * Settings: [`Config`]. Stored specifications: [`observation_file`], and committed ones compared
+//!   like snapshots in [`spec_snapshot`]. Reports: the text of [`Violation`]'s `Display`, and HTML
+//!   pages from [`report_html`].
+//! * Running many matrices: [`LineupTest`] (what `#[lineup_test]` calls: saved failures from
+//!   [`regressions`], explicit matrices, RandomCheck, shrinking, deeper stages within a time
+//!   budget), and [`check_matrices`] for a batch on every core.
+//! * Replaying one schedule from a report's token: [`replay`].
 
 #![warn(missing_docs)]
 
