@@ -1,4 +1,4 @@
-//! The example of the README's section "Checking an actor system", as it is there: a counter
+//! The example of docs/actors.md's section "Checking an actor system", as it is there: a counter
 //! actor written against tokio, checked with `#[invocations]` on its `async fn`s.
 
 use lineup::{invocations, lineup_test};

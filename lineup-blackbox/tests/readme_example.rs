@@ -1,4 +1,4 @@
-//! The example of "checking a crate you did not write" (docs/black-box-crates.md), verbatim: a
+//! The example of "checking a crate you did not write" (docs/loom-backend.md), verbatim: a
 //! published crate, switched to loom by its own `loom` feature and `--cfg loom`, checked with
 //! nothing but lineup's public API.
 #![cfg(loom)]

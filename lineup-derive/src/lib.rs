@@ -9,7 +9,7 @@
 //!
 //! ```ignore
 //! use std::collections::VecDeque;
-//! use lineup::shuttle::sync::Mutex;
+//! use lineup::sync::Mutex;
 //! use lineup::{invocations, lineup_test};
 //!
 //! #[derive(Default)]

@@ -113,7 +113,7 @@ impl<O> Invocation<O> {
     ///
     /// ```
     /// use lineup_core::Invocation;
-    /// use shuttle::sync::Mutex;
+    /// use lineup_core::sync::Mutex;
     ///
     /// let take = Invocation::new("try_take", |bag: &Mutex<Vec<u32>>| bag.lock().unwrap().pop()).nondeterministic();
     /// assert!(take.is_nondeterministic());

@@ -12,7 +12,7 @@ use crate::model::subject::Subject;
 ///
 /// ```
 /// use lineup_core::{Invocation, Invocations};
-/// use shuttle::sync::Mutex;
+/// use lineup_core::sync::Mutex;
 ///
 /// #[derive(Default)]
 /// struct Queue(Mutex<std::collections::VecDeque<u32>>);

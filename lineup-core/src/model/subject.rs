@@ -11,11 +11,11 @@ type Factory<O> = dyn Fn() -> O + Send + Sync;
 
 /// The object under test: a name, a function that builds a fresh object for every execution,
 /// and the invocations to try (Line-Up's set `I`). The object must be built from primitives the
-/// model checker controls (`shuttle::sync`, `shuttle::thread`, ...).
+/// model checker controls: `lineup::sync`, `lineup::thread`, `lineup::hint`, `lineup::future`.
 ///
 /// ```
 /// use lineup_core::{Invocation, Subject};
-/// use shuttle::sync::atomic::{AtomicU64, Ordering};
+/// use lineup_core::sync::atomic::{AtomicU64, Ordering};
 ///
 /// let subject = Subject::new("atomic counter", || AtomicU64::new(0))
 ///     .with(Invocation::new("inc", |c: &AtomicU64| { c.fetch_add(1, Ordering::SeqCst); }))
