@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 use crate::check::check_without_report as check;
 use crate::check::synthesize_spec;
 use crate::config::Config;
+use crate::environment::{SweepEnvError, SweepOverrides};
 use crate::error::CheckError;
 use crate::explore::strategy::selection::{Strategy, StrategyParseError};
 use crate::judge::verdict::Verdict;
@@ -25,7 +26,6 @@ use crate::runner::sampling::auto_matrices;
 use crate::runner::sampling::shard_indices;
 use crate::runner::shapes::{sample_shaped, ShapeCounts, Shapes};
 use crate::runner::shrink::shrink;
-use crate::runner::sweep_env::{SweepEnvError, SweepOverrides};
 use crate::spec::spec_snapshot::{bless_requested, compare_or_bless, SnapshotError};
 
 /// Where a matrix came from.
