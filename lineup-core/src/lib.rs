@@ -38,6 +38,7 @@ pub use config::Config;
 pub use config::Reduction;
 #[doc(hidden)]
 pub use config::ReductionFault;
+pub use environment::REPLAY_ENV;
 pub use error::CheckError;
 pub use explore::strategy::interlude::Interlude;
 pub use explore::strategy::selection::{Strategy, StrategyParseError};
@@ -48,7 +49,7 @@ pub use model::history::{op_table, Event, History, HistoryBuilder, HistoryError,
 pub use model::invocation::{Invocation, InvocationLabel};
 pub use model::invocations::Invocations;
 pub use model::matrix::{MatrixDisplay, OpSlot, TestMatrix};
-pub use model::replay_token::{Phase, ReplayToken, REPLAY_ENV};
+pub use model::replay_token::{Phase, ReplayToken};
 pub use model::response::Response;
 pub use model::stuck_kind::StuckKind;
 pub use model::subject::Subject;
