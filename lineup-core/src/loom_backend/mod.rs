@@ -567,7 +567,7 @@ fn start_from_user_checkpoint(scratch: &std::path::Path, loom: &LoomSettings) ->
         phase: "phase 2 (loom)",
         message: format!("{LOOM_CHECKPOINT_ENV}={}: {problem}", user.display()),
     };
-    let text = std::fs::read_to_string(&user).map_err(|e| bad(format!("cannot read it: {e}")))?;
+    let text = std::fs::read_to_string(user).map_err(|e| bad(format!("cannot read it: {e}")))?;
     path_step::step_path(&text, loom.max_branches)
         .map_err(|problem| bad(format!("not a loom 0.7.2 stored path: {problem}")))?;
     // loom 0.7.2 cannot load a path longer than its branch limit (see `path_step::step_path`):
