@@ -3,7 +3,7 @@
 //! `LOOM_*` variable into the field it sets). `docs/environment.md` has the same variables as a
 //! table.
 //!
-//! The environment is read once at the start of a check ([`check`](crate::check) and its
+//! The environment is read once at the start of a check ([`check`](crate::check()) and its
 //! siblings, each check of a matrix a [`LineupTest`](crate::LineupTest) runs) or of a test
 //! (a [`LineupTest`](crate::LineupTest) reads its sweep overrides, its report directory, blessing
 //! and progress once), and the values are handed down from there: no other module reads a

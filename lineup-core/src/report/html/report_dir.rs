@@ -75,7 +75,7 @@ pub fn write_report_in(dir: Option<&Path>, name: &str, picture: impl FnOnce() ->
     dir.map(|dir| write_report(dir, name, &picture()))
 }
 
-/// The name of the running test for a report written by a plain [`check`](crate::check): the
+/// The name of the running test for a report written by a plain [`check`](crate::check()): the
 /// name of the current thread (the test harness names each test's thread after the test),
 /// else `fallback` (the subject's name).
 pub(crate) fn test_name(fallback: &str) -> String {
