@@ -7,6 +7,7 @@
 use std::sync::Arc;
 
 use crate::config::Config;
+use crate::environment::Environment;
 use crate::error::CheckError;
 use crate::judge::phase2_outcome::Exploration2;
 use crate::model::matrix::TestMatrix;
@@ -15,33 +16,42 @@ use crate::model::subject::Subject;
 use crate::spec::observation::ObservationSet;
 use crate::spec::synthesis::Synthesis;
 
-/// Phase 1: every serial execution of `matrix`, and the specification they make.
+/// Phase 1: every serial execution of `matrix`, and the specification they make (`environment`:
+/// the check's, whose loom settings the loom backend reads; shuttle reads none).
 pub(crate) fn serial_executions<O: Send + Sync + 'static>(
     subject: &Subject<O>,
     matrix: &TestMatrix,
     config: &Config,
+    environment: &Environment,
 ) -> Result<Synthesis, CheckError> {
     #[cfg(loom)]
-    return crate::loom_backend::serial_executions(subject, matrix, config);
+    return crate::loom_backend::serial_executions(subject, matrix, config, environment);
     #[cfg(not(loom))]
-    crate::explore::serial::serial_executions(subject, matrix, config)
+    {
+        let _ = environment;
+        crate::explore::serial::serial_executions(subject, matrix, config)
+    }
 }
 
 /// Phase 2: the concurrent executions the configured strategy chooses (or the one schedule of
 /// `replay`; loom explores with its own DPOR and ignores both), each distinct history judged
-/// against `spec`, until the first violation.
+/// against `spec`, until the first violation (`environment` as for [`serial_executions`]).
 pub(crate) fn concurrent_executions<O: Send + Sync + 'static>(
     subject: &Subject<O>,
     matrix: &TestMatrix,
     spec: Arc<ObservationSet>,
     config: &Config,
     replay: Option<&ReplayToken>,
+    environment: &Environment,
 ) -> Result<Exploration2, CheckError> {
     #[cfg(loom)]
     return {
         let _ = replay;
-        crate::loom_backend::concurrent_executions(subject, matrix, spec, config)
+        crate::loom_backend::concurrent_executions(subject, matrix, spec, config, environment)
     };
     #[cfg(not(loom))]
-    crate::explore::concurrent::concurrent_executions(subject, matrix, spec, config, replay, None)
+    {
+        let _ = environment;
+        crate::explore::concurrent::concurrent_executions(subject, matrix, spec, config, replay, None)
+    }
 }

@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use crate::backend;
 use crate::config::Config;
+use crate::environment::{Environment, REPLAY_ENV};
 use crate::error::CheckError;
 use crate::explore::decision_tree::DecisionTree;
 use crate::explore::run::explore;
@@ -23,7 +24,6 @@ use crate::model::history::History;
 use crate::model::matrix::TestMatrix;
 use crate::model::replay_token::Phase;
 use crate::model::replay_token::ReplayToken;
-use crate::model::replay_token::REPLAY_ENV;
 use crate::model::stuck_kind::StuckKind;
 use crate::model::subject::Subject;
 use crate::model::trace::Trace;
@@ -41,7 +41,18 @@ pub fn synthesize_spec<O: Send + Sync + 'static>(
     matrix: &TestMatrix,
     config: &Config,
 ) -> Result<Synthesis, CheckError> {
-    backend::serial_executions(subject, matrix, config).map_err(|e| foreign_runtime_error(subject.name(), e))
+    synthesize_in(subject, matrix, config, &Environment::from_env()?)
+}
+
+/// [`synthesize_spec`] in `environment`, read at the start of the check.
+pub(crate) fn synthesize_in<O: Send + Sync + 'static>(
+    subject: &Subject<O>,
+    matrix: &TestMatrix,
+    config: &Config,
+    environment: &Environment,
+) -> Result<Synthesis, CheckError> {
+    backend::serial_executions(subject, matrix, config, environment)
+        .map_err(|e| foreign_runtime_error(subject.name(), e))
 }
 
 /// A panic outside any operation (the constructor, a destructor) that reports a foreign runtime
@@ -87,15 +98,17 @@ pub fn check<O: Send + Sync + 'static>(
     matrix: &TestMatrix,
     config: &Config,
 ) -> Result<Verdict, CheckError> {
-    check_without_report(subject, matrix, config).map(|verdict| with_html_report(verdict, subject.name()))
+    let environment = Environment::from_env()?;
+    check_in(subject, matrix, config, &environment)
+        .map(|verdict| with_html_report(verdict, subject.name(), &environment))
 }
 
 /// A failing verdict with its HTML report written when [`LINEUP_REPORT_DIR`] is set.
 ///
 /// [`LINEUP_REPORT_DIR`]: crate::report_html::REPORT_DIR_ENV
-fn with_html_report(mut verdict: Verdict, subject: &str) -> Verdict {
+fn with_html_report(mut verdict: Verdict, subject: &str, environment: &Environment) -> Verdict {
     if let Verdict::Fail(violation) = &mut verdict {
-        attach_report(violation, &test_name(subject));
+        attach_report(violation, &test_name(subject), environment.run.report_dir.as_deref());
     }
     verdict
 }
@@ -107,12 +120,22 @@ pub(crate) fn check_without_report<O: Send + Sync + 'static>(
     matrix: &TestMatrix,
     config: &Config,
 ) -> Result<Verdict, CheckError> {
-    let synthesis = synthesize_spec(subject, matrix, config)?;
+    check_in(subject, matrix, config, &Environment::from_env()?)
+}
+
+/// [`check_without_report`] in `environment`, read at the start of the check.
+fn check_in<O: Send + Sync + 'static>(
+    subject: &Subject<O>,
+    matrix: &TestMatrix,
+    config: &Config,
+    environment: &Environment,
+) -> Result<Verdict, CheckError> {
+    let synthesis = synthesize_in(subject, matrix, config, environment)?;
     let (spec, mut stats) = match conclude_phase1(subject, matrix, synthesis, config)? {
         Ok(phase1) => phase1,
         Err(nondeterministic) => return Ok(nondeterministic),
     };
-    let token = replay_token_from_env()?;
+    let token = replay_token(environment)?;
     #[cfg(loom)]
     if let Some(token) = &token {
         return Err(CheckError::BadReplayToken {
@@ -120,7 +143,7 @@ pub(crate) fn check_without_report<O: Send + Sync + 'static>(
             problem: "this is a shuttle schedule, and the check runs under loom (--cfg loom)".into(),
         });
     }
-    let phase2 = backend::concurrent_executions(subject, matrix, Arc::new(spec), config, token.as_ref())
+    let phase2 = backend::concurrent_executions(subject, matrix, Arc::new(spec), config, token.as_ref(), environment)
         .map_err(|e| name_token(e, token.as_ref()))?;
     Ok(conclude(subject, matrix, phase2, &mut stats))
 }
@@ -138,8 +161,9 @@ pub fn check_against_spec<O: Send + Sync + 'static>(
     spec: &ObservationSet,
     config: &Config,
 ) -> Result<Verdict, CheckError> {
-    check_against_named_spec(subject, matrix, spec, "the given specification", config)
-        .map(|verdict| with_html_report(verdict, subject.name()))
+    let environment = Environment::from_env()?;
+    check_against_named_spec(subject, matrix, spec, "the given specification", config, &environment)
+        .map(|verdict| with_html_report(verdict, subject.name(), &environment))
 }
 
 /// [`check_against_spec`] with the specification read from an observation file; errors name
@@ -150,9 +174,17 @@ pub fn check_against_file<O: Send + Sync + 'static>(
     path: &std::path::Path,
     config: &Config,
 ) -> Result<Verdict, CheckError> {
+    let environment = Environment::from_env()?;
     let spec = observation_file::read_observation_file(path)?;
-    check_against_named_spec(subject, matrix, &spec, &path.display().to_string(), config)
-        .map(|verdict| with_html_report(verdict, subject.name()))
+    check_against_named_spec(
+        subject,
+        matrix,
+        &spec,
+        &path.display().to_string(),
+        config,
+        &environment,
+    )
+    .map(|verdict| with_html_report(verdict, subject.name(), &environment))
 }
 
 fn check_against_named_spec<O: Send + Sync + 'static>(
@@ -161,6 +193,7 @@ fn check_against_named_spec<O: Send + Sync + 'static>(
     spec: &ObservationSet,
     source: &str,
     config: &Config,
+    environment: &Environment,
 ) -> Result<Verdict, CheckError> {
     subject.validate(matrix)?;
     observation_file::check_matches(spec, &op_table(matrix, &subject.labels()), source)?;
@@ -176,7 +209,7 @@ fn check_against_named_spec<O: Send + Sync + 'static>(
         crate::spec::determinism::find_nondeterminism_tolerating(spec.histories(), &subject.tolerated_ops(matrix))
     {
         // Confirmed (and given a replay token) by the object's own serial executions.
-        let synthesis = synthesize_spec(subject, matrix, config)?;
+        let synthesis = synthesize_in(subject, matrix, config, environment)?;
         stats.serial_executions = synthesis.executions;
         stats.phase1_time = synthesis.elapsed;
         return match synthesis.nondeterminism {
@@ -193,14 +226,21 @@ fn check_against_named_spec<O: Send + Sync + 'static>(
             }),
         };
     }
-    let token = replay_token_from_env()?;
-    let phase2 = backend::concurrent_executions(subject, matrix, Arc::new(spec.clone()), config, token.as_ref())
-        .map_err(|e| name_token(e, token.as_ref()))?;
+    let token = replay_token(environment)?;
+    let phase2 = backend::concurrent_executions(
+        subject,
+        matrix,
+        Arc::new(spec.clone()),
+        config,
+        token.as_ref(),
+        environment,
+    )
+    .map_err(|e| name_token(e, token.as_ref()))?;
     let Some((kind, replay)) = phase2.violation.clone() else {
         return Ok(conclude(subject, matrix, phase2, &mut stats));
     };
     // Confirm the violation against the object's own serial executions.
-    let synthesis = synthesize_spec(subject, matrix, config)?;
+    let synthesis = synthesize_in(subject, matrix, config, environment)?;
     stats.serial_executions = synthesis.executions;
     stats.phase1_time = synthesis.elapsed;
     if let Some((n, replay)) = synthesis.nondeterminism {
@@ -309,26 +349,23 @@ fn loom_token(token: &ReplayToken) -> CheckError {
 }
 
 /// The schedule phase 2 replays instead of exploring, from [`REPLAY_ENV`], if any.
-fn replay_token_from_env() -> Result<Option<ReplayToken>, CheckError> {
-    match std::env::var(REPLAY_ENV) {
-        Ok(token) if !token.trim().is_empty() => {
-            let token: ReplayToken = token.parse()?;
-            match token.phase {
-                Phase::Concurrent { .. } | Phase::Scheduled => {
-                    eprintln!("lineup: {REPLAY_ENV} is set: phase 2 replays the schedule {token} only");
-                    Ok(Some(token))
-                }
-                Phase::LoomSerial | Phase::LoomConcurrent { .. } => Err(loom_token(&token)),
-                Phase::Serial => Err(CheckError::BadReplayToken {
-                    token: token.to_string(),
-                    problem: format!(
-                        "{REPLAY_ENV} replays phase-2 schedules; phase 1 always runs every serial execution \
-                         (use lineup::replay for a serial one)"
-                    ),
-                }),
+fn replay_token(environment: &Environment) -> Result<Option<ReplayToken>, CheckError> {
+    match environment.run.replay.clone() {
+        Some(token) => match token.phase {
+            Phase::Concurrent { .. } | Phase::Scheduled => {
+                eprintln!("lineup: {REPLAY_ENV} is set: phase 2 replays the schedule {token} only");
+                Ok(Some(token))
             }
-        }
-        _ => Ok(None),
+            Phase::LoomSerial | Phase::LoomConcurrent { .. } => Err(loom_token(&token)),
+            Phase::Serial => Err(CheckError::BadReplayToken {
+                token: token.to_string(),
+                problem: format!(
+                    "{REPLAY_ENV} replays phase-2 schedules; phase 1 always runs every serial execution \
+                     (use lineup::replay for a serial one)"
+                ),
+            }),
+        },
+        None => Ok(None),
     }
 }
 

@@ -105,4 +105,20 @@ pub enum CheckError {
     /// An observation file could not be read or written, or belongs to another test.
     #[error(transparent)]
     ObservationFile(#[from] crate::spec::observation_file::ObservationFileError),
+    /// An environment variable lineup reads is set to something it cannot read.
+    #[error(transparent)]
+    Environment(#[from] EnvironmentError),
+}
+
+/// An environment variable lineup reads (see [`environment`](crate::environment)) is set to
+/// something it cannot read: `LINEUP_SHARD="8/8": expected i/n with 0 <= i < n, e.g. 0/4`.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{variable}={value:?}: {problem}")]
+pub struct EnvironmentError {
+    /// The variable.
+    pub variable: &'static str,
+    /// Its value.
+    pub value: String,
+    /// What was expected.
+    pub problem: String,
 }

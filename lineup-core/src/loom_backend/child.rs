@@ -2,7 +2,7 @@
 //! loom's engine ends the child, never the user's test process.
 //!
 //! The parent re-runs its own executable (the test binary, with `--exact <test name>`, or the
-//! example with its arguments) with [`CHILD_ENV`] naming a job file. The child runs normally until
+//! example with its arguments) with [`LOOM_CHILD_ENV`] naming a job file. The child runs normally until
 //! it reaches the check of the same subject and matrix, does the job there, reports through a
 //! results file (one JSON record per line, flushed) and exits. Checks that come earlier in the
 //! same test are run by the child too, each in its own grandchild processes.
@@ -15,10 +15,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use serde::{Deserialize, Serialize};
 
 use super::wire::Record;
+use crate::environment::{LoomSettings, LOOM_CHILD_ENV, LOOM_MAX_BRANCHES_ENV};
 use crate::error::CheckError;
-
-/// The environment variable that makes a process a loom child: it names a job file.
-pub(crate) const CHILD_ENV: &str = "LINEUP_LOOM_CHILD";
 
 /// What a child does.
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -48,10 +46,9 @@ pub(crate) enum JobKind {
 }
 
 /// The job of this process for the check identified by `key`, if this process is a loom child
-/// started for it.
-pub(crate) fn job_for(key: &str) -> Option<Job> {
-    let path = std::env::var_os(CHILD_ENV)?;
-    let text = std::fs::read_to_string(&path).ok()?;
+/// started for it (`job_file`: [`LoomSettings::child_job`]).
+pub(crate) fn job_for(key: &str, job_file: Option<&Path>) -> Option<Job> {
+    let text = std::fs::read_to_string(job_file?).ok()?;
     let job: Job = serde_json::from_str(&text).ok()?;
     (job.key == key).then_some(job)
 }
@@ -94,8 +91,9 @@ pub(crate) struct ChildReport {
     pub status: String,
 }
 
-/// Runs `job` in a child process and collects its records.
-pub(crate) fn run(job: &Job, dir: &Path, phase: &'static str) -> Result<ChildReport, CheckError> {
+/// Runs `job` in a child process and collects its records (and prints them when `loom` says
+/// [`debug`](LoomSettings::debug)).
+pub(crate) fn run(job: &Job, dir: &Path, phase: &'static str, loom: &LoomSettings) -> Result<ChildReport, CheckError> {
     let failed = |message: String| CheckError::ExecutionFailed { phase, message };
     let job_file = dir.join("job.json");
     let _ = std::fs::remove_file(&job.results);
@@ -104,7 +102,10 @@ pub(crate) fn run(job: &Job, dir: &Path, phase: &'static str) -> Result<ChildRep
     let exe = std::env::current_exe().map_err(|e| failed(format!("cannot find the test executable: {e}")))?;
     let output = Command::new(&exe)
         .args(rerun_args())
-        .env(CHILD_ENV, &job_file)
+        .env(LOOM_CHILD_ENV, &job_file)
+        // loom's `Builder::new` in the child parses LOOM_MAX_BRANCHES itself and panics on a value
+        // lineup reads as unset (empty) or with blanks: the child gets the value lineup read.
+        .env(LOOM_MAX_BRANCHES_ENV, loom.max_branches.to_string())
         .env("RUST_BACKTRACE", "0")
         .output()
         .map_err(|e| failed(format!("cannot start the loom child process {}: {e}", exe.display())))?;
@@ -119,7 +120,7 @@ pub(crate) fn run(job: &Job, dir: &Path, phase: &'static str) -> Result<ChildRep
         }
     }
     let stderr = String::from_utf8_lossy(&output.stderr);
-    if std::env::var_os("LINEUP_LOOM_DEBUG").is_some() {
+    if loom.debug {
         eprintln!(
             "lineup: loom child ({}) records:\n{text}stderr:\n{stderr}",
             output.status

@@ -6,18 +6,16 @@ use std::path::{Path, PathBuf};
 
 /// The directory for kept files: `<target>/lineup-loom`, where `<target>` is the cargo target
 /// directory that holds the running executable (test binaries live in `<target>/<profile>/deps`,
-/// examples in `<target>/<profile>/examples`; cargo marks `<target>` with `CACHEDIR.TAG`), else an
-/// absolute `CARGO_TARGET_DIR`, else the system's temporary directory.
-pub(crate) fn kept_files_dir() -> PathBuf {
+/// examples in `<target>/<profile>/examples`; cargo marks `<target>` with `CACHEDIR.TAG`), else
+/// `cargo_target_dir` (an absolute `CARGO_TARGET_DIR`, see
+/// [`HostSettings::cargo_target_dir`](crate::environment::HostSettings::cargo_target_dir)), else
+/// the system's temporary directory.
+pub(crate) fn kept_files_dir(cargo_target_dir: Option<&Path>) -> PathBuf {
     let exe = std::env::current_exe().ok();
     let target = exe
         .as_deref()
         .and_then(target_dir_of)
-        .or_else(|| {
-            std::env::var_os("CARGO_TARGET_DIR")
-                .map(PathBuf::from)
-                .filter(|p| p.is_absolute())
-        })
+        .or_else(|| cargo_target_dir.map(Path::to_path_buf))
         .unwrap_or_else(std::env::temp_dir);
     target.join("lineup-loom")
 }
@@ -51,7 +49,7 @@ mod tests {
 
     #[test]
     fn kept_files_never_go_to_the_current_directory() {
-        let dir = kept_files_dir();
+        let dir = kept_files_dir(None);
         assert!(dir.is_absolute(), "{}", dir.display());
         assert!(dir.ends_with("lineup-loom"));
         // The running test binary is in this workspace's target directory.

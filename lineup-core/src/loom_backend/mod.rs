@@ -40,6 +40,7 @@ use serial_orders::SerialOrders;
 use wire::Record;
 
 use crate::config::Config;
+use crate::environment::{Environment, LoomSettings, LOOM_CHECKPOINT_ENV};
 use crate::error::CheckError;
 use crate::judge::phase2_outcome::Exploration2;
 use crate::model::history::op_table;
@@ -55,10 +56,6 @@ use crate::spec::synthesis::Synthesis;
 
 /// loom models at most this many threads besides the main thread.
 const MAX_WORKERS: usize = loom::MAX_THREADS - 1;
-
-/// The default branch limit of one loom execution (loom's own default, 1000, is too small for
-/// a 3x3 matrix of a queue); `LOOM_MAX_BRANCHES` overrides it.
-const DEFAULT_MAX_BRANCHES: usize = 20_000;
 
 fn key<O>(subject: &Subject<O>, matrix: &TestMatrix) -> String {
     format!("{} :: {matrix:?}", subject.name())
@@ -102,13 +99,6 @@ fn current_check<O>(subject: &Subject<O>, matrix: &TestMatrix) -> String {
     format!("{base} #{n}")
 }
 
-fn max_branches() -> usize {
-    std::env::var("LOOM_MAX_BRANCHES")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(DEFAULT_MAX_BRANCHES)
-}
-
 fn validate<O>(subject: &Subject<O>, matrix: &TestMatrix, phase: &'static str) -> Result<(), CheckError> {
     subject.validate(matrix)?;
     if matrix.threads.len() > MAX_WORKERS {
@@ -125,8 +115,13 @@ fn validate<O>(subject: &Subject<O>, matrix: &TestMatrix, phase: &'static str) -
 
 /// Does the job of this child process, if it is a loom child started for this check: never
 /// returns then.
-fn serve_child_job<O: Send + Sync + 'static>(subject: &Subject<O>, matrix: &TestMatrix, check: &str) {
-    let Some(job) = child::job_for(check) else {
+fn serve_child_job<O: Send + Sync + 'static>(
+    subject: &Subject<O>,
+    matrix: &TestMatrix,
+    check: &str,
+    loom: &LoomSettings,
+) {
+    let Some(job) = child::job_for(check, loom.child_job.as_deref()) else {
         return;
     };
     harness::install_hook();
@@ -237,11 +232,13 @@ pub(crate) fn serial_executions<O: Send + Sync + 'static>(
     subject: &Subject<O>,
     matrix: &TestMatrix,
     config: &Config,
+    environment: &Environment,
 ) -> Result<Synthesis, CheckError> {
     const PHASE: &str = "phase 1 (loom)";
     validate(subject, matrix, PHASE)?;
     let check = begin_check(subject, matrix);
-    serve_child_job(subject, matrix, &check);
+    serve_child_job(subject, matrix, &check, &environment.loom);
+    let max_branches = environment.loom.max_branches;
     let start = Instant::now();
     let ops = op_table(matrix, &subject.labels());
     let dir = child::scratch_dir().map_err(|e| CheckError::ExecutionFailed {
@@ -260,10 +257,10 @@ pub(crate) fn serial_executions<O: Send + Sync + 'static>(
             },
             results: dir.join("results.jsonl"),
             check_stuck: config.check_stuck,
-            max_branches: max_branches(),
+            max_branches,
             real_time: config.real_time_happens_before,
         };
-        let report = child::run(&job, &dir, PHASE)?;
+        let report = child::run(&job, &dir, PHASE, &environment.loom)?;
         let mut progressed = false;
         for record in &report.records {
             match record {
@@ -292,7 +289,7 @@ pub(crate) fn serial_executions<O: Send + Sync + 'static>(
                 Record::SerialInconclusive { order } => {
                     return Err(CheckError::StepLimit {
                         phase: PHASE,
-                        limit: format!("loom's branch limit (LOOM_MAX_BRANCHES = {})", max_branches()),
+                        limit: format!("loom's branch limit (LOOM_MAX_BRANCHES = {max_branches})"),
                         execution: format!("of the order {order:?}"),
                     })
                 }
@@ -340,15 +337,16 @@ pub(crate) fn concurrent_executions<O: Send + Sync + 'static>(
     matrix: &TestMatrix,
     spec: Arc<ObservationSet>,
     config: &Config,
+    environment: &Environment,
 ) -> Result<Exploration2, CheckError> {
-    let mut found = explore_concurrent(subject, matrix, Arc::clone(&spec), config)?;
-    let replaying = std::env::var_os("LOOM_CHECKPOINT_FILE").is_some_and(|v| !v.is_empty());
+    let mut found = explore_concurrent(subject, matrix, Arc::clone(&spec), config, environment)?;
+    let replaying = environment.loom.checkpoint_file.is_some();
     if let Some(evidence) = found.loom.as_mut().filter(|e| !e.is_weak_memory() && !replaying) {
         let other = Config {
             real_time_happens_before: !config.real_time_happens_before,
             ..config.clone()
         };
-        let again = explore_concurrent(subject, matrix, spec, &other)?;
+        let again = explore_concurrent(subject, matrix, spec, &other, environment)?;
         evidence.other_setting_fails = Some(again.violation.is_some());
     }
     Ok(found)
@@ -360,11 +358,13 @@ fn explore_concurrent<O: Send + Sync + 'static>(
     matrix: &TestMatrix,
     spec: Arc<ObservationSet>,
     config: &Config,
+    environment: &Environment,
 ) -> Result<Exploration2, CheckError> {
     const PHASE: &str = "phase 2 (loom)";
     validate(subject, matrix, PHASE)?;
     let check = current_check(subject, matrix);
-    serve_child_job(subject, matrix, &check);
+    serve_child_job(subject, matrix, &check, &environment.loom);
+    let max_branches = environment.loom.max_branches;
     let start = Instant::now();
     let ops = spec.ops().clone();
     let scratch = |e: std::io::Error| CheckError::ExecutionFailed {
@@ -375,7 +375,7 @@ fn explore_concurrent<O: Send + Sync + 'static>(
     let spec_file = dir.join("spec.xml");
     observation_file::write_observation_file(&spec_file, &spec)?;
     let checkpoint = dir.join("loom-path.json");
-    start_from_user_checkpoint(&checkpoint)?;
+    start_from_user_checkpoint(&checkpoint, &environment.loom)?;
     let mut explored = Explored::default();
     // Stuck executions after which loom's exploration resumed from its stored path.
     let mut cut = 0usize;
@@ -394,10 +394,10 @@ fn explore_concurrent<O: Send + Sync + 'static>(
             },
             results: dir.join("results.jsonl"),
             check_stuck: config.check_stuck,
-            max_branches: max_branches(),
+            max_branches,
             real_time: config.real_time_happens_before,
         };
-        let report = child::run(&job, &dir, PHASE)?;
+        let report = child::run(&job, &dir, PHASE, &environment.loom)?;
         // A violation that needs a weak-memory load is kept while the exploration looks for one
         // that needs none; it is reported only if none turns up.
         for record in &report.records {
@@ -444,7 +444,7 @@ fn explore_concurrent<O: Send + Sync + 'static>(
                     cut += 1;
                 }
                 let path = std::fs::read_to_string(&checkpoint).map_err(scratch)?;
-                match path_step::step_path(&path, max_branches()).map_err(|problem| CheckError::ExecutionFailed {
+                match path_step::step_path(&path, max_branches).map_err(|problem| CheckError::ExecutionFailed {
                     phase: PHASE,
                     message: format!(
                         "loom's stored path {} is not in loom 0.7.2's format: {problem}",
@@ -485,7 +485,9 @@ fn explore_concurrent<O: Send + Sync + 'static>(
                         )
                     })?;
                 // Keep the stored path of the violating execution next to the user's build.
-                let kept = saved.as_ref().and_then(|s| keep_checkpoint(std::path::Path::new(s)));
+                let kept = saved
+                    .as_ref()
+                    .and_then(|s| keep_checkpoint(std::path::Path::new(s), environment));
                 let _ = std::fs::remove_dir_all(&dir);
                 return Ok(Exploration2 {
                     redundant: 0,
@@ -554,34 +556,30 @@ impl Explored {
     }
 }
 
-/// The environment variable loom reads a stored path from; a report's replay line names it.
-const LOOM_CHECKPOINT_ENV: &str = "LOOM_CHECKPOINT_FILE";
-
 /// If the user set `LOOM_CHECKPOINT_FILE` (the replay line of a report), phase 2 starts from that
 /// stored path, so the execution it stores runs first. (The children's loom builders use a
 /// scratch path of their own, which would override the variable.)
-fn start_from_user_checkpoint(scratch: &std::path::Path) -> Result<(), CheckError> {
-    let Some(user) = std::env::var_os(LOOM_CHECKPOINT_ENV) else {
+fn start_from_user_checkpoint(scratch: &std::path::Path, loom: &LoomSettings) -> Result<(), CheckError> {
+    let Some(user) = &loom.checkpoint_file else {
         return Ok(());
     };
-    let user = std::path::PathBuf::from(user);
     let bad = |problem: String| CheckError::ExecutionFailed {
         phase: "phase 2 (loom)",
         message: format!("{LOOM_CHECKPOINT_ENV}={}: {problem}", user.display()),
     };
-    let text = std::fs::read_to_string(&user).map_err(|e| bad(format!("cannot read it: {e}")))?;
-    path_step::step_path(&text, max_branches())
+    let text = std::fs::read_to_string(user).map_err(|e| bad(format!("cannot read it: {e}")))?;
+    path_step::step_path(&text, loom.max_branches)
         .map_err(|problem| bad(format!("not a loom 0.7.2 stored path: {problem}")))?;
     // loom 0.7.2 cannot load a path longer than its branch limit (see `path_step::step_path`):
     // it would panic with "capacity overflow" in the child, outside any execution.
     let branches =
         path_step::branch_count(&text).map_err(|problem| bad(format!("not a loom 0.7.2 stored path: {problem}")))?;
-    if branches > max_branches() {
+    if branches > loom.max_branches {
         return Err(bad(format!(
             "the stored path has {branches} branches, more than loom's branch limit (LOOM_MAX_BRANCHES = {}); \
              loom 0.7.2 cannot load it (its Path::set_max_branches computes the limit minus the length, which \
              wraps: \"capacity overflow\"). Run the replay with LOOM_MAX_BRANCHES={branches} or more",
-            max_branches()
+            loom.max_branches
         )));
     }
     std::fs::write(scratch, text).map_err(|e| bad(format!("cannot copy it to {}: {e}", scratch.display())))?;
@@ -594,8 +592,8 @@ fn start_from_user_checkpoint(scratch: &std::path::Path) -> Result<(), CheckErro
 
 /// Copies a stored loom path out of the scratch directory into `lineup-loom/` of cargo's target
 /// directory ([`kept_files::kept_files_dir`]), so that it outlives the check.
-fn keep_checkpoint(path: &std::path::Path) -> Option<std::path::PathBuf> {
-    let dir = kept_files::kept_files_dir();
+fn keep_checkpoint(path: &std::path::Path, environment: &Environment) -> Option<std::path::PathBuf> {
+    let dir = kept_files::kept_files_dir(environment.host.cargo_target_dir.as_deref());
     std::fs::create_dir_all(&dir).ok()?;
     let name = format!(
         "violation-{}-{}.json",

@@ -5,10 +5,6 @@ use std::str::FromStr;
 
 use crate::error::CheckError;
 
-/// The environment variable that makes [`check`](crate::check) replay one schedule (a token
-/// printed in a violation report) instead of exploring.
-pub const REPLAY_ENV: &str = "LINEUP_REPLAY";
-
 /// Which exploration a schedule belongs to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Phase {

@@ -2,13 +2,13 @@
 
 use std::fmt::{self, Write as _};
 
+use crate::environment::REPLAY_ENV;
 use crate::judge::verdict::LoomEvidence;
 use crate::judge::verdict::Violation;
 use crate::judge::verdict::ViolationKind;
 use crate::judge::witness::explain_non_witness;
 use crate::model::history::History;
 use crate::model::replay_token::Phase;
-use crate::model::replay_token::REPLAY_ENV;
 use crate::spec::observation::Observation;
 
 impl fmt::Display for Violation {

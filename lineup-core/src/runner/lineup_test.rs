@@ -7,8 +7,9 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use crate::check::check_without_report as check;
-use crate::check::synthesize_spec;
+use crate::check::synthesize_in;
 use crate::config::Config;
+use crate::environment::{Environment, EnvironmentError};
 use crate::error::CheckError;
 use crate::explore::strategy::selection::{Strategy, StrategyParseError};
 use crate::judge::verdict::Verdict;
@@ -17,7 +18,7 @@ use crate::model::invocation::InvocationLabel;
 use crate::model::invocations::Invocations;
 use crate::model::matrix::TestMatrix;
 use crate::model::subject::Subject;
-use crate::report::html::{write_report_from_env, Picture};
+use crate::report::html::{write_report_in, Picture};
 use crate::runner::parallel::check_matrices;
 use crate::runner::progress::Progress;
 use crate::runner::regressions::{Regression, RegressionError, RegressionFile};
@@ -25,8 +26,7 @@ use crate::runner::sampling::auto_matrices;
 use crate::runner::sampling::shard_indices;
 use crate::runner::shapes::{sample_shaped, ShapeCounts, Shapes};
 use crate::runner::shrink::shrink;
-use crate::runner::sweep_env::{SweepEnvError, SweepOverrides};
-use crate::spec::spec_snapshot::{bless_requested, compare_or_bless, SnapshotError};
+use crate::spec::spec_snapshot::{compare_or_bless, SnapshotError};
 
 /// Where a matrix came from.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -168,7 +168,7 @@ pub enum TestFailure {
         problem: String,
     },
     /// An environment variable cannot be read.
-    Env(SweepEnvError),
+    Env(EnvironmentError),
     /// The regression file cannot be read or written.
     Regressions(RegressionError),
     /// A committed specification differs from the object's serial behaviour.
@@ -234,7 +234,7 @@ impl std::error::Error for TestFailure {}
 ///
 /// `#[lineup_test(threads = 2, ops = 2)]` expands to `LineupTest::new(..).threads(2).ops(2).run(build)`.
 /// Without options a run checks 100 random 3x3 matrices (the paper's setting) at preemption
-/// bound 2. Environment variables ([`crate::runner::sweep_env`]) override the sample size, seed,
+/// bound 2. Environment variables ([`crate::environment`]) override the sample size, seed,
 /// preemption bound, time budget and shard, so that nightly sweeps need no code change.
 ///
 /// ```
@@ -526,7 +526,8 @@ impl LineupTest {
     /// [`run_subject`](Self::run_subject)).
     pub fn check_subject<O: Send + Sync + 'static>(&self, subject: &Subject<O>) -> Result<TestSummary, TestFailure> {
         let start = Instant::now();
-        let env = SweepOverrides::from_env().map_err(TestFailure::Env)?;
+        let environment = Environment::from_env().map_err(TestFailure::Env)?;
+        let env = &environment.sweep;
         let mut config = self.config.clone();
         if let Some(bound) = env.preemption_bound {
             config.preemption_bound = bound;
@@ -624,7 +625,7 @@ impl LineupTest {
                     file: file.path().to_path_buf(),
                     seed: saved.seed,
                 };
-                self.check_one(subject, &matrix, &config, origin, None, &mut summary)?;
+                self.check_one(subject, &matrix, &config, origin, None, &mut summary, &environment)?;
             }
         }
 
@@ -633,16 +634,17 @@ impl LineupTest {
             let threads = columns.iter().map(|c| resolve(c)).collect::<Result<Vec<_>, _>>()?;
             let matrix = frame(TestMatrix::new(threads));
             if let Some(dir) = &self.observations {
-                let fresh = synthesize_spec(subject, &matrix, &config).map_err(|error| TestFailure::Check {
-                    test: self.name.clone(),
-                    origin: MatrixOrigin::Explicit { index },
-                    error: Box::new(error),
-                })?;
+                let fresh =
+                    synthesize_in(subject, &matrix, &config, &environment).map_err(|error| TestFailure::Check {
+                        test: self.name.clone(),
+                        origin: MatrixOrigin::Explicit { index },
+                        error: Box::new(error),
+                    })?;
                 // A nondeterministic object's phase 1 stops at its proof, so its specification is
                 // partial: neither compared nor blessed; the check below reports the nondeterminism.
                 if fresh.nondeterminism.is_none() {
                     let file = dir.join(format!("{}-{index}.xml", file_name_of(&self.name)));
-                    compare_or_bless(&file, &fresh.spec, bless_requested()).map_err(TestFailure::Snapshot)?;
+                    compare_or_bless(&file, &fresh.spec, environment.run.bless).map_err(TestFailure::Snapshot)?;
                 }
             }
             self.check_one(
@@ -652,6 +654,7 @@ impl LineupTest {
                 MatrixOrigin::Explicit { index },
                 None,
                 &mut summary,
+                &environment,
             )?;
         }
 
@@ -661,7 +664,7 @@ impl LineupTest {
             let (shard, shards) = env.shard.unwrap_or((0, 1));
             let indices: Vec<usize> = shard_indices(samples, shard, shards).collect();
             let matrices: Vec<TestMatrix> = indices.iter().map(|&i| frame(sample[i].clone())).collect();
-            let progress = Progress::new(matrices.len(), &self.name);
+            let progress = Progress::new(matrices.len(), &self.name, &environment);
             let outcome = check_matrices(subject, &matrices, &config, workers, &progress);
             progress.finish();
             summary.matrices += outcome.checked;
@@ -685,6 +688,7 @@ impl LineupTest {
                     &config,
                     origin,
                     regressions.as_ref(),
+                    &environment,
                 ));
             }
         }
@@ -756,6 +760,7 @@ impl LineupTest {
                         origin,
                         regressions.as_ref(),
                         &mut summary,
+                        &environment,
                     )?;
                     checked += 1;
                 }
@@ -767,6 +772,7 @@ impl LineupTest {
     }
 
     /// Checks one matrix; a failure is shrunk (and saved when `save_in` is given).
+    #[allow(clippy::too_many_arguments)]
     fn check_one<O: Send + Sync + 'static>(
         &self,
         subject: &Subject<O>,
@@ -775,6 +781,7 @@ impl LineupTest {
         origin: MatrixOrigin,
         save_in: Option<&RegressionFile>,
         summary: &mut TestSummary,
+        environment: &Environment,
     ) -> Result<(), TestFailure> {
         let result = check(subject, matrix, config);
         summary.matrices += 1;
@@ -785,12 +792,14 @@ impl LineupTest {
                 summary.interludes += usize::from(stats.interlude.is_some());
                 Ok(())
             }
-            Ok(Verdict::Fail(v)) => Err(self.failed(subject, matrix, Ok(v), config, origin, save_in)),
-            Err(e) => Err(self.failed(subject, matrix, Err(e), config, origin, save_in)),
+            Ok(Verdict::Fail(v)) => Err(self.failed(subject, matrix, Ok(v), config, origin, save_in, environment)),
+            Err(e) => Err(self.failed(subject, matrix, Err(e), config, origin, save_in, environment)),
         }
     }
 
-    /// The failure report of a failing matrix: shrunk, and saved for the next run.
+    /// The failure report of a failing matrix: shrunk, saved for the next run, and written as an
+    /// HTML page when `environment` names a report directory.
+    #[allow(clippy::too_many_arguments)]
     fn failed<O: Send + Sync + 'static>(
         &self,
         subject: &Subject<O>,
@@ -799,6 +808,7 @@ impl LineupTest {
         config: &Config,
         origin: MatrixOrigin,
         save_in: Option<&RegressionFile>,
+        environment: &Environment,
     ) -> TestFailure {
         let original = match result {
             Ok(v) => v,
@@ -836,7 +846,7 @@ impl LineupTest {
             }
         });
         let mut smallest = shrunk.violation;
-        smallest.html_report = write_report_from_env(&self.name, || {
+        smallest.html_report = write_report_in(environment.run.report_dir.as_deref(), &self.name, || {
             let mut sections = vec![smallest.section()];
             if shrunk.steps > 0 {
                 let mut first = original.section();

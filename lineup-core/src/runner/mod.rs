@@ -1,5 +1,5 @@
 //! Running checks as tests: `LineupTest` (`#[lineup_test]`), random and AutoCheck matrices,
-//! shrinking, parallel workers, regressions files, the sweep environment, and progress.
+//! shrinking, parallel workers, regressions files, and progress.
 
 pub(crate) mod lineup_test;
 pub(crate) mod parallel;
@@ -8,4 +8,3 @@ pub mod regressions;
 pub(crate) mod sampling;
 pub(crate) mod shapes;
 pub(crate) mod shrink;
-pub mod sweep_env;

@@ -1,22 +1,21 @@
 //! A progress bar for long runs: matrices done, failures so far, executions per second, ETA.
 //! Shown only when standard error is a terminal, `CI` is not set and the test harness does not
 //! capture output (`cargo test -- --nocapture`), so that captured test output and CI logs stay
-//! clean. `LINEUP_PROGRESS=1` forces it on, `LINEUP_PROGRESS=0` off.
+//! clean. `LINEUP_PROGRESS=1` forces it on, `LINEUP_PROGRESS=0` off (see
+//! [`RunSettings::progress`](crate::environment::RunSettings::progress)).
 
 use std::io::IsTerminal;
 use std::time::Instant;
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
-/// Forces the progress bar on (`1`) or off (`0`).
-pub const PROGRESS_ENV: &str = "LINEUP_PROGRESS";
+use crate::environment::Environment;
 
 /// Whether the test harness lets output through: libtest captures it unless it was started
 /// with `--nocapture` / `--show-output` or `RUST_TEST_NOCAPTURE` is set. The bar writes to the
 /// terminal directly, around any capture, so it stays off while output is captured.
-fn output_not_captured() -> bool {
-    std::env::var_os("RUST_TEST_NOCAPTURE").is_some_and(|v| v != "0")
-        || std::env::args().any(|a| a == "--nocapture" || a == "--show-output")
+fn output_not_captured(environment: &Environment) -> bool {
+    environment.host.test_nocapture || std::env::args().any(|a| a == "--nocapture" || a == "--show-output")
 }
 
 /// Progress of a run over many matrices.
@@ -27,13 +26,12 @@ pub struct Progress {
 }
 
 impl Progress {
-    /// A bar for `total` matrices, visible only on an interactive terminal outside CI.
-    pub fn new(total: usize, title: &str) -> Self {
-        let interactive = match std::env::var(PROGRESS_ENV).as_deref() {
-            Ok("1") => true,
-            Ok("0") => false,
-            _ => std::io::stderr().is_terminal() && std::env::var_os("CI").is_none() && output_not_captured(),
-        };
+    /// A bar for `total` matrices, visible only on an interactive terminal outside CI (as
+    /// `environment` says; `LINEUP_PROGRESS` forces it on or off).
+    pub fn new(total: usize, title: &str, environment: &Environment) -> Self {
+        let interactive = environment.run.progress.unwrap_or_else(|| {
+            std::io::stderr().is_terminal() && !environment.host.ci && output_not_captured(environment)
+        });
         let bar = interactive.then(|| {
             let bar = ProgressBar::with_draw_target(Some(total as u64), ProgressDrawTarget::stderr());
             let style = ProgressStyle::with_template("{prefix} [{bar:30}] {pos}/{len} matrices, {msg}, ETA {eta}")

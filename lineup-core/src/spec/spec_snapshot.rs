@@ -5,12 +5,10 @@
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
+use crate::environment::{Environment, BLESS_ENV};
 use crate::model::history::History;
 use crate::spec::observation::ObservationSet;
 use crate::spec::observation_file::{read_observation_file, write_observation_file, ObservationFileError};
-
-/// Set to `1` to (re)write the observation files of regression matrices from a fresh phase 1.
-pub const BLESS_ENV: &str = "LINEUP_BLESS";
 
 /// What became of a stored specification.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -45,9 +43,17 @@ pub enum SnapshotError {
     File(#[from] ObservationFileError),
 }
 
-/// Whether `LINEUP_BLESS` asks for blessing.
+/// Whether [`BLESS_ENV`] asks for blessing, for a test that compares specifications itself (a
+/// [`LineupTest`](crate::LineupTest) reads it with the rest of its [`Environment`]).
+///
+/// # Panics
+///
+/// When a variable lineup reads is set to something it cannot read (the message names it).
 pub fn bless_requested() -> bool {
-    std::env::var(BLESS_ENV).is_ok_and(|v| !v.is_empty() && v != "0")
+    Environment::from_env()
+        .unwrap_or_else(|error| panic!("{error}"))
+        .run
+        .bless
 }
 
 /// One serial history as a line of a diff: its notation and every operation's result.

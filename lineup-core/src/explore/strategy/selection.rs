@@ -1,7 +1,7 @@
 //! Which strategy phase 2 explores with: [`Strategy`], chosen per check
 //! ([`Config::strategy`](crate::Config::strategy)), per test (`#[lineup_test(strategy = "...")]`,
 //! [`LineupTest::strategy`](crate::LineupTest::strategy)) or per run
-//! ([`STRATEGY_ENV`](crate::sweep_env::STRATEGY_ENV)).
+//! ([`STRATEGY_ENV`](crate::environment::STRATEGY_ENV)).
 
 use std::fmt;
 use std::str::FromStr;

@@ -2,10 +2,11 @@
 //! violating history with their results, the stuck operation marked, the two serial histories
 //! of a nondeterminism side by side, and the replay token.
 
+use crate::environment::REPLAY_ENV;
 use crate::judge::verdict::{Violation, ViolationKind};
 use crate::judge::witness::explain_non_witness;
 use crate::model::history::{Event, History};
-use crate::model::replay_token::{Phase, REPLAY_ENV};
+use crate::model::replay_token::Phase;
 use crate::model::thread_id::ThreadId;
 
 use super::picture::{Bar, BarMark, Fact, Picture, Section, Timeline};

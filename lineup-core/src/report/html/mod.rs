@@ -13,4 +13,4 @@ mod writer;
 pub use escape::escape;
 pub use picture::{Bar, BarMark, Fact, Picture, Section, Step, Timeline};
 pub(crate) use report_dir::{attach_report, test_name};
-pub use report_dir::{report_dir_from_env, write_report, write_report_from_env, ReportFile, REPORT_DIR_ENV};
+pub use report_dir::{write_report, write_report_in, ReportFile, REPORT_DIR_ENV};

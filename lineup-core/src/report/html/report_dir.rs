@@ -1,18 +1,14 @@
-//! `LINEUP_REPORT_DIR`: where a reported violation is also written as an HTML page,
+//! [`REPORT_DIR_ENV`]: where a reported violation is also written as an HTML page,
 //! `<test>-<n>.html` with `n` the first number not taken (nothing is overwritten).
 
 use std::fmt;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
+pub use crate::environment::REPORT_DIR_ENV;
 use crate::judge::verdict::Violation;
 
 use super::picture::Picture;
-
-/// The environment variable naming the directory of HTML reports. When it is set, a failing
-/// [`check`](crate::check) and a failing [`LineupTest`](crate::LineupTest) write the violation
-/// as `<test>-<n>.html` there, and the text report names the file.
-pub const REPORT_DIR_ENV: &str = "LINEUP_REPORT_DIR";
 
 /// The HTML report of a violation: the file written, or why it could not be.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -39,13 +35,6 @@ impl fmt::Display for ReportFile {
             ),
         }
     }
-}
-
-/// The directory of HTML reports, if [`REPORT_DIR_ENV`] is set (and not empty).
-pub fn report_dir_from_env() -> Option<PathBuf> {
-    std::env::var_os(REPORT_DIR_ENV)
-        .filter(|dir| !dir.is_empty())
-        .map(PathBuf::from)
 }
 
 /// Writes `picture` as `<name>-<n>.html` in `dir` (created if missing), `n` from 1 the first
@@ -79,12 +68,14 @@ pub fn write_report(dir: &Path, name: &str, picture: &Picture) -> ReportFile {
     }
 }
 
-/// When [`REPORT_DIR_ENV`] is set: writes `picture` as `<name>-<n>.html` there.
-pub fn write_report_from_env(name: &str, picture: impl FnOnce() -> Picture) -> Option<ReportFile> {
-    report_dir_from_env().map(|dir| write_report(&dir, name, &picture()))
+/// When there is a directory of HTML reports ([`REPORT_DIR_ENV`], read into
+/// [`RunSettings::report_dir`](crate::environment::RunSettings::report_dir)): writes `picture` as
+/// `<name>-<n>.html` there.
+pub fn write_report_in(dir: Option<&Path>, name: &str, picture: impl FnOnce() -> Picture) -> Option<ReportFile> {
+    dir.map(|dir| write_report(dir, name, &picture()))
 }
 
-/// The name of the running test for a report written by a plain [`check`](crate::check): the
+/// The name of the running test for a report written by a plain [`check`](crate::check()): the
 /// name of the current thread (the test harness names each test's thread after the test),
 /// else `fallback` (the subject's name).
 pub(crate) fn test_name(fallback: &str) -> String {
@@ -94,11 +85,11 @@ pub(crate) fn test_name(fallback: &str) -> String {
     }
 }
 
-/// When [`REPORT_DIR_ENV`] is set: writes `violation` as `<name>-<n>.html` and records the file
-/// in it (its text report then names it).
-pub(crate) fn attach_report(violation: &mut Violation, name: &str) {
+/// When there is a directory of HTML reports: writes `violation` as `<name>-<n>.html` in `dir`
+/// and records the file in it (its text report then names it).
+pub(crate) fn attach_report(violation: &mut Violation, name: &str, dir: Option<&Path>) {
     if violation.html_report.is_none() {
-        violation.html_report = write_report_from_env(name, || violation.picture());
+        violation.html_report = write_report_in(dir, name, || violation.picture());
     }
 }
 
