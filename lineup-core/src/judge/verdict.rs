@@ -3,12 +3,12 @@
 
 use std::time::Duration;
 
+use crate::judge::report_file::ReportFile;
 use crate::model::history::History;
 use crate::model::invocation::InvocationLabel;
 use crate::model::matrix::TestMatrix;
 use crate::model::replay_token::ReplayToken;
 use crate::model::stuck_kind::StuckKind;
-use crate::report::html::ReportFile;
 use crate::spec::determinism::Nondeterminism;
 use crate::spec::observation::Observation;
 

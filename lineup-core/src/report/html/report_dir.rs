@@ -1,41 +1,14 @@
 //! [`REPORT_DIR_ENV`]: where a reported violation is also written as an HTML page,
 //! `<test>-<n>.html` with `n` the first number not taken (nothing is overwritten).
 
-use std::fmt;
 use std::io::Write as _;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 pub use crate::environment::REPORT_DIR_ENV;
+pub use crate::judge::report_file::ReportFile;
 use crate::judge::verdict::Violation;
 
 use super::picture::Picture;
-
-/// The HTML report of a violation: the file written, or why it could not be.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum ReportFile {
-    /// The page was written to this file.
-    Written(PathBuf),
-    /// The page could not be written in this directory.
-    Failed {
-        /// The directory.
-        dir: PathBuf,
-        /// What went wrong.
-        error: String,
-    },
-}
-
-impl fmt::Display for ReportFile {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            ReportFile::Written(path) => write!(f, "html report: {}", path.display()),
-            ReportFile::Failed { dir, error } => write!(
-                f,
-                "html report: NOT written: cannot write in {} ({REPORT_DIR_ENV}): {error}",
-                dir.display()
-            ),
-        }
-    }
-}
 
 /// Writes `picture` as `<name>-<n>.html` in `dir` (created if missing), `n` from 1 the first
 /// number whose file does not exist yet. Never panics: a failure is [`ReportFile::Failed`].
