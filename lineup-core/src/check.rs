@@ -5,13 +5,12 @@ use std::rc::Rc;
 use std::sync::Arc;
 
 use crate::backend;
-use crate::config::Config;
+use crate::config::{Config, Strategy};
 use crate::error::CheckError;
 use crate::explore::decision_tree::DecisionTree;
 use crate::explore::run::explore;
 use crate::explore::scheduler::Control;
 use crate::explore::strategy;
-use crate::explore::strategy::selection::Strategy;
 use crate::judge::history_judge::judge;
 use crate::judge::phase2_outcome::Exploration2;
 use crate::judge::verdict::CheckStats;

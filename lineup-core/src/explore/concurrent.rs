@@ -6,7 +6,7 @@ use std::rc::Rc;
 use std::sync::Arc;
 use std::time::Instant;
 
-use crate::config::Config;
+use crate::config::{Config, Interlude, Strategy};
 use crate::error::CheckError;
 use crate::explore::decision_tree::DecisionTree;
 use crate::explore::recording;
@@ -15,8 +15,6 @@ use crate::explore::run::explore_keeping_tree;
 use crate::explore::scheduler::Control;
 use crate::explore::split::{on_workers, worker_count};
 use crate::explore::strategy;
-use crate::explore::strategy::interlude::Interlude;
-use crate::explore::strategy::selection::Strategy;
 use crate::explore::trace_set::{Fingerprint, TraceFingerprints};
 use crate::judge::full_spec_index::FullSpecIndex;
 use crate::judge::history_judge::judge;

@@ -22,5 +22,5 @@ pub(crate) struct Exploration2 {
     /// What the loom backend knows about the violating execution.
     pub loom: Option<LoomEvidence>,
     /// The interlude that ran, with its executions (counted in `executions` too).
-    pub interlude: Option<(crate::explore::strategy::interlude::Interlude, u64)>,
+    pub interlude: Option<(crate::config::Interlude, u64)>,
 }

@@ -3,8 +3,7 @@
 
 use std::time::Duration;
 
-use crate::explore::strategy::interlude::Interlude;
-use crate::explore::strategy::selection::Strategy;
+use crate::config::{Interlude, Strategy};
 
 /// Sample count (`LINEUP_SAMPLES=1000`).
 pub const SAMPLES_ENV: &str = "LINEUP_SAMPLES";

@@ -1,4 +1,10 @@
-//! Settings of a check.
+//! Settings of a check: [`Config`], with the phase-2 [`Strategy`] and [`Interlude`] it names.
+
+pub(crate) mod interlude;
+pub(crate) mod strategy;
+
+pub use interlude::Interlude;
+pub use strategy::{Strategy, StrategyParseError};
 
 /// Settings of [`check`](crate::check). The defaults are the paper's.
 ///
@@ -75,7 +81,7 @@ pub struct Config {
     /// How phase 2 explores (see [`Strategy`](crate::Strategy) and `docs/strategies.md`):
     /// exhaustive preemption-bounded DFS by default. `LINEUP_STRATEGY` overrides it in
     /// [`LineupTest`](crate::LineupTest)s.
-    pub strategy: crate::explore::strategy::selection::Strategy,
+    pub strategy: Strategy,
     /// `pb-dfs`: at a yield (`yield_now`, `lineup::hint::spin_loop`) the thread that ran least
     /// recently runs next, for free; up to this many times per execution, every other thread that
     /// can run is an option too (a race that needs one particular thread after a yield). Default 1.
@@ -98,7 +104,7 @@ pub struct Config {
     /// `None` turns it off. A sampling [`strategy`](Self::strategy), a replay and a bounded
     /// [`max_executions`](Self::max_executions) below `after` never run it. `LINEUP_INTERLUDE`
     /// overrides it in [`LineupTest`](crate::LineupTest)s.
-    pub interlude: Option<crate::explore::strategy::interlude::Interlude>,
+    pub interlude: Option<Interlude>,
     /// A deliberately broken reduction, for the tests that show the superset property can fail.
     /// Never set it otherwise.
     #[doc(hidden)]
@@ -187,10 +193,10 @@ impl Default for Config {
             allow_all_panics: false,
             max_memory: crate::memory_limit::MemoryLimit::Auto,
             workers: 0,
-            strategy: crate::explore::strategy::selection::Strategy::PbDfs,
+            strategy: Strategy::PbDfs,
             yield_choices: 1,
             reduction: Reduction::Auto,
-            interlude: Some(crate::explore::strategy::interlude::Interlude::default()),
+            interlude: Some(Interlude::default()),
             reduction_fault: None,
         }
     }
