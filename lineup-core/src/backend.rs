@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use crate::config::Config;
 use crate::error::CheckError;
-use crate::judge::phase2_outcome::Exploration2;
+use crate::judge::phase2_outcome::Phase2Outcome;
 use crate::model::matrix::TestMatrix;
 use crate::model::replay_token::ReplayToken;
 use crate::model::subject::Subject;
@@ -36,7 +36,7 @@ pub(crate) fn concurrent_executions<O: Send + Sync + 'static>(
     spec: Arc<ObservationSet>,
     config: &Config,
     replay: Option<&ReplayToken>,
-) -> Result<Exploration2, CheckError> {
+) -> Result<Phase2Outcome, CheckError> {
     #[cfg(loom)]
     return {
         let _ = replay;

@@ -12,7 +12,7 @@ use crate::explore::run::explore;
 use crate::explore::scheduler::Control;
 use crate::explore::strategy;
 use crate::judge::history_judge::judge;
-use crate::judge::phase2_outcome::Exploration2;
+use crate::judge::phase2_outcome::Phase2Outcome;
 use crate::judge::verdict::CheckStats;
 use crate::judge::verdict::Verdict;
 use crate::judge::verdict::Violation;
@@ -390,7 +390,7 @@ fn conclude_phase1<O>(
     })
 }
 
-fn conclude<O>(subject: &Subject<O>, matrix: &TestMatrix, phase2: Exploration2, stats: &mut CheckStats) -> Verdict {
+fn conclude<O>(subject: &Subject<O>, matrix: &TestMatrix, phase2: Phase2Outcome, stats: &mut CheckStats) -> Verdict {
     stats.concurrent_executions = phase2.executions;
     stats.redundant_executions += phase2.redundant;
     stats.distinct_histories = phase2.distinct;

@@ -18,7 +18,7 @@ use crate::explore::strategy;
 use crate::explore::trace_set::{Fingerprint, TraceFingerprints};
 use crate::judge::full_spec_index::FullSpecIndex;
 use crate::judge::history_judge::judge;
-use crate::judge::phase2_outcome::Exploration2;
+use crate::judge::phase2_outcome::Phase2Outcome;
 use crate::judge::verdict::ViolationKind;
 use crate::memory_limit::{serial_history_bytes, MemoryBudget};
 use crate::model::matrix::TestMatrix;
@@ -41,7 +41,7 @@ pub(crate) fn concurrent_executions<O: Send + Sync + 'static>(
     config: &Config,
     replay: Option<&ReplayToken>,
     survey: Option<&Arc<SurveyLog>>,
-) -> Result<Exploration2, CheckError> {
+) -> Result<Phase2Outcome, CheckError> {
     let ops = spec.ops().clone();
     // The specification is held through phase 2, as phase 1 counted it.
     let spec_bytes: u64 = spec
@@ -233,7 +233,7 @@ pub(crate) fn concurrent_executions<O: Send + Sync + 'static>(
             }
         }
     }
-    let mut outcome = Exploration2 {
+    let mut outcome = Phase2Outcome {
         interlude: interlude_ran,
         redundant: 0,
         violation: None,

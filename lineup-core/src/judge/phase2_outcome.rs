@@ -7,7 +7,7 @@ use crate::model::replay_token::ReplayToken;
 
 /// The result of phase 2.
 #[derive(Clone, Debug)]
-pub(crate) struct Exploration2 {
+pub(crate) struct Phase2Outcome {
     pub violation: Option<(ViolationKind, ReplayToken)>,
     pub executions: u64,
     /// Of those, the ones the partial-order reduction ended early.

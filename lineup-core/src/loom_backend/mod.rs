@@ -41,7 +41,7 @@ use wire::Record;
 
 use crate::config::Config;
 use crate::error::CheckError;
-use crate::judge::phase2_outcome::Exploration2;
+use crate::judge::phase2_outcome::Phase2Outcome;
 use crate::model::history::op_table;
 use crate::model::matrix::TestMatrix;
 use crate::model::replay_token::Phase;
@@ -340,7 +340,7 @@ pub(crate) fn concurrent_executions<O: Send + Sync + 'static>(
     matrix: &TestMatrix,
     spec: Arc<ObservationSet>,
     config: &Config,
-) -> Result<Exploration2, CheckError> {
+) -> Result<Phase2Outcome, CheckError> {
     let mut found = explore_concurrent(subject, matrix, Arc::clone(&spec), config)?;
     let replaying = std::env::var_os("LOOM_CHECKPOINT_FILE").is_some_and(|v| !v.is_empty());
     if let Some(evidence) = found.loom.as_mut().filter(|e| !e.is_weak_memory() && !replaying) {
@@ -360,7 +360,7 @@ fn explore_concurrent<O: Send + Sync + 'static>(
     matrix: &TestMatrix,
     spec: Arc<ObservationSet>,
     config: &Config,
-) -> Result<Exploration2, CheckError> {
+) -> Result<Phase2Outcome, CheckError> {
     const PHASE: &str = "phase 2 (loom)";
     validate(subject, matrix, PHASE)?;
     let check = current_check(subject, matrix);
@@ -487,7 +487,7 @@ fn explore_concurrent<O: Send + Sync + 'static>(
                 // Keep the stored path of the violating execution next to the user's build.
                 let kept = saved.as_ref().and_then(|s| keep_checkpoint(std::path::Path::new(s)));
                 let _ = std::fs::remove_dir_all(&dir);
-                return Ok(Exploration2 {
+                return Ok(Phase2Outcome {
                     redundant: 0,
                     violation: Some((
                         violation,
@@ -524,7 +524,7 @@ fn explore_concurrent<O: Send + Sync + 'static>(
             subject.name()
         );
     }
-    Ok(Exploration2 {
+    Ok(Phase2Outcome {
         redundant: 0,
         violation: None,
         executions: explored.executions,
