@@ -376,7 +376,7 @@ fn explore_concurrent<O: Send + Sync + 'static>(
     observation_file::write_observation_file(&spec_file, &spec)?;
     let checkpoint = dir.join("loom-path.json");
     start_from_user_checkpoint(&checkpoint)?;
-    let mut explored = Explored::default();
+    let mut totals = LoomTotals::default();
     // Stuck executions after which loom's exploration resumed from its stored path.
     let mut cut = 0usize;
     // Executions that reached the branch limit without evidence of a livelock (also resumed).
@@ -390,7 +390,7 @@ fn explore_concurrent<O: Send + Sync + 'static>(
                 spec: spec_file.clone(),
                 checkpoint: checkpoint.clone(),
                 preemption_bound,
-                max_executions: config.max_executions.map(|m| m.saturating_sub(explored.executions)),
+                max_executions: config.max_executions.map(|m| m.saturating_sub(totals.executions)),
             },
             results: dir.join("results.jsonl"),
             check_stuck: config.check_stuck,
@@ -413,7 +413,7 @@ fn explore_concurrent<O: Send + Sync + 'static>(
         if let Record::ConcurrentDone { tally } = &last {
             match weak_candidate.take() {
                 None => {
-                    explored.add(tally);
+                    totals.add(tally);
                     break;
                 }
                 Some(Record::Violation {
@@ -437,7 +437,7 @@ fn explore_concurrent<O: Send + Sync + 'static>(
         match &last {
             Record::ConcurrentDone { .. } => unreachable!("handled above"),
             Record::StuckJustified { tally, .. } | Record::Inconclusive { tally } => {
-                explored.add(tally);
+                totals.add(tally);
                 if matches!(last, Record::Inconclusive { .. }) {
                     inconclusive += 1;
                 } else {
@@ -454,7 +454,7 @@ fn explore_concurrent<O: Send + Sync + 'static>(
                     Some(next) => std::fs::write(&checkpoint, next).map_err(scratch)?,
                     None => break,
                 }
-                if config.max_executions.is_some_and(|m| explored.executions >= m) {
+                if config.max_executions.is_some_and(|m| totals.executions >= m) {
                     break;
                 }
             }
@@ -465,7 +465,7 @@ fn explore_concurrent<O: Send + Sync + 'static>(
                 weak_loads,
                 checkpoint: saved,
             } => {
-                explored.add(tally);
+                totals.add(tally);
                 let h = history
                     .history(&ops)
                     .map_err(|e| child_failure(PHASE, &report, &format!("a malformed history: {e}")))?;
@@ -496,9 +496,9 @@ fn explore_concurrent<O: Send + Sync + 'static>(
                             choices: Vec::new(),
                         },
                     )),
-                    executions: explored.executions,
-                    distinct: explored.distinct.len(),
-                    stuck: explored.stuck_histories.len(),
+                    executions: totals.executions,
+                    distinct: totals.distinct.len(),
+                    stuck: totals.stuck_histories.len(),
                     inconclusive,
                     resumed: cut,
                     elapsed: start.elapsed(),
@@ -527,9 +527,9 @@ fn explore_concurrent<O: Send + Sync + 'static>(
     Ok(Phase2Outcome {
         redundant: 0,
         violation: None,
-        executions: explored.executions,
-        distinct: explored.distinct.len(),
-        stuck: explored.stuck_histories.len(),
+        executions: totals.executions,
+        distinct: totals.distinct.len(),
+        stuck: totals.stuck_histories.len(),
         inconclusive,
         resumed: cut,
         elapsed: start.elapsed(),
@@ -538,15 +538,16 @@ fn explore_concurrent<O: Send + Sync + 'static>(
     })
 }
 
-/// What phase 2's children explored together.
+/// The totals of phase 2's children under loom: executions, and the distinct and stuck histories
+/// (by fingerprint) they met together.
 #[derive(Default)]
-struct Explored {
+struct LoomTotals {
     executions: u64,
     distinct: HashSet<u64>,
     stuck_histories: HashSet<u64>,
 }
 
-impl Explored {
+impl LoomTotals {
     fn add(&mut self, tally: &wire::Tally) {
         self.executions += tally.executions;
         self.distinct.extend(&tally.distinct);
