@@ -8,6 +8,8 @@ use std::sync::Arc;
 
 use crate::config::Config;
 use crate::error::CheckError;
+#[cfg(not(loom))]
+use crate::judge::phase2_outcome::Phase2Observer;
 use crate::judge::phase2_outcome::Phase2Outcome;
 use crate::model::matrix::TestMatrix;
 use crate::model::replay_token::ReplayToken;
@@ -44,4 +46,18 @@ pub(crate) fn concurrent_executions<O: Send + Sync + 'static>(
     };
     #[cfg(not(loom))]
     crate::explore::concurrent::concurrent_executions(subject, matrix, spec, config, replay, None)
+}
+
+/// Phase 2 that explores every schedule on one worker and reports each execution and each
+/// distinct history to `observer` without stopping at a violation (a
+/// [`survey`](crate::survey::survey)'s). Shuttle backend only.
+#[cfg(not(loom))]
+pub(crate) fn observed_concurrent_executions<O: Send + Sync + 'static>(
+    subject: &Subject<O>,
+    matrix: &TestMatrix,
+    spec: Arc<ObservationSet>,
+    config: &Config,
+    observer: &Arc<dyn Phase2Observer>,
+) -> Result<Phase2Outcome, CheckError> {
+    crate::explore::concurrent::concurrent_executions(subject, matrix, spec, config, None, Some(observer))
 }

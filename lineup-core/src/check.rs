@@ -12,6 +12,8 @@ use crate::explore::run::explore;
 use crate::explore::scheduler::Control;
 use crate::explore::strategy;
 use crate::judge::history_judge::judge;
+#[cfg(not(loom))]
+use crate::judge::phase2_outcome::Phase2Observer;
 use crate::judge::phase2_outcome::Phase2Outcome;
 use crate::judge::verdict::CheckStats;
 use crate::judge::verdict::Verdict;
@@ -349,14 +351,13 @@ pub(crate) fn conclude_survey<O: Send + Sync + 'static>(
     matrix: &TestMatrix,
     synthesis: Synthesis,
     config: &Config,
-    log: &Arc<crate::survey::SurveyLog>,
+    observer: &Arc<dyn Phase2Observer>,
 ) -> Result<Verdict, CheckError> {
     let (spec, mut stats) = match conclude_phase1(subject, matrix, synthesis, config)? {
         Ok(phase1) => phase1,
         Err(nondeterministic) => return Ok(nondeterministic),
     };
-    let phase2 =
-        crate::explore::concurrent::concurrent_executions(subject, matrix, Arc::new(spec), config, None, Some(log))?;
+    let phase2 = backend::observed_concurrent_executions(subject, matrix, Arc::new(spec), config, observer)?;
     Ok(conclude(subject, matrix, phase2, &mut stats))
 }
 

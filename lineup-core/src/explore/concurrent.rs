@@ -18,7 +18,7 @@ use crate::explore::strategy;
 use crate::explore::trace_set::{Fingerprint, TraceFingerprints};
 use crate::judge::full_spec_index::FullSpecIndex;
 use crate::judge::history_judge::judge;
-use crate::judge::phase2_outcome::Phase2Outcome;
+use crate::judge::phase2_outcome::{Phase2Observer, Phase2Outcome};
 use crate::judge::verdict::ViolationKind;
 use crate::memory_limit::{serial_history_bytes, MemoryBudget};
 use crate::model::matrix::TestMatrix;
@@ -26,7 +26,6 @@ use crate::model::replay_token::Phase;
 use crate::model::replay_token::ReplayToken;
 use crate::model::subject::Subject;
 use crate::spec::observation::ObservationSet;
-use crate::survey::SurveyLog;
 
 /// Phase 2 on shuttle: explores the concurrent schedules [`Config::strategy`] chooses (or the one
 /// schedule of `replay`) and judges every distinct history, until the first violation. The tree
@@ -40,7 +39,7 @@ pub(crate) fn concurrent_executions<O: Send + Sync + 'static>(
     spec: Arc<ObservationSet>,
     config: &Config,
     replay: Option<&ReplayToken>,
-    survey: Option<&Arc<SurveyLog>>,
+    survey: Option<&Arc<dyn Phase2Observer>>,
 ) -> Result<Phase2Outcome, CheckError> {
     let ops = spec.ops().clone();
     // The specification is held through phase 2, as phase 1 counted it.
