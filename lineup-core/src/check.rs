@@ -1,16 +1,10 @@
 //! `Check(X, m)` (paper Fig. 5), checking phase 2 against a given specification, and replay.
 
-use std::cell::RefCell;
-use std::rc::Rc;
 use std::sync::Arc;
 
 use crate::backend;
-use crate::config::{Config, Strategy};
+use crate::config::Config;
 use crate::error::CheckError;
-use crate::explore::decision_tree::DecisionTree;
-use crate::explore::run::explore;
-use crate::explore::scheduler::Control;
-use crate::explore::strategy;
 use crate::judge::history_judge::judge;
 #[cfg(not(loom))]
 use crate::judge::phase2_outcome::Phase2Observer;
@@ -27,7 +21,6 @@ use crate::model::replay_token::ReplayToken;
 use crate::model::replay_token::REPLAY_ENV;
 use crate::model::stuck_kind::StuckKind;
 use crate::model::subject::Subject;
-use crate::model::trace::Trace;
 use crate::report::html::{attach_report, test_name};
 use crate::spec::observation::ObservationSet;
 use crate::spec::observation_file;
@@ -251,52 +244,30 @@ pub fn replay<O: Send + Sync + 'static>(
     config: &Config,
 ) -> Result<Replayed, CheckError> {
     subject.validate(matrix)?;
-    // A pb-dfs token (and a serial one) is followed through the decision tree; any other by the
-    // strategy that replays thread indices.
-    let tree = match token.phase {
-        Phase::Scheduled => DecisionTree::new(),
-        _ => DecisionTree::replaying(&token.choices),
-    };
-    let (strategy, config) = match token.phase {
-        Phase::LoomSerial | Phase::LoomConcurrent { .. } => return Err(loom_token(token)),
-        Phase::Serial => (None, config.clone()),
-        Phase::Concurrent { preemption_bound } => {
-            let config = Config {
-                preemption_bound,
-                strategy: Strategy::PbDfs,
-                ..config.clone()
-            };
-            (Some(strategy::for_phase2(&config, None)), config)
-        }
-        Phase::Scheduled => (Some(strategy::for_phase2(config, Some(&token.choices))), config.clone()),
-    };
-    type Captured = Option<(Trace, Option<StuckKind>, bool)>;
-    let captured: Rc<RefCell<Captured>> = Rc::default();
-    let sink_captured = Rc::clone(&captured);
-    explore(subject, matrix, tree, strategy, None, &config, move |result| {
-        *sink_captured.borrow_mut() = Some((result.trace.to_owned(), result.stuck, result.inconclusive));
-        Control::Stop
-    })
-    .map_err(|e| name_token(e, Some(token)))?;
-    let (trace, stuck, inconclusive) = captured.borrow_mut().take().ok_or_else(|| CheckError::BadReplayToken {
-        token: token.to_string(),
-        problem: "the schedule does not fit this matrix".into(),
-    })?;
-    let ops = op_table(matrix, &subject.labels());
-    let history = crate::explore::recording::history_of(trace.as_ref(), &ops);
+    if let Phase::LoomSerial | Phase::LoomConcurrent { .. } = token.phase {
+        return Err(loom_token(token));
+    }
+    let execution = backend::replay_execution(subject, matrix, token, config)
+        .map_err(|e| name_token(e, Some(token)))?
+        .ok_or_else(|| CheckError::BadReplayToken {
+            token: token.to_string(),
+            problem: "the schedule does not fit this matrix".into(),
+        })?;
+    // A phase-2 execution is judged against a fresh phase 1 (which a token's bound and strategy
+    // do not change).
     let violation = match token.phase {
-        _ if inconclusive => None,
+        _ if execution.inconclusive => None,
         Phase::Serial | Phase::LoomSerial | Phase::LoomConcurrent { .. } => None,
         Phase::Concurrent { .. } | Phase::Scheduled => {
-            let synthesis = synthesize_spec(subject, matrix, &config)?;
-            judge(&synthesis.spec, &history, stuck, config.check_stuck)
+            let synthesis = synthesize_spec(subject, matrix, config)?;
+            judge(&synthesis.spec, &execution.history, execution.stuck, config.check_stuck)
         }
     };
     Ok(Replayed {
-        history,
-        stuck,
+        history: execution.history,
+        stuck: execution.stuck,
         violation,
-        inconclusive,
+        inconclusive: execution.inconclusive,
     })
 }
 

@@ -6,11 +6,12 @@ use std::rc::Rc;
 use std::sync::Arc;
 use std::time::Instant;
 
-use crate::config::{Config, Interlude, Strategy};
+use crate::config::{Config, Interlude};
 use crate::error::CheckError;
 use crate::explore::decision_tree::DecisionTree;
 use crate::explore::recording;
 use crate::explore::recording::history_of;
+use crate::explore::replay::{plan, ReplayPlan};
 use crate::explore::run::explore_keeping_tree;
 use crate::explore::scheduler::Control;
 use crate::explore::split::{on_workers, worker_count};
@@ -22,7 +23,6 @@ use crate::judge::phase2_outcome::{Phase2Observer, Phase2Outcome};
 use crate::judge::verdict::ViolationKind;
 use crate::memory_limit::{serial_history_bytes, MemoryBudget};
 use crate::model::matrix::TestMatrix;
-use crate::model::replay_token::Phase;
 use crate::model::replay_token::ReplayToken;
 use crate::model::subject::Subject;
 use crate::spec::observation::ObservationSet;
@@ -48,25 +48,19 @@ pub(crate) fn concurrent_executions<O: Send + Sync + 'static>(
         .map(|h| serial_history_bytes(h.events().len(), ops.len()))
         .sum();
     // A pb-dfs token is replayed by pb-dfs with its bound; any other by its thread indices.
-    let (config, replayed) = match replay {
-        Some(token) => match token.phase {
-            Phase::Concurrent { preemption_bound } => (
-                Config {
-                    preemption_bound,
-                    strategy: Strategy::PbDfs,
-                    ..config.clone()
-                },
-                None,
-            ),
-            _ => (config.clone(), Some(token.choices.as_slice())),
+    let ReplayPlan {
+        config,
+        tree,
+        by_index: replayed,
+    } = match replay {
+        Some(token) => plan(token, config),
+        None => ReplayPlan {
+            config: config.clone(),
+            tree: DecisionTree::new(),
+            by_index: None,
         },
-        None => (config.clone(), None),
     };
     let config = &config;
-    let tree = match replay {
-        Some(token) if replayed.is_none() => DecisionTree::replaying(&token.choices),
-        _ => DecisionTree::new(),
-    };
     // A replayed schedule, a sampling strategy, or a bounded number of executions (which ones
     // depends on the order in which they are explored) is explored by one worker; the tree of an
     // exhaustive (DFS) strategy is split.
