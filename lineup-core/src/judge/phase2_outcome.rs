@@ -6,7 +6,7 @@ use crate::judge::verdict::{LoomEvidence, ViolationKind};
 use crate::model::replay_token::ReplayToken;
 
 /// The result of phase 2.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 pub(crate) struct Phase2Outcome {
     pub violation: Option<(ViolationKind, ReplayToken)>,
     pub executions: u64,
