@@ -201,7 +201,7 @@ impl<'a, O: Send + Sync + 'static> Phase2<'a, O> {
         tree: DecisionTree,
         workers: usize,
         interlude: Interlude,
-    ) -> Result<(Vec<Found>, Option<(Interlude, u64)>), CheckError> {
+    ) -> Result<(Vec<Found>, Option<InterludeRan>), CheckError> {
         let first = Config {
             max_executions: Some(interlude.after),
             ..config.clone()
@@ -277,6 +277,9 @@ fn sum_up(mut outcome: Phase2Outcome, results: Vec<Found>, observed: bool) -> Re
     }
     Ok(outcome)
 }
+
+/// The interlude that ran, with its executions.
+type InterludeRan = (Interlude, u64);
 
 /// What one worker of phase 2 found.
 struct Found {
