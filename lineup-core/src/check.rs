@@ -22,6 +22,7 @@ use crate::model::replay_token::REPLAY_ENV;
 use crate::model::stuck_kind::StuckKind;
 use crate::model::subject::Subject;
 use crate::report::html::{attach_report, test_name};
+use crate::spec::determinism::Nondeterminism;
 use crate::spec::observation::ObservationSet;
 use crate::spec::observation_file;
 use crate::spec::synthesis::Synthesis;
@@ -159,7 +160,7 @@ fn check_against_named_spec<O: Send + Sync + 'static>(
     subject.validate(matrix)?;
     observation_file::check_matches(spec, &op_table(matrix, &subject.labels()), source)?;
     refuse_vacuous(subject.name(), spec, config)?;
-    let mut stats = CheckStats {
+    let stats = CheckStats {
         serial_full: spec.full_count(),
         serial_stuck: spec.stuck_count(),
         preemption_bound: config.preemption_bound,
@@ -169,31 +170,55 @@ fn check_against_named_spec<O: Send + Sync + 'static>(
     if let Some(nondeterminism) =
         crate::spec::determinism::find_nondeterminism_tolerating(spec.histories(), &subject.tolerated_ops(matrix))
     {
-        // Confirmed (and given a replay token) by the object's own serial executions.
-        let synthesis = synthesize_spec(subject, matrix, config)?;
-        stats.serial_executions = synthesis.executions;
-        stats.phase1_time = synthesis.elapsed;
-        return match synthesis.nondeterminism {
-            Some((n, replay)) => Ok(fail(subject, matrix, ViolationKind::Nondeterministic(n), replay, stats)),
-            None => Err(CheckError::StaleSpec {
-                origin: source.to_string(),
-                problem: format!(
-                    "it is nondeterministic at operation {} (serial histories {} and {}), but the object's \
-                     serial executions are not",
-                    nondeterminism.op,
-                    nondeterminism.first.notation(),
-                    nondeterminism.second.notation()
-                ),
-            }),
-        };
+        return confirm_nondeterminism(subject, matrix, &nondeterminism, source, config, stats);
     }
     let token = replay_token_from_env()?;
     let phase2 = backend::concurrent_executions(subject, matrix, Arc::new(spec.clone()), config, token.as_ref())
         .map_err(|e| name_token(e, token.as_ref()))?;
+    conclude_confirmed(subject, matrix, phase2, source, config, stats)
+}
+
+/// A specification from elsewhere that is nondeterministic: confirmed (and given a replay token)
+/// by the object's own serial executions, else [`CheckError::StaleSpec`].
+fn confirm_nondeterminism<O: Send + Sync + 'static>(
+    subject: &Subject<O>,
+    matrix: &TestMatrix,
+    nondeterminism: &Nondeterminism,
+    source: &str,
+    config: &Config,
+    mut stats: CheckStats,
+) -> Result<Verdict, CheckError> {
+    let synthesis = synthesize_spec(subject, matrix, config)?;
+    stats.serial_executions = synthesis.executions;
+    stats.phase1_time = synthesis.elapsed;
+    match synthesis.nondeterminism {
+        Some((n, replay)) => Ok(fail(subject, matrix, ViolationKind::Nondeterministic(n), replay, stats)),
+        None => Err(CheckError::StaleSpec {
+            origin: source.to_string(),
+            problem: format!(
+                "it is nondeterministic at operation {} (serial histories {} and {}), but the object's \
+                 serial executions are not",
+                nondeterminism.op,
+                nondeterminism.first.notation(),
+                nondeterminism.second.notation()
+            ),
+        }),
+    }
+}
+
+/// The verdict of phase 2 against a specification from elsewhere: a pass as it is, a violation
+/// once confirmed against the object's own serial executions (else [`CheckError::StaleSpec`]).
+fn conclude_confirmed<O: Send + Sync + 'static>(
+    subject: &Subject<O>,
+    matrix: &TestMatrix,
+    mut phase2: Phase2Outcome,
+    source: &str,
+    config: &Config,
+    mut stats: CheckStats,
+) -> Result<Verdict, CheckError> {
     let Some((kind, replay)) = phase2.violation.clone() else {
         return Ok(conclude(subject, matrix, phase2, &mut stats));
     };
-    // Confirm the violation against the object's own serial executions.
     let synthesis = synthesize_spec(subject, matrix, config)?;
     stats.serial_executions = synthesis.executions;
     stats.phase1_time = synthesis.elapsed;
@@ -207,7 +232,6 @@ fn check_against_named_spec<O: Send + Sync + 'static>(
     };
     match judge(&synthesis.spec, kind.history(), stuck, config.check_stuck) {
         Some(confirmed) => {
-            let mut phase2 = phase2;
             phase2.violation = Some((confirmed, replay));
             Ok(conclude(subject, matrix, phase2, &mut stats))
         }
