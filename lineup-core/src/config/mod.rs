@@ -78,7 +78,7 @@ pub struct Config {
     /// [`max_executions`](Self::max_executions), run on one. loom explores with its own search and
     /// ignores it. Default `0`.
     pub workers: usize,
-    /// How phase 2 explores (see [`Strategy`](crate::Strategy) and `docs/strategies.md`):
+    /// How phase 2 explores (see [`Strategy`] and `docs/strategies.md`):
     /// exhaustive preemption-bounded DFS by default. `LINEUP_STRATEGY` overrides it in
     /// [`LineupTest`](crate::LineupTest)s.
     pub strategy: Strategy,
@@ -98,7 +98,7 @@ pub struct Config {
     /// which it finds the same bugs a little more slowly (see `docs/strategies.md`).
     pub reduction: Reduction,
     /// A sample of schedules run in the middle of an exhaustive phase 2 whose tree turns out large
-    /// (see [`Interlude`](crate::Interlude)): by default 1,000 executions of PCT at depth 3 once
+    /// (see [`Interlude`]): by default 1,000 executions of PCT at depth 3 once
     /// `pb-dfs` has run 10,000 without finishing, then the search goes on to the end. Trees within
     /// 10,000 executions (every zoo matrix up to 3x3 at bound 2) are explored exactly as without it.
     /// `None` turns it off. A sampling [`strategy`](Self::strategy), a replay and a bounded
