@@ -2,14 +2,18 @@
 //! phase 2's concurrent ones here, once: shuttle ([`explore`](crate::explore)), or loom
 //! ([`loom_backend`](crate::loom_backend)) when the crate is built with `RUSTFLAGS="--cfg loom"`.
 //! Both backends take the same arguments and return the same results; neither calls back into
-//! the check above it.
+//! the check above it. Replay runs here too: a shuttle token is re-run by shuttle in either build
+//! (loom replays its own executions from its stored path).
 
 use std::sync::Arc;
 
 use crate::config::Config;
 use crate::environment::Environment;
 use crate::error::CheckError;
-use crate::judge::phase2_outcome::Exploration2;
+use crate::explore::replay::ReplayedExecution;
+#[cfg(not(loom))]
+use crate::judge::phase2_outcome::Phase2Observer;
+use crate::judge::phase2_outcome::Phase2Outcome;
 use crate::model::matrix::TestMatrix;
 use crate::model::replay_token::ReplayToken;
 use crate::model::subject::Subject;
@@ -43,7 +47,7 @@ pub(crate) fn concurrent_executions<O: Send + Sync + 'static>(
     config: &Config,
     replay: Option<&ReplayToken>,
     environment: &Environment,
-) -> Result<Exploration2, CheckError> {
+) -> Result<Phase2Outcome, CheckError> {
     #[cfg(loom)]
     return {
         let _ = replay;
@@ -54,4 +58,30 @@ pub(crate) fn concurrent_executions<O: Send + Sync + 'static>(
         let _ = environment;
         crate::explore::concurrent::concurrent_executions(subject, matrix, spec, config, replay, None)
     }
+}
+
+/// Phase 2 that explores every schedule on one worker and reports each execution and each
+/// distinct history to `observer` without stopping at a violation (a
+/// [`survey`](crate::survey::survey)'s). Shuttle backend only.
+#[cfg(not(loom))]
+pub(crate) fn observed_concurrent_executions<O: Send + Sync + 'static>(
+    subject: &Subject<O>,
+    matrix: &TestMatrix,
+    spec: Arc<ObservationSet>,
+    config: &Config,
+    observer: &Arc<dyn Phase2Observer>,
+) -> Result<Phase2Outcome, CheckError> {
+    crate::explore::concurrent::concurrent_executions(subject, matrix, spec, config, None, Some(observer))
+}
+
+/// The one execution a shuttle replay token (phase 1's or phase 2's) describes, re-run on shuttle
+/// whatever the build (the caller refuses loom's tokens); `None` when its schedule does not fit
+/// `matrix`.
+pub(crate) fn replay_execution<O: Send + Sync + 'static>(
+    subject: &Subject<O>,
+    matrix: &TestMatrix,
+    token: &ReplayToken,
+    config: &Config,
+) -> Result<Option<ReplayedExecution>, CheckError> {
+    crate::explore::replay::replay_execution(subject, matrix, token, config)
 }

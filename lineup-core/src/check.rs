@@ -1,20 +1,15 @@
 //! `Check(X, m)` (paper Fig. 5), checking phase 2 against a given specification, and replay.
 
-use std::cell::RefCell;
-use std::rc::Rc;
 use std::sync::Arc;
 
 use crate::backend;
 use crate::config::Config;
 use crate::environment::{Environment, REPLAY_ENV};
 use crate::error::CheckError;
-use crate::explore::decision_tree::DecisionTree;
-use crate::explore::run::explore;
-use crate::explore::scheduler::Control;
-use crate::explore::strategy;
-use crate::explore::strategy::selection::Strategy;
 use crate::judge::history_judge::judge;
-use crate::judge::phase2_outcome::Exploration2;
+#[cfg(not(loom))]
+use crate::judge::phase2_outcome::Phase2Observer;
+use crate::judge::phase2_outcome::Phase2Outcome;
 use crate::judge::verdict::CheckStats;
 use crate::judge::verdict::Verdict;
 use crate::judge::verdict::Violation;
@@ -26,8 +21,8 @@ use crate::model::replay_token::Phase;
 use crate::model::replay_token::ReplayToken;
 use crate::model::stuck_kind::StuckKind;
 use crate::model::subject::Subject;
-use crate::model::trace::Trace;
 use crate::report::html::{attach_report, test_name};
+use crate::spec::determinism::Nondeterminism;
 use crate::spec::observation::ObservationSet;
 use crate::spec::observation_file;
 use crate::spec::synthesis::Synthesis;
@@ -198,7 +193,7 @@ fn check_against_named_spec<O: Send + Sync + 'static>(
     subject.validate(matrix)?;
     observation_file::check_matches(spec, &op_table(matrix, &subject.labels()), source)?;
     refuse_vacuous(subject.name(), spec, config)?;
-    let mut stats = CheckStats {
+    let stats = CheckStats {
         serial_full: spec.full_count(),
         serial_stuck: spec.stuck_count(),
         preemption_bound: config.preemption_bound,
@@ -208,23 +203,7 @@ fn check_against_named_spec<O: Send + Sync + 'static>(
     if let Some(nondeterminism) =
         crate::spec::determinism::find_nondeterminism_tolerating(spec.histories(), &subject.tolerated_ops(matrix))
     {
-        // Confirmed (and given a replay token) by the object's own serial executions.
-        let synthesis = synthesize_in(subject, matrix, config, environment)?;
-        stats.serial_executions = synthesis.executions;
-        stats.phase1_time = synthesis.elapsed;
-        return match synthesis.nondeterminism {
-            Some((n, replay)) => Ok(fail(subject, matrix, ViolationKind::Nondeterministic(n), replay, stats)),
-            None => Err(CheckError::StaleSpec {
-                origin: source.to_string(),
-                problem: format!(
-                    "it is nondeterministic at operation {} (serial histories {} and {}), but the object's \
-                     serial executions are not",
-                    nondeterminism.op,
-                    nondeterminism.first.notation(),
-                    nondeterminism.second.notation()
-                ),
-            }),
-        };
+        return confirm_nondeterminism(subject, matrix, &nondeterminism, source, config, environment, stats);
     }
     let token = replay_token(environment)?;
     let phase2 = backend::concurrent_executions(
@@ -236,10 +215,52 @@ fn check_against_named_spec<O: Send + Sync + 'static>(
         environment,
     )
     .map_err(|e| name_token(e, token.as_ref()))?;
+    conclude_confirmed(subject, matrix, phase2, source, config, environment, stats)
+}
+
+/// A specification from elsewhere that is nondeterministic: confirmed (and given a replay token)
+/// by the object's own serial executions, else [`CheckError::StaleSpec`].
+fn confirm_nondeterminism<O: Send + Sync + 'static>(
+    subject: &Subject<O>,
+    matrix: &TestMatrix,
+    nondeterminism: &Nondeterminism,
+    source: &str,
+    config: &Config,
+    environment: &Environment,
+    mut stats: CheckStats,
+) -> Result<Verdict, CheckError> {
+    let synthesis = synthesize_in(subject, matrix, config, environment)?;
+    stats.serial_executions = synthesis.executions;
+    stats.phase1_time = synthesis.elapsed;
+    match synthesis.nondeterminism {
+        Some((n, replay)) => Ok(fail(subject, matrix, ViolationKind::Nondeterministic(n), replay, stats)),
+        None => Err(CheckError::StaleSpec {
+            origin: source.to_string(),
+            problem: format!(
+                "it is nondeterministic at operation {} (serial histories {} and {}), but the object's \
+                 serial executions are not",
+                nondeterminism.op,
+                nondeterminism.first.notation(),
+                nondeterminism.second.notation()
+            ),
+        }),
+    }
+}
+
+/// The verdict of phase 2 against a specification from elsewhere: a pass as it is, a violation
+/// once confirmed against the object's own serial executions (else [`CheckError::StaleSpec`]).
+fn conclude_confirmed<O: Send + Sync + 'static>(
+    subject: &Subject<O>,
+    matrix: &TestMatrix,
+    mut phase2: Phase2Outcome,
+    source: &str,
+    config: &Config,
+    environment: &Environment,
+    mut stats: CheckStats,
+) -> Result<Verdict, CheckError> {
     let Some((kind, replay)) = phase2.violation.clone() else {
         return Ok(conclude(subject, matrix, phase2, &mut stats));
     };
-    // Confirm the violation against the object's own serial executions.
     let synthesis = synthesize_in(subject, matrix, config, environment)?;
     stats.serial_executions = synthesis.executions;
     stats.phase1_time = synthesis.elapsed;
@@ -253,7 +274,6 @@ fn check_against_named_spec<O: Send + Sync + 'static>(
     };
     match judge(&synthesis.spec, kind.history(), stuck, config.check_stuck) {
         Some(confirmed) => {
-            let mut phase2 = phase2;
             phase2.violation = Some((confirmed, replay));
             Ok(conclude(subject, matrix, phase2, &mut stats))
         }
@@ -290,52 +310,30 @@ pub fn replay<O: Send + Sync + 'static>(
     config: &Config,
 ) -> Result<Replayed, CheckError> {
     subject.validate(matrix)?;
-    // A pb-dfs token (and a serial one) is followed through the decision tree; any other by the
-    // strategy that replays thread indices.
-    let tree = match token.phase {
-        Phase::Scheduled => DecisionTree::new(),
-        _ => DecisionTree::replaying(&token.choices),
-    };
-    let (strategy, config) = match token.phase {
-        Phase::LoomSerial | Phase::LoomConcurrent { .. } => return Err(loom_token(token)),
-        Phase::Serial => (None, config.clone()),
-        Phase::Concurrent { preemption_bound } => {
-            let config = Config {
-                preemption_bound,
-                strategy: Strategy::PbDfs,
-                ..config.clone()
-            };
-            (Some(strategy::for_phase2(&config, None)), config)
-        }
-        Phase::Scheduled => (Some(strategy::for_phase2(config, Some(&token.choices))), config.clone()),
-    };
-    type Captured = Option<(Trace, Option<StuckKind>, bool)>;
-    let captured: Rc<RefCell<Captured>> = Rc::default();
-    let sink_captured = Rc::clone(&captured);
-    explore(subject, matrix, tree, strategy, None, &config, move |result| {
-        *sink_captured.borrow_mut() = Some((result.trace.to_owned(), result.stuck, result.inconclusive));
-        Control::Stop
-    })
-    .map_err(|e| name_token(e, Some(token)))?;
-    let (trace, stuck, inconclusive) = captured.borrow_mut().take().ok_or_else(|| CheckError::BadReplayToken {
-        token: token.to_string(),
-        problem: "the schedule does not fit this matrix".into(),
-    })?;
-    let ops = op_table(matrix, &subject.labels());
-    let history = crate::explore::recording::history_of(trace.as_ref(), &ops);
+    if let Phase::LoomSerial | Phase::LoomConcurrent { .. } = token.phase {
+        return Err(loom_token(token));
+    }
+    let execution = backend::replay_execution(subject, matrix, token, config)
+        .map_err(|e| name_token(e, Some(token)))?
+        .ok_or_else(|| CheckError::BadReplayToken {
+            token: token.to_string(),
+            problem: "the schedule does not fit this matrix".into(),
+        })?;
+    // A phase-2 execution is judged against a fresh phase 1 (which a token's bound and strategy
+    // do not change).
     let violation = match token.phase {
-        _ if inconclusive => None,
+        _ if execution.inconclusive => None,
         Phase::Serial | Phase::LoomSerial | Phase::LoomConcurrent { .. } => None,
         Phase::Concurrent { .. } | Phase::Scheduled => {
-            let synthesis = synthesize_spec(subject, matrix, &config)?;
-            judge(&synthesis.spec, &history, stuck, config.check_stuck)
+            let synthesis = synthesize_spec(subject, matrix, config)?;
+            judge(&synthesis.spec, &execution.history, execution.stuck, config.check_stuck)
         }
     };
     Ok(Replayed {
-        history,
-        stuck,
+        history: execution.history,
+        stuck: execution.stuck,
         violation,
-        inconclusive,
+        inconclusive: execution.inconclusive,
     })
 }
 
@@ -387,14 +385,13 @@ pub(crate) fn conclude_survey<O: Send + Sync + 'static>(
     matrix: &TestMatrix,
     synthesis: Synthesis,
     config: &Config,
-    log: &Arc<crate::survey::SurveyLog>,
+    observer: &Arc<dyn Phase2Observer>,
 ) -> Result<Verdict, CheckError> {
     let (spec, mut stats) = match conclude_phase1(subject, matrix, synthesis, config)? {
         Ok(phase1) => phase1,
         Err(nondeterministic) => return Ok(nondeterministic),
     };
-    let phase2 =
-        crate::explore::concurrent::concurrent_executions(subject, matrix, Arc::new(spec), config, None, Some(log))?;
+    let phase2 = backend::observed_concurrent_executions(subject, matrix, Arc::new(spec), config, observer)?;
     Ok(conclude(subject, matrix, phase2, &mut stats))
 }
 
@@ -428,7 +425,7 @@ fn conclude_phase1<O>(
     })
 }
 
-fn conclude<O>(subject: &Subject<O>, matrix: &TestMatrix, phase2: Exploration2, stats: &mut CheckStats) -> Verdict {
+fn conclude<O>(subject: &Subject<O>, matrix: &TestMatrix, phase2: Phase2Outcome, stats: &mut CheckStats) -> Verdict {
     stats.concurrent_executions = phase2.executions;
     stats.redundant_executions += phase2.redundant;
     stats.distinct_histories = phase2.distinct;

@@ -19,11 +19,9 @@ use std::path::PathBuf;
 use std::str::FromStr;
 use std::time::Duration;
 
-use crate::config::Reduction;
+use crate::config::{Interlude, Reduction, Strategy};
 use crate::error::CheckError;
 pub use crate::error::EnvironmentError;
-use crate::explore::strategy::interlude::Interlude;
-use crate::explore::strategy::selection::Strategy;
 use crate::model::replay_token::ReplayToken;
 
 /// Sample count (`LINEUP_SAMPLES=1000`).

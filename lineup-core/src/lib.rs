@@ -75,13 +75,13 @@ mod survey;
 
 pub use check::{check, check_against_file, check_against_spec, replay, synthesize_spec, Replayed};
 pub use config::Config;
+pub use config::Interlude;
 pub use config::Reduction;
 #[doc(hidden)]
 pub use config::ReductionFault;
+pub use config::{Strategy, StrategyParseError};
 pub use environment::REPLAY_ENV;
 pub use error::CheckError;
-pub use explore::strategy::interlude::Interlude;
-pub use explore::strategy::selection::{Strategy, StrategyParseError};
 pub use judge::verdict::{CheckStats, LoomEvidence, Verdict, Violation, ViolationKind};
 pub use judge::witness;
 pub use memory_limit::{allocation_size, default_memory_budget, MemoryLimit};

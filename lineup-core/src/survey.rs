@@ -26,6 +26,7 @@ use crate::check::{conclude_survey, synthesize_spec};
 use crate::config::Config;
 #[cfg(not(loom))]
 use crate::error::CheckError;
+use crate::judge::phase2_outcome::Phase2Observer;
 use crate::judge::verdict::Verdict;
 #[cfg(not(loom))]
 use crate::model::history::op_table;
@@ -76,7 +77,7 @@ impl Survey {
     }
 }
 
-/// What phase 2 hands a survey as it goes.
+/// What phase 2 hands a survey as it goes (its [`Phase2Observer`]).
 #[derive(Debug)]
 #[cfg_attr(loom, allow(dead_code))]
 pub(crate) struct SurveyLog {
@@ -93,14 +94,17 @@ impl SurveyLog {
         }
     }
 
-    /// `n` executions ended (one handed over, and the redundant ones the reduction ended since the
-    /// one before, which are not).
-    pub fn executions(&self, n: u64) {
+    pub fn into_histories(self) -> Vec<SurveyedHistory> {
+        self.state.into_inner().unwrap_or_else(|e| e.into_inner()).1
+    }
+}
+
+impl Phase2Observer for SurveyLog {
+    fn executions(&self, n: u64) {
         self.state.lock().unwrap_or_else(|e| e.into_inner()).0 += n;
     }
 
-    /// A distinct history was met.
-    pub fn history(&self, fingerprint: u128, violating: bool, stuck: bool) {
+    fn history(&self, fingerprint: u128, violating: bool, stuck: bool) {
         let elapsed = self.start.elapsed();
         let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
         let executions = state.0;
@@ -111,10 +115,6 @@ impl SurveyLog {
             executions,
             elapsed,
         });
-    }
-
-    pub fn into_histories(self) -> Vec<SurveyedHistory> {
-        self.state.into_inner().unwrap_or_else(|e| e.into_inner()).1
     }
 }
 
@@ -163,7 +163,9 @@ fn survey_after<O: Send + Sync + 'static>(
     config: &Config,
 ) -> Result<Survey, CheckError> {
     let log = Arc::new(SurveyLog::new());
-    let verdict = conclude_survey(subject, matrix, synthesis, config, &log)?;
+    let observer: Arc<dyn Phase2Observer> = log.clone();
+    let verdict = conclude_survey(subject, matrix, synthesis, config, &observer)?;
+    drop(observer);
     let histories = Arc::try_unwrap(log)
         .map(SurveyLog::into_histories)
         .unwrap_or_else(|log| log.state.lock().unwrap_or_else(|e| e.into_inner()).1.clone());

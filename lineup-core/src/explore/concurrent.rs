@@ -6,33 +6,31 @@ use std::rc::Rc;
 use std::sync::Arc;
 use std::time::Instant;
 
-use crate::config::Config;
+use crate::config::{Config, Interlude};
 use crate::error::CheckError;
 use crate::explore::decision_tree::DecisionTree;
 use crate::explore::recording;
 use crate::explore::recording::history_of;
+use crate::explore::replay::{plan, ReplayPlan};
 use crate::explore::run::explore_keeping_tree;
-use crate::explore::scheduler::Control;
-use crate::explore::split::{on_workers, worker_count};
+use crate::explore::scheduler::{Control, ExecutionResult};
+use crate::explore::split::{on_workers, worker_count, SplitQueue};
 use crate::explore::strategy;
-use crate::explore::strategy::interlude::Interlude;
-use crate::explore::strategy::selection::Strategy;
 use crate::explore::trace_set::{Fingerprint, TraceFingerprints};
 use crate::judge::full_spec_index::FullSpecIndex;
 use crate::judge::history_judge::judge;
-use crate::judge::phase2_outcome::Exploration2;
+use crate::judge::phase2_outcome::{Phase2Observer, Phase2Outcome};
 use crate::judge::verdict::ViolationKind;
 use crate::memory_limit::{serial_history_bytes, MemoryBudget};
+use crate::model::history::OpTable;
 use crate::model::matrix::TestMatrix;
-use crate::model::replay_token::Phase;
 use crate::model::replay_token::ReplayToken;
 use crate::model::subject::Subject;
 use crate::spec::observation::ObservationSet;
-use crate::survey::SurveyLog;
-
 /// Phase 2 on shuttle: explores the concurrent schedules [`Config::strategy`] chooses (or the one
-/// schedule of `replay`) and judges every distinct history, until the first violation. The tree
-/// of a DFS strategy is explored by [`Config::workers`] OS threads, which share it by prefix
+/// schedule of `replay`) and judges every distinct history, until the first violation (or, with an
+/// `observer`, to the end, reporting every execution and distinct history to it). The tree of a
+/// DFS strategy is explored by [`Config::workers`] OS threads, which share it by prefix
 /// ([`split`](crate::explore::split)); the violation reported is the first one in depth-first
 /// order, whatever the number of workers.
 #[cfg_attr(loom, allow(dead_code))]
@@ -42,218 +40,221 @@ pub(crate) fn concurrent_executions<O: Send + Sync + 'static>(
     spec: Arc<ObservationSet>,
     config: &Config,
     replay: Option<&ReplayToken>,
-    survey: Option<&Arc<SurveyLog>>,
-) -> Result<Exploration2, CheckError> {
-    let ops = spec.ops().clone();
-    // The specification is held through phase 2, as phase 1 counted it.
-    let spec_bytes: u64 = spec
-        .histories()
-        .map(|h| serial_history_bytes(h.events().len(), ops.len()))
-        .sum();
+    observer: Option<&Arc<dyn Phase2Observer>>,
+) -> Result<Phase2Outcome, CheckError> {
+    let phase2 = Phase2::new(subject, matrix, spec, observer);
     // A pb-dfs token is replayed by pb-dfs with its bound; any other by its thread indices.
-    let (config, replayed) = match replay {
-        Some(token) => match token.phase {
-            Phase::Concurrent { preemption_bound } => (
-                Config {
-                    preemption_bound,
-                    strategy: Strategy::PbDfs,
-                    ..config.clone()
-                },
-                None,
-            ),
-            _ => (config.clone(), Some(token.choices.as_slice())),
+    let ReplayPlan {
+        config,
+        tree,
+        by_index: replayed,
+    } = match replay {
+        Some(token) => plan(token, config),
+        None => ReplayPlan {
+            config: config.clone(),
+            tree: DecisionTree::new(),
+            by_index: None,
         },
-        None => (config.clone(), None),
     };
     let config = &config;
-    let tree = match replay {
-        Some(token) if replayed.is_none() => DecisionTree::replaying(&token.choices),
-        _ => DecisionTree::new(),
+    let workers = workers_for(config, replay.is_some(), observer.is_some());
+    let start = Instant::now();
+    let (results, interlude_ran) = match interlude_for(config, replay.is_some()) {
+        None => (phase2.findings(config, tree, workers, replayed)?, None),
+        Some(interlude) => phase2.search_with_interlude(config, tree, workers, interlude)?,
     };
-    // A replayed schedule, a sampling strategy, or a bounded number of executions (which ones
-    // depends on the order in which they are explored) is explored by one worker; the tree of an
-    // exhaustive (DFS) strategy is split.
-    let workers = if replay.is_some()
-        || !config.strategy.is_exhaustive()
-        || config.max_executions.is_some()
-        || survey.is_some()
-    {
+    let outcome = Phase2Outcome {
+        interlude: interlude_ran,
+        distinct: phase2.seen.len(),
+        elapsed: start.elapsed(),
+        ..Phase2Outcome::default()
+    };
+    sum_up(outcome, results, observer.is_some())
+}
+
+/// How many workers explore: a replayed schedule, a sampling strategy, a bounded number of
+/// executions (which ones depends on the order in which they are explored), or an observed phase 2
+/// (a survey meets its histories in depth-first order) is explored by one; the tree of an
+/// exhaustive (DFS) strategy is split.
+fn workers_for(config: &Config, replaying: bool, observed: bool) -> usize {
+    if replaying || !config.strategy.is_exhaustive() || config.max_executions.is_some() || observed {
         1
     } else {
         worker_count(config.workers)
-    };
-    let seen = Arc::new(TraceFingerprints::default());
-    let start = Instant::now();
-    // One stage of phase 2: `config`'s strategy from `tree` on `workers`, each worker giving back
-    // what it found and its tree.
-    let stage = |config: &Config, tree: DecisionTree, workers: usize, replayed: Option<&[u32]>| {
-        on_workers(workers, tree, |tree, split| {
-            let found = Rc::new(RefCell::new(Found {
-                full_index: None,
-                stuck: 0,
-                inconclusive: 0,
-                violation: None,
-                budget: MemoryBudget::new(config.max_memory),
-                memory: None,
-            }));
-            let sink_found = Rc::clone(&found);
-            let spec = Arc::clone(&spec);
-            let ops = ops.clone();
-            let check_stuck = config.check_stuck;
-            let queue = split.cloned();
-            let seen = Arc::clone(&seen);
-            let survey = survey.cloned();
-            let strategy = strategy::for_phase2(config, replayed);
-            let (explored, tree) =
-                explore_keeping_tree(subject, matrix, tree, Some(strategy), split, config, move |result| {
-                    let found = &mut *sink_found.borrow_mut();
-                    if let Some(survey) = &survey {
-                        survey.executions(1 + result.redundant_before);
-                    }
-                    if result.inconclusive {
-                        found.inconclusive += 1;
-                        return Control::Continue;
-                    }
-                    let fingerprint = recording::with(|r| Fingerprint::of(result.trace, &r.interner));
-                    if seen.contains(fingerprint) {
-                        return Control::Continue;
-                    }
-                    // A new distinct history: its fingerprint will be held until the end, with the spec.
-                    let held = spec_bytes + (seen.len() as u64 + 1) * FINGERPRINT_BYTES;
-                    if found.budget.exceeded(held) {
-                        found.memory = Some((found.budget.limit(), held));
-                        if let Some(queue) = &queue {
-                            queue.abort();
-                        }
-                        return Control::Stop;
-                    }
-                    if result.stuck.is_none() {
-                        // Fast path: a full history with a witness is judged on its trace alone. (Built on
-                        // first use: responses are interned per exploration.)
-                        let index = found
-                            .full_index
-                            .get_or_insert_with(|| recording::with(|r| FullSpecIndex::new(&spec, &mut r.interner)));
-                        if index.has_witness(result.trace.events, result.trace.responses) {
-                            seen.insert(fingerprint);
-                            if let Some(survey) = &survey {
-                                survey.history(fingerprint.value(), false, false);
-                            }
-                            return Control::Continue;
-                        }
-                    }
-                    let history = history_of(result.trace, &ops);
-                    let verdict = judge(&spec, &history, result.stuck, check_stuck);
-                    match verdict {
-                        None => {
-                            // Counted once, by the worker that remembered it first.
-                            if seen.insert(fingerprint) {
-                                found.stuck += usize::from(history.is_stuck());
-                                if let Some(survey) = &survey {
-                                    survey.history(fingerprint.value(), false, history.is_stuck());
-                                }
-                            }
-                            Control::Continue
-                        }
-                        Some(kind) => {
-                            // A violating history is not remembered: a worker that meets it earlier in
-                            // depth-first order reports it there.
-                            // Workers compare executions by their place in the tree.
-                            let position = result.position();
-                            if let Some(queue) = &queue {
-                                queue.found(position.clone());
-                            }
-                            if found.violation.as_ref().is_none_or(|(_, _, first)| position < *first) {
-                                let (phase, choices) = result.token();
-                                found.violation = Some((kind, ReplayToken { phase, choices }, position));
-                            }
-                            if let Some(survey) = &survey {
-                                // A survey goes on past violations, counting each distinct one once.
-                                if seen.insert(fingerprint) {
-                                    survey.history(fingerprint.value(), true, history.is_stuck());
-                                }
-                                return Control::Continue;
-                            }
-                            Control::Stop
-                        }
-                    }
-                })?;
-            let found = Rc::try_unwrap(found)
-                .map_err(|_| ())
-                .expect("exploration finished")
-                .into_inner();
-            Ok((found, explored, tree))
-        })
-    };
-    let mut results = Vec::new();
-    let mut interlude_ran = None;
-    // The interlude (see `Interlude`): the search's first `after` executions on one worker (so that
-    // where it stops does not depend on the number of workers), the interlude's sample, and the
-    // rest of the search from where it stopped.
-    let interlude = config.interlude.filter(|interlude| {
-        replay.is_none()
-            && config.strategy.is_exhaustive()
-            && config.max_executions.is_none_or(|max| max > interlude.after)
-    });
-    match interlude {
-        None => results.extend(stage(config, tree, workers, replayed)?),
-        Some(interlude) => {
-            let first = Config {
-                max_executions: Some(interlude.after),
-                ..config.clone()
-            };
-            let (found, explored, mut tree) = stage(&first, tree, 1, None)?.pop().expect("one worker");
-            let stopped = found.violation.is_some() || found.memory.is_some();
-            let ran = explored.executions;
-            results.push((found, explored, DecisionTree::new()));
-            if !stopped && ran >= interlude.after && tree.advance() {
-                let left = config.max_executions.map(|max| max - ran);
-                let sample = interlude.strategy.with_at_most(left.unwrap_or(u64::MAX));
-                let middle = Config {
-                    strategy: sample,
-                    max_executions: None,
-                    ..config.clone()
-                };
-                let (found, explored, _) = stage(&middle, DecisionTree::new(), 1, None)?.pop().expect("one worker");
-                let stopped = found.violation.is_some() || found.memory.is_some();
-                interlude_ran = Some((
-                    Interlude {
-                        strategy: sample,
-                        ..interlude
-                    },
-                    explored.executions,
-                ));
-                let left = left.map(|left| left - explored.executions);
-                results.push((found, explored, DecisionTree::new()));
-                if !stopped && left != Some(0) {
-                    let rest = Config {
-                        max_executions: left,
-                        ..config.clone()
-                    };
-                    let workers = if left.is_some() { 1 } else { workers };
-                    results.extend(stage(&rest, tree, workers, None)?);
-                }
-            }
+    }
+}
+
+/// The interlude that may run (see [`Interlude`]): only in an exhaustive search that is no replay
+/// and may run past the interlude's start.
+fn interlude_for(config: &Config, replaying: bool) -> Option<Interlude> {
+    config.interlude.filter(|interlude| {
+        !replaying && config.strategy.is_exhaustive() && config.max_executions.is_none_or(|max| max > interlude.after)
+    })
+}
+
+/// What the stages of one phase 2 share: the matrix, the specification, and the fingerprints of
+/// the distinct histories judged so far.
+struct Phase2<'a, O> {
+    subject: &'a Subject<O>,
+    matrix: &'a TestMatrix,
+    spec: Arc<ObservationSet>,
+    ops: OpTable,
+    /// What the specification holds: it is held through phase 2, as phase 1 counted it.
+    spec_bytes: u64,
+    seen: Arc<TraceFingerprints>,
+    observer: Option<&'a Arc<dyn Phase2Observer>>,
+}
+
+impl<'a, O: Send + Sync + 'static> Phase2<'a, O> {
+    fn new(
+        subject: &'a Subject<O>,
+        matrix: &'a TestMatrix,
+        spec: Arc<ObservationSet>,
+        observer: Option<&'a Arc<dyn Phase2Observer>>,
+    ) -> Self {
+        let ops = spec.ops().clone();
+        let spec_bytes: u64 = spec
+            .histories()
+            .map(|h| serial_history_bytes(h.events().len(), ops.len()))
+            .sum();
+        Self {
+            subject,
+            matrix,
+            spec,
+            ops,
+            spec_bytes,
+            seen: Arc::new(TraceFingerprints::default()),
+            observer,
         }
     }
-    let mut outcome = Exploration2 {
-        interlude: interlude_ran,
-        redundant: 0,
-        violation: None,
-        executions: 0,
-        distinct: seen.len(),
-        stuck: 0,
-        inconclusive: 0,
-        resumed: 0,
-        elapsed: start.elapsed(),
-        loom: None,
-    };
+
+    /// One stage of phase 2: `config`'s strategy (or the replay of `replayed`) from `tree` on
+    /// `workers`, each worker giving back what it found and its tree.
+    fn stage(
+        &self,
+        config: &Config,
+        tree: DecisionTree,
+        workers: usize,
+        replayed: Option<&[u32]>,
+    ) -> Result<Vec<(Found, DecisionTree)>, CheckError> {
+        on_workers(workers, tree, |tree, split| self.worker(config, tree, split, replayed))
+    }
+
+    /// [`stage`](Self::stage), without the trees.
+    fn findings(
+        &self,
+        config: &Config,
+        tree: DecisionTree,
+        workers: usize,
+        replayed: Option<&[u32]>,
+    ) -> Result<Vec<Found>, CheckError> {
+        let found = self.stage(config, tree, workers, replayed)?;
+        Ok(found.into_iter().map(|(found, _)| found).collect())
+    }
+
+    /// One worker of a stage: explores `tree` (with the workers of `split`, if any), judging each
+    /// execution.
+    fn worker(
+        &self,
+        config: &Config,
+        tree: DecisionTree,
+        split: Option<&Arc<SplitQueue>>,
+        replayed: Option<&[u32]>,
+    ) -> Result<(Found, DecisionTree), CheckError> {
+        let found = Rc::new(RefCell::new(Found::new(config)));
+        let judge = ExecutionJudge {
+            found: Rc::clone(&found),
+            spec: Arc::clone(&self.spec),
+            ops: self.ops.clone(),
+            spec_bytes: self.spec_bytes,
+            check_stuck: config.check_stuck,
+            queue: split.cloned(),
+            seen: Arc::clone(&self.seen),
+            observer: self.observer.cloned(),
+        };
+        let strategy = strategy::for_phase2(config, replayed);
+        let (explored, tree) = explore_keeping_tree(
+            self.subject,
+            self.matrix,
+            tree,
+            Some(strategy),
+            split,
+            config,
+            move |result| judge.execution(result),
+        )?;
+        let mut found = Rc::try_unwrap(found)
+            .map_err(|_| ())
+            .expect("exploration finished")
+            .into_inner();
+        found.executions = explored.executions;
+        found.redundant = explored.redundant;
+        Ok((found, tree))
+    }
+
+    /// The exhaustive search with the interlude (see [`Interlude`]): the search's first `after`
+    /// executions on one worker (so that where it stops does not depend on the number of workers),
+    /// the interlude's sample, and the rest of the search from where it stopped. Gives what each
+    /// stage found, and the interlude that ran with its executions.
+    fn search_with_interlude(
+        &self,
+        config: &Config,
+        tree: DecisionTree,
+        workers: usize,
+        interlude: Interlude,
+    ) -> Result<(Vec<Found>, Option<InterludeRan>), CheckError> {
+        let first = Config {
+            max_executions: Some(interlude.after),
+            ..config.clone()
+        };
+        let (found, mut tree) = self.stage(&first, tree, 1, None)?.pop().expect("one worker");
+        let stopped = found.stopped();
+        let ran = found.executions;
+        let mut results = vec![found];
+        if stopped || ran < interlude.after || !tree.advance() {
+            return Ok((results, None));
+        }
+        let left = config.max_executions.map(|max| max - ran);
+        let sample = interlude.strategy.with_at_most(left.unwrap_or(u64::MAX));
+        let middle = Config {
+            strategy: sample,
+            max_executions: None,
+            ..config.clone()
+        };
+        let (found, _) = self
+            .stage(&middle, DecisionTree::new(), 1, None)?
+            .pop()
+            .expect("one worker");
+        let stopped = found.stopped();
+        let ran = Some((
+            Interlude {
+                strategy: sample,
+                ..interlude
+            },
+            found.executions,
+        ));
+        let left = left.map(|left| left - found.executions);
+        results.push(found);
+        if !stopped && left != Some(0) {
+            let rest = Config {
+                max_executions: left,
+                ..config.clone()
+            };
+            let workers = if left.is_some() { 1 } else { workers };
+            results.extend(self.findings(&rest, tree, workers, None)?);
+        }
+        Ok((results, ran))
+    }
+}
+
+/// Adds up what the stages and their workers found into `outcome`. Stages run one after the other,
+/// each only if the one before found nothing: the first violation is the first stage's, and within
+/// it the first in depth-first order.
+fn sum_up(mut outcome: Phase2Outcome, results: Vec<Found>, observed: bool) -> Result<Phase2Outcome, CheckError> {
     let mut memory = None;
     let mut first = None;
-    // Stages run one after the other, each only if the one before found nothing: the first
-    // violation is the first stage's, and within it the first in depth-first order.
-    for (found, explored, _) in results {
-        outcome.executions += explored.executions;
-        outcome.redundant += explored.redundant;
+    for found in results {
+        outcome.executions += found.executions;
+        outcome.redundant += found.redundant;
         outcome.stuck += found.stuck;
         outcome.inconclusive += found.inconclusive;
         memory = memory.or(found.memory);
@@ -264,8 +265,8 @@ pub(crate) fn concurrent_executions<O: Send + Sync + 'static>(
             }
         }
     }
-    // The violating history is one of the distinct histories judged (a survey remembered it).
-    outcome.distinct += usize::from(outcome.violation.is_some() && survey.is_none());
+    // The violating history is one of the distinct histories judged (an observer was told of it).
+    outcome.distinct += usize::from(outcome.violation.is_some() && !observed);
     if let Some((limit, held)) = memory {
         return Err(CheckError::MemoryLimit {
             phase: "phase 2 (concurrent executions)",
@@ -277,9 +278,15 @@ pub(crate) fn concurrent_executions<O: Send + Sync + 'static>(
     Ok(outcome)
 }
 
+/// The interlude that ran, with its executions.
+type InterludeRan = (Interlude, u64);
+
 /// What one worker of phase 2 found.
 struct Found {
     full_index: Option<FullSpecIndex>,
+    executions: u64,
+    /// Of those, the ones the partial-order reduction ended early.
+    redundant: u64,
     stuck: usize,
     inconclusive: u64,
     /// The first violation this worker found, with its token and its place in the tree.
@@ -287,6 +294,135 @@ struct Found {
     budget: MemoryBudget,
     /// The budget and what was held when the fingerprints went past it.
     memory: Option<(u64, u64)>,
+}
+
+impl Found {
+    fn new(config: &Config) -> Self {
+        Self {
+            full_index: None,
+            executions: 0,
+            redundant: 0,
+            stuck: 0,
+            inconclusive: 0,
+            violation: None,
+            budget: MemoryBudget::new(config.max_memory),
+            memory: None,
+        }
+    }
+
+    /// The worker stopped early: at a violation, or past the memory budget.
+    fn stopped(&self) -> bool {
+        self.violation.is_some() || self.memory.is_some()
+    }
+}
+
+/// Judges the executions one worker explores, as they end.
+struct ExecutionJudge {
+    found: Rc<RefCell<Found>>,
+    spec: Arc<ObservationSet>,
+    ops: OpTable,
+    spec_bytes: u64,
+    check_stuck: bool,
+    /// The workers this one shares its tree with, if any.
+    queue: Option<Arc<SplitQueue>>,
+    seen: Arc<TraceFingerprints>,
+    observer: Option<Arc<dyn Phase2Observer>>,
+}
+
+impl ExecutionJudge {
+    /// One execution ended: a history already seen goes by, a new one is judged (its full
+    /// witness on its trace alone if it has one, else by the judge).
+    fn execution(&self, result: ExecutionResult<'_>) -> Control {
+        let found = &mut *self.found.borrow_mut();
+        if let Some(observer) = &self.observer {
+            observer.executions(1 + result.redundant_before);
+        }
+        if result.inconclusive {
+            found.inconclusive += 1;
+            return Control::Continue;
+        }
+        let fingerprint = recording::with(|r| Fingerprint::of(result.trace, &r.interner));
+        if self.seen.contains(fingerprint) {
+            return Control::Continue;
+        }
+        if self.over_budget(found) {
+            return Control::Stop;
+        }
+        if result.stuck.is_none() && self.has_full_witness(found, &result) {
+            self.seen.insert(fingerprint);
+            if let Some(observer) = &self.observer {
+                observer.history(fingerprint.value(), false, false);
+            }
+            return Control::Continue;
+        }
+        let history = history_of(result.trace, &self.ops);
+        match judge(&self.spec, &history, result.stuck, self.check_stuck) {
+            None => {
+                // Counted once, by the worker that remembered it first.
+                if self.seen.insert(fingerprint) {
+                    found.stuck += usize::from(history.is_stuck());
+                    if let Some(observer) = &self.observer {
+                        observer.history(fingerprint.value(), false, history.is_stuck());
+                    }
+                }
+                Control::Continue
+            }
+            Some(kind) => self.violation(found, &result, kind, fingerprint, history.is_stuck()),
+        }
+    }
+
+    /// A new distinct history: its fingerprint will be held until the end, with the spec. Past the
+    /// budget, the worker (and those it shares its tree with) stop.
+    fn over_budget(&self, found: &mut Found) -> bool {
+        let held = self.spec_bytes + (self.seen.len() as u64 + 1) * FINGERPRINT_BYTES;
+        if !found.budget.exceeded(held) {
+            return false;
+        }
+        found.memory = Some((found.budget.limit(), held));
+        if let Some(queue) = &self.queue {
+            queue.abort();
+        }
+        true
+    }
+
+    /// Fast path: a full history with a witness is judged on its trace alone. (The index is built
+    /// on first use: responses are interned per exploration.)
+    fn has_full_witness(&self, found: &mut Found, result: &ExecutionResult<'_>) -> bool {
+        let index = found
+            .full_index
+            .get_or_insert_with(|| recording::with(|r| FullSpecIndex::new(&self.spec, &mut r.interner)));
+        index.has_witness(result.trace.events, result.trace.responses)
+    }
+
+    /// A violating history: remembered as this worker's first if it comes before the one it has in
+    /// depth-first order. The exploration stops there, unless an observer wants every history.
+    fn violation(
+        &self,
+        found: &mut Found,
+        result: &ExecutionResult<'_>,
+        kind: ViolationKind,
+        fingerprint: Fingerprint,
+        stuck: bool,
+    ) -> Control {
+        // A violating history is not remembered: a worker that meets it earlier in depth-first
+        // order reports it there. Workers compare executions by their place in the tree.
+        let position = result.position();
+        if let Some(queue) = &self.queue {
+            queue.found(position.clone());
+        }
+        if found.violation.as_ref().is_none_or(|(_, _, first)| position < *first) {
+            let (phase, choices) = result.token();
+            found.violation = Some((kind, ReplayToken { phase, choices }, position));
+        }
+        let Some(observer) = &self.observer else {
+            return Control::Stop;
+        };
+        // An observer is told of every distinct violation once, and the exploration goes on.
+        if self.seen.insert(fingerprint) {
+            observer.history(fingerprint.value(), true, stuck);
+        }
+        Control::Continue
+    }
 }
 
 /// About what one fingerprint holds in phase 2's set: 16 bytes in a hash table kept at most 7/8

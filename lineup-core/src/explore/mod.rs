@@ -12,6 +12,7 @@ pub(crate) mod harness;
 #[cfg_attr(loom, allow(dead_code))]
 pub(crate) mod quiet_end;
 pub(crate) mod recording;
+pub(crate) mod replay;
 pub(crate) mod role;
 pub(crate) mod run;
 pub(crate) mod scheduler;

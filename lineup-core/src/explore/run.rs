@@ -100,7 +100,7 @@ pub(crate) fn explore_keeping_tree<O: Send + Sync + 'static>(
             && match mode {
                 Mode::Serial => true,
                 Mode::Concurrent => {
-                    config.strategy == crate::explore::strategy::selection::Strategy::PbDfs
+                    config.strategy == crate::config::Strategy::PbDfs
                         && strategy.as_ref().is_some_and(|s| s.supports_reduction())
                 }
             }

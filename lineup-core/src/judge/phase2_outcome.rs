@@ -1,4 +1,4 @@
-//! What phase 2 found, whichever backend explored it.
+//! What phase 2 found, whichever backend explored it, and what it tells an observer as it goes.
 
 use std::time::Duration;
 
@@ -6,8 +6,8 @@ use crate::judge::verdict::{LoomEvidence, ViolationKind};
 use crate::model::replay_token::ReplayToken;
 
 /// The result of phase 2.
-#[derive(Clone, Debug)]
-pub(crate) struct Exploration2 {
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Phase2Outcome {
     pub violation: Option<(ViolationKind, ReplayToken)>,
     pub executions: u64,
     /// Of those, the ones the partial-order reduction ended early.
@@ -22,5 +22,18 @@ pub(crate) struct Exploration2 {
     /// What the loom backend knows about the violating execution.
     pub loom: Option<LoomEvidence>,
     /// The interlude that ran, with its executions (counted in `executions` too).
-    pub interlude: Option<(crate::explore::strategy::interlude::Interlude, u64)>,
+    pub interlude: Option<(crate::config::Interlude, u64)>,
+}
+
+/// Listens to phase 2 as it goes (a [`survey`](crate::survey::survey) does): the executions that
+/// ended and every distinct history met, judged. The exploration reports to it without knowing
+/// who listens; it is shared by phase 2's workers.
+pub(crate) trait Phase2Observer: Send + Sync {
+    /// `n` executions ended (one handed over, and the redundant ones the reduction ended since the
+    /// one before, which are not).
+    fn executions(&self, n: u64);
+
+    /// A distinct history was met: its fingerprint, whether it violates the specification, and
+    /// whether it is stuck.
+    fn history(&self, fingerprint: u128, violating: bool, stuck: bool);
 }

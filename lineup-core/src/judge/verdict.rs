@@ -49,7 +49,7 @@ pub struct CheckStats {
     pub redundant_executions: u64,
     /// The [interlude](crate::Interlude) phase 2 ran, if it ran (its tree was larger than the
     /// interlude's `after`), and how many of `concurrent_executions` were its own.
-    pub interlude: Option<(crate::explore::strategy::interlude::Interlude, u64)>,
+    pub interlude: Option<(crate::config::Interlude, u64)>,
 }
 
 /// Why a check failed.

@@ -42,7 +42,8 @@ use wire::Record;
 use crate::config::Config;
 use crate::environment::{Environment, LoomSettings, LOOM_CHECKPOINT_ENV};
 use crate::error::CheckError;
-use crate::judge::phase2_outcome::Exploration2;
+use crate::judge::phase2_outcome::Phase2Outcome;
+use crate::judge::verdict::{LoomEvidence, ViolationKind};
 use crate::model::history::op_table;
 use crate::model::matrix::TestMatrix;
 use crate::model::replay_token::Phase;
@@ -338,7 +339,7 @@ pub(crate) fn concurrent_executions<O: Send + Sync + 'static>(
     spec: Arc<ObservationSet>,
     config: &Config,
     environment: &Environment,
-) -> Result<Exploration2, CheckError> {
+) -> Result<Phase2Outcome, CheckError> {
     let mut found = explore_concurrent(subject, matrix, Arc::clone(&spec), config, environment)?;
     let replaying = environment.loom.checkpoint_file.is_some();
     if let Some(evidence) = found.loom.as_mut().filter(|e| !e.is_weak_memory() && !replaying) {
@@ -352,207 +353,299 @@ pub(crate) fn concurrent_executions<O: Send + Sync + 'static>(
     Ok(found)
 }
 
-/// One phase-2 exploration under loom, to the first violation.
+/// The name of phase 2 under loom in its errors.
+const PHASE2: &str = "phase 2 (loom)";
+
+/// One phase-2 exploration under loom, to the first violation: children explore from loom's
+/// stored path, one after the other, each until it ends (complete, at a violation, or at an
+/// execution loom cannot go on past, after which the next resumes).
 fn explore_concurrent<O: Send + Sync + 'static>(
     subject: &Subject<O>,
     matrix: &TestMatrix,
     spec: Arc<ObservationSet>,
     config: &Config,
     environment: &Environment,
-) -> Result<Exploration2, CheckError> {
-    const PHASE: &str = "phase 2 (loom)";
-    validate(subject, matrix, PHASE)?;
+) -> Result<Phase2Outcome, CheckError> {
+    validate(subject, matrix, PHASE2)?;
     let check = current_check(subject, matrix);
     serve_child_job(subject, matrix, &check, &environment.loom);
-    let max_branches = environment.loom.max_branches;
     let start = Instant::now();
-    let ops = spec.ops().clone();
-    let scratch = |e: std::io::Error| CheckError::ExecutionFailed {
-        phase: PHASE,
-        message: format!("cannot write to the scratch directory: {e}"),
-    };
-    let dir = child::scratch_dir().map_err(scratch)?;
-    let spec_file = dir.join("spec.xml");
-    observation_file::write_observation_file(&spec_file, &spec)?;
-    let checkpoint = dir.join("loom-path.json");
-    start_from_user_checkpoint(&checkpoint, &environment.loom)?;
-    let mut explored = Explored::default();
-    // Stuck executions after which loom's exploration resumed from its stored path.
-    let mut cut = 0usize;
-    // Executions that reached the branch limit without evidence of a livelock (also resumed).
-    let mut inconclusive = 0u64;
+    let scratch = Scratch::new(&spec, &environment.loom)?;
+    let mut totals = LoomTotals::default();
     let mut weak_candidate: Option<Record> = None;
-    let preemption_bound = config.preemption_bound;
     loop {
-        let job = Job {
-            key: check.clone(),
-            kind: JobKind::Concurrent {
-                spec: spec_file.clone(),
-                checkpoint: checkpoint.clone(),
-                preemption_bound,
-                max_executions: config.max_executions.map(|m| m.saturating_sub(explored.executions)),
-            },
-            results: dir.join("results.jsonl"),
-            check_stuck: config.check_stuck,
-            max_branches,
-            real_time: config.real_time_happens_before,
+        let report = child::run(
+            &scratch.job(&check, config, &totals),
+            &scratch.dir,
+            PHASE2,
+            &environment.loom,
+        )?;
+        keep_weak_candidate(&report, &mut weak_candidate);
+        let Some(last) = report.records.last().cloned() else {
+            return Err(child_failure(PHASE2, &report, "the child process reported nothing"));
         };
-        let report = child::run(&job, &dir, PHASE, &environment.loom)?;
-        // A violation that needs a weak-memory load is kept while the exploration looks for one
-        // that needs none; it is reported only if none turns up.
-        for record in &report.records {
-            if let Record::Violation { weak_loads, .. } = record {
-                if !weak_loads.is_empty() && weak_candidate.is_none() {
-                    weak_candidate = Some(record.clone());
-                }
+        match deciding_record(last, &mut weak_candidate) {
+            Record::ConcurrentDone { tally } => {
+                totals.add(&tally);
+                break;
             }
-        }
-        let Some(mut last) = report.records.last().cloned() else {
-            return Err(child_failure(PHASE, &report, "the child process reported nothing"));
-        };
-        if let Record::ConcurrentDone { tally } = &last {
-            match weak_candidate.take() {
-                None => {
-                    explored.add(tally);
-                    break;
-                }
-                Some(Record::Violation {
-                    history,
-                    stuck,
-                    weak_loads,
-                    checkpoint,
-                    ..
-                }) => {
-                    last = Record::Violation {
-                        tally: tally.clone(),
-                        history,
-                        stuck,
-                        weak_loads,
-                        checkpoint,
-                    }
-                }
-                Some(_) => unreachable!("only violations are kept"),
-            }
-        }
-        match &last {
-            Record::ConcurrentDone { .. } => unreachable!("handled above"),
-            Record::StuckJustified { tally, .. } | Record::Inconclusive { tally } => {
-                explored.add(tally);
-                if matches!(last, Record::Inconclusive { .. }) {
-                    inconclusive += 1;
-                } else {
-                    cut += 1;
-                }
-                let path = std::fs::read_to_string(&checkpoint).map_err(scratch)?;
-                match path_step::step_path(&path, max_branches).map_err(|problem| CheckError::ExecutionFailed {
-                    phase: PHASE,
-                    message: format!(
-                        "loom's stored path {} is not in loom 0.7.2's format: {problem}",
-                        checkpoint.display()
-                    ),
-                })? {
-                    Some(next) => std::fs::write(&checkpoint, next).map_err(scratch)?,
-                    None => break,
-                }
-                if config.max_executions.is_some_and(|m| explored.executions >= m) {
+            record @ (Record::StuckJustified { .. } | Record::Inconclusive { .. }) => {
+                totals.resume_after(&record);
+                if !scratch.step_past_execution()? || config.max_executions.is_some_and(|m| totals.executions >= m) {
                     break;
                 }
             }
-            Record::Violation {
-                tally,
-                history,
-                stuck: stuck_kind,
-                weak_loads,
-                checkpoint: saved,
-            } => {
-                explored.add(tally);
-                let h = history
-                    .history(&ops)
-                    .map_err(|e| child_failure(PHASE, &report, &format!("a malformed history: {e}")))?;
-                let kind = stuck_kind.as_deref().map(|k| {
-                    if k == "Livelock" {
-                        StuckKind::Livelock
-                    } else {
-                        StuckKind::Deadlock
-                    }
-                });
-                let violation =
-                    crate::judge::history_judge::judge(&spec, &h, kind, config.check_stuck).ok_or_else(|| {
-                        child_failure(
-                            PHASE,
-                            &report,
-                            "the child reported a violation that the parent does not confirm",
-                        )
-                    })?;
-                // Keep the stored path of the violating execution next to the user's build.
-                let kept = saved
-                    .as_ref()
-                    .and_then(|s| keep_checkpoint(std::path::Path::new(s), environment));
-                let _ = std::fs::remove_dir_all(&dir);
-                return Ok(Exploration2 {
-                    redundant: 0,
-                    violation: Some((
-                        violation,
-                        ReplayToken {
-                            phase: Phase::LoomConcurrent { preemption_bound },
-                            choices: Vec::new(),
-                        },
-                    )),
-                    executions: explored.executions,
-                    distinct: explored.distinct.len(),
-                    stuck: explored.stuck_histories.len(),
-                    inconclusive,
-                    resumed: cut,
-                    elapsed: start.elapsed(),
-                    loom: Some(crate::judge::verdict::LoomEvidence {
-                        weak_loads: weak_loads.clone(),
-                        checkpoint: kept,
-                        real_time_happens_before: config.real_time_happens_before,
-                        other_setting_fails: None,
-                    }),
-                    interlude: None,
-                });
+            record @ Record::Violation { .. } => {
+                let (violation, evidence) =
+                    confirm_violation(&record, &spec, config, environment, &report, &mut totals)?;
+                scratch.remove();
+                let token = ReplayToken {
+                    phase: Phase::LoomConcurrent {
+                        preemption_bound: config.preemption_bound,
+                    },
+                    choices: Vec::new(),
+                };
+                return Ok(totals.outcome(start, Some((violation, token)), Some(evidence)));
             }
-            other => return Err(record_error(PHASE, &report, other)),
+            other => return Err(record_error(PHASE2, &report, &other)),
         }
     }
-    let _ = std::fs::remove_dir_all(&dir);
-    if cut > 0 {
-        eprintln!(
-            "lineup (loom): {cut} execution(s) of {} got stuck outside lineup::sync (in loom's or a crate's own \
-             blocking primitives, or in a spin loop). loom cannot go on exploring past its deadlock assertion, so \
-             phase 2 resumed from loom's stored path after each: schedules that only those executions would have \
-             led to were not explored (shuttle explores them)",
-            subject.name()
-        );
-    }
-    Ok(Exploration2 {
-        redundant: 0,
-        violation: None,
-        executions: explored.executions,
-        distinct: explored.distinct.len(),
-        stuck: explored.stuck_histories.len(),
-        inconclusive,
-        resumed: cut,
-        elapsed: start.elapsed(),
-        loom: None,
-        interlude: None,
-    })
+    scratch.remove();
+    warn_resumed(subject.name(), totals.resumed);
+    Ok(totals.outcome(start, None, None))
 }
 
-/// What phase 2's children explored together.
+/// A violation that needs a weak-memory load is kept while the exploration looks for one that
+/// needs none; it is reported only if none turns up.
+fn keep_weak_candidate(report: &child::ChildReport, weak_candidate: &mut Option<Record>) {
+    for record in &report.records {
+        if let Record::Violation { weak_loads, .. } = record {
+            if !weak_loads.is_empty() && weak_candidate.is_none() {
+                *weak_candidate = Some(record.clone());
+            }
+        }
+    }
+}
+
+/// The record that decides what follows a child's run: its last one, except that an exploration
+/// complete with a weak-memory violation kept ends with that violation (and the final tally).
+fn deciding_record(last: Record, weak_candidate: &mut Option<Record>) -> Record {
+    let Record::ConcurrentDone { tally } = &last else {
+        return last;
+    };
+    match weak_candidate.take() {
+        None => last,
+        Some(Record::Violation {
+            history,
+            stuck,
+            weak_loads,
+            checkpoint,
+            ..
+        }) => Record::Violation {
+            tally: tally.clone(),
+            history,
+            stuck,
+            weak_loads,
+            checkpoint,
+        },
+        Some(_) => unreachable!("only violations are kept"),
+    }
+}
+
+/// The violation a child reported, confirmed by the parent's judge against `spec`, with what loom
+/// knows about it (its stored path kept next to the user's build).
+fn confirm_violation(
+    record: &Record,
+    spec: &ObservationSet,
+    config: &Config,
+    environment: &Environment,
+    report: &child::ChildReport,
+    totals: &mut LoomTotals,
+) -> Result<(ViolationKind, LoomEvidence), CheckError> {
+    let Record::Violation {
+        tally,
+        history,
+        stuck,
+        weak_loads,
+        checkpoint: saved,
+    } = record
+    else {
+        unreachable!("a violation")
+    };
+    totals.add(tally);
+    let h = history
+        .history(spec.ops())
+        .map_err(|e| child_failure(PHASE2, report, &format!("a malformed history: {e}")))?;
+    let kind = stuck.as_deref().map(|k| {
+        if k == "Livelock" {
+            StuckKind::Livelock
+        } else {
+            StuckKind::Deadlock
+        }
+    });
+    let violation = crate::judge::history_judge::judge(spec, &h, kind, config.check_stuck).ok_or_else(|| {
+        child_failure(
+            PHASE2,
+            report,
+            "the child reported a violation that the parent does not confirm",
+        )
+    })?;
+    // Keep the stored path of the violating execution next to the user's build.
+    let kept = saved
+        .as_ref()
+        .and_then(|s| keep_checkpoint(std::path::Path::new(s), environment));
+    let evidence = LoomEvidence {
+        weak_loads: weak_loads.clone(),
+        checkpoint: kept,
+        real_time_happens_before: config.real_time_happens_before,
+        other_setting_fails: None,
+    };
+    Ok((violation, evidence))
+}
+
+/// Says that phase 2 resumed from loom's stored path after `resumed` stuck executions, and what
+/// that skipped.
+fn warn_resumed(subject: &str, resumed: usize) {
+    if resumed > 0 {
+        eprintln!(
+            "lineup (loom): {resumed} execution(s) of {subject} got stuck outside lineup::sync (in loom's or a crate's \
+             own blocking primitives, or in a spin loop). loom cannot go on exploring past its deadlock assertion, \
+             so phase 2 resumed from loom's stored path after each: schedules that only those executions would \
+             have led to were not explored (shuttle explores them)"
+        );
+    }
+}
+
+/// Phase 2's scratch directory under loom: the specification the children judge against, and
+/// loom's stored path, which each child explores from and leaves at the execution it stopped at.
+struct Scratch {
+    dir: std::path::PathBuf,
+    spec_file: std::path::PathBuf,
+    checkpoint: std::path::PathBuf,
+    /// loom's branch limit ([`LoomSettings::max_branches`]).
+    max_branches: usize,
+}
+
+impl Scratch {
+    /// A fresh scratch directory with `spec` written in it, and the user's stored path
+    /// (`LOOM_CHECKPOINT_FILE`) as the first to explore from, if set.
+    fn new(spec: &ObservationSet, loom: &LoomSettings) -> Result<Self, CheckError> {
+        let dir = child::scratch_dir().map_err(scratch_error)?;
+        let spec_file = dir.join("spec.xml");
+        observation_file::write_observation_file(&spec_file, spec)?;
+        let checkpoint = dir.join("loom-path.json");
+        start_from_user_checkpoint(&checkpoint, loom)?;
+        Ok(Self {
+            dir,
+            spec_file,
+            checkpoint,
+            max_branches: loom.max_branches,
+        })
+    }
+
+    /// The job of the next child: explore from the stored path, within what is left of
+    /// [`Config::max_executions`].
+    fn job(&self, check: &str, config: &Config, totals: &LoomTotals) -> Job {
+        Job {
+            key: check.to_string(),
+            kind: JobKind::Concurrent {
+                spec: self.spec_file.clone(),
+                checkpoint: self.checkpoint.clone(),
+                preemption_bound: config.preemption_bound,
+                max_executions: config.max_executions.map(|m| m.saturating_sub(totals.executions)),
+            },
+            results: self.dir.join("results.jsonl"),
+            check_stuck: config.check_stuck,
+            max_branches: self.max_branches,
+            real_time: config.real_time_happens_before,
+        }
+    }
+
+    /// Moves the stored path past the execution the last child stopped at; `false` when none
+    /// follows it.
+    fn step_past_execution(&self) -> Result<bool, CheckError> {
+        let path = std::fs::read_to_string(&self.checkpoint).map_err(scratch_error)?;
+        let next = path_step::step_path(&path, self.max_branches).map_err(|problem| CheckError::ExecutionFailed {
+            phase: PHASE2,
+            message: format!(
+                "loom's stored path {} is not in loom 0.7.2's format: {problem}",
+                self.checkpoint.display()
+            ),
+        })?;
+        match next {
+            Some(next) => std::fs::write(&self.checkpoint, next).map_err(scratch_error)?,
+            None => return Ok(false),
+        }
+        Ok(true)
+    }
+
+    fn remove(&self) {
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+fn scratch_error(e: std::io::Error) -> CheckError {
+    CheckError::ExecutionFailed {
+        phase: PHASE2,
+        message: format!("cannot write to the scratch directory: {e}"),
+    }
+}
+
+/// The totals of phase 2's children under loom: executions, the distinct and stuck histories (by
+/// fingerprint) they met together, and the executions after which the exploration resumed.
 #[derive(Default)]
-struct Explored {
+struct LoomTotals {
     executions: u64,
     distinct: HashSet<u64>,
     stuck_histories: HashSet<u64>,
+    /// Stuck executions after which loom's exploration resumed from its stored path.
+    resumed: usize,
+    /// Executions that reached the branch limit without evidence of a livelock (also resumed).
+    inconclusive: u64,
 }
 
-impl Explored {
+impl LoomTotals {
     fn add(&mut self, tally: &wire::Tally) {
         self.executions += tally.executions;
         self.distinct.extend(&tally.distinct);
         self.stuck_histories.extend(&tally.stuck_histories);
+    }
+
+    /// A child stopped at an execution loom cannot go on past (a justified stuck one, or one at the
+    /// branch limit): its tally, and one more resumed or inconclusive.
+    fn resume_after(&mut self, record: &Record) {
+        match record {
+            Record::StuckJustified { tally, .. } => {
+                self.add(tally);
+                self.resumed += 1;
+            }
+            Record::Inconclusive { tally } => {
+                self.add(tally);
+                self.inconclusive += 1;
+            }
+            _ => unreachable!("a resumable record"),
+        }
+    }
+
+    /// Phase 2's outcome from these totals.
+    fn outcome(
+        &self,
+        start: Instant,
+        violation: Option<(ViolationKind, ReplayToken)>,
+        loom: Option<LoomEvidence>,
+    ) -> Phase2Outcome {
+        Phase2Outcome {
+            redundant: 0,
+            violation,
+            executions: self.executions,
+            distinct: self.distinct.len(),
+            stuck: self.stuck_histories.len(),
+            inconclusive: self.inconclusive,
+            resumed: self.resumed,
+            elapsed: start.elapsed(),
+            loom,
+            interlude: None,
+        }
     }
 }
 

@@ -9,9 +9,9 @@ use std::time::{Duration, Instant};
 use crate::check::check_without_report as check;
 use crate::check::synthesize_in;
 use crate::config::Config;
+use crate::config::{Strategy, StrategyParseError};
 use crate::environment::{Environment, EnvironmentError};
 use crate::error::CheckError;
-use crate::explore::strategy::selection::{Strategy, StrategyParseError};
 use crate::judge::verdict::Verdict;
 use crate::judge::verdict::Violation;
 use crate::model::invocation::InvocationLabel;
@@ -526,6 +526,62 @@ impl LineupTest {
     /// [`run_subject`](Self::run_subject)).
     pub fn check_subject<O: Send + Sync + 'static>(&self, subject: &Subject<O>) -> Result<TestSummary, TestFailure> {
         let start = Instant::now();
+        let settings = self.settings()?;
+        let labels = subject.labels();
+        if labels.is_empty() {
+            return Err(self.setup("the object has no invocations".into()));
+        }
+        if let Some(e) = &self.strategy_error {
+            return Err(self.setup(e.to_string()));
+        }
+        let frame = Frame {
+            initial: self.resolve(&labels, &self.initial)?,
+            finals: self.resolve(&labels, &self.finals)?,
+        };
+        if settings.samples > 0 || settings.time_budget.is_some() {
+            let seed = settings.seed;
+            eprintln!(
+                "lineup_test `{}`: seed {seed} (set LINEUP_SEED={seed} to draw the same sample)",
+                self.name
+            );
+        }
+        let mut run = TestRun {
+            test: self,
+            subject,
+            labels,
+            summary: TestSummary {
+                seed: settings.seed,
+                matrices: 0,
+                executions: 0,
+                inconclusive_executions: 0,
+                elapsed: Duration::ZERO,
+                strategy: settings.config.strategy,
+                shapes: ShapeCounts::default(),
+                deepening: Vec::new(),
+                interludes: 0,
+                workers: settings.workers,
+            },
+            settings,
+            frame,
+            regressions: self.source_file.as_deref().map(RegressionFile::beside),
+        };
+        // 1. Failing matrices saved by earlier runs.
+        run.saved()?;
+        // 2. Explicit regression matrices, with their committed specifications.
+        run.explicit()?;
+        // 3. The random sample (RandomCheck), this shard of it, on every core.
+        let sampled = run.sample()?;
+        // 4. Deepening within the time budget.
+        if let Some(budget) = run.settings.time_budget {
+            run.deepen(budget, &sampled)?;
+        }
+        run.summary.elapsed = start.elapsed();
+        Ok(run.summary)
+    }
+
+    /// The settings of a run: the test's, with the sweep environment's overrides, a seed (drawn
+    /// if none is set) for the sampling strategies that have none, and the number of workers.
+    fn settings(&self) -> Result<Settings, TestFailure> {
         let environment = Environment::from_env().map_err(TestFailure::Env)?;
         let env = &environment.sweep;
         let mut config = self.config.clone();
@@ -544,231 +600,46 @@ impl LineupTest {
             config.interlude = interlude;
         }
         if let Some(interlude) = &mut config.interlude {
-            if matches!(
-                interlude.strategy,
-                Strategy::Random { seed: 0, .. } | Strategy::Pct { seed: 0, .. }
-            ) {
-                interlude.strategy = interlude.strategy.with_seed(seed);
-            }
+            interlude.strategy = seeded(interlude.strategy, seed);
         }
-        if matches!(
-            config.strategy,
-            Strategy::Random { seed: 0, .. } | Strategy::Pct { seed: 0, .. }
-        ) {
-            config.strategy = config.strategy.with_seed(seed);
-        }
-        let time_budget = env.time_budget.or(self.time_budget);
-        let labels = subject.labels();
-        let setup = |problem: String| TestFailure::Setup {
-            test: self.name.clone(),
-            problem,
-        };
-        if labels.is_empty() {
-            return Err(setup("the object has no invocations".into()));
-        }
+        config.strategy = seeded(config.strategy, seed);
         let workers = env.workers.or(self.workers).unwrap_or_else(cores).max(1);
         // A matrix checked on its own (saved, explicit, shrinking, AutoCheck) uses every worker;
         // RandomCheck's batch gives one to each matrix while there are more matrices than workers.
         config.workers = workers;
-        if let Some(e) = &self.strategy_error {
-            return Err(setup(e.to_string()));
-        }
-        let resolve = |names: &[String]| -> Result<Vec<usize>, TestFailure> {
-            names
-                .iter()
-                .map(|name| {
-                    labels.iter().position(|l| l.to_string() == *name).ok_or_else(|| {
-                        let known: Vec<String> = labels.iter().map(ToString::to_string).collect();
-                        setup(format!(
-                            "`{name}` is not an invocation of the object; it has {}",
-                            known.join(", ")
-                        ))
-                    })
-                })
-                .collect()
-        };
-        let initial = resolve(&self.initial)?;
-        let finals = resolve(&self.finals)?;
-        let frame = |m: TestMatrix| m.with_initial(initial.clone()).with_final(finals.clone());
-        if samples > 0 || time_budget.is_some() {
-            eprintln!(
-                "lineup_test `{}`: seed {seed} (set LINEUP_SEED={seed} to draw the same sample)",
-                self.name
-            );
-        }
-        let mut summary = TestSummary {
+        Ok(Settings {
+            config,
+            samples,
             seed,
-            matrices: 0,
-            executions: 0,
-            inconclusive_executions: 0,
-            elapsed: Duration::ZERO,
-            strategy: config.strategy,
-            shapes: ShapeCounts::default(),
-            deepening: Vec::new(),
-            interludes: 0,
+            time_budget: env.time_budget.or(self.time_budget),
             workers,
-        };
-        let mut sampled: Vec<TestMatrix> = Vec::new();
+            shard: env.shard,
+            environment,
+        })
+    }
 
-        // 1. Failing matrices saved by earlier runs.
-        let regressions = self.source_file.as_deref().map(RegressionFile::beside);
-        if let Some(file) = &regressions {
-            for (line, saved) in file.load_for(&self.name).map_err(TestFailure::Regressions)? {
-                let matrix = saved.matrix(&labels).map_err(|problem| {
-                    TestFailure::Regressions(RegressionError::Invalid {
-                        path: file.path().to_path_buf(),
-                        line: line + 2,
-                        problem,
-                    })
-                })?;
-                let origin = MatrixOrigin::Saved {
-                    file: file.path().to_path_buf(),
-                    seed: saved.seed,
-                };
-                self.check_one(subject, &matrix, &config, origin, None, &mut summary, &environment)?;
-            }
+    /// A [`TestFailure::Setup`] of this test.
+    fn setup(&self, problem: String) -> TestFailure {
+        TestFailure::Setup {
+            test: self.name.clone(),
+            problem,
         }
+    }
 
-        // 2. Explicit regression matrices, with their committed specifications.
-        for (index, columns) in self.matrices.iter().enumerate() {
-            let threads = columns.iter().map(|c| resolve(c)).collect::<Result<Vec<_>, _>>()?;
-            let matrix = frame(TestMatrix::new(threads));
-            if let Some(dir) = &self.observations {
-                let fresh =
-                    synthesize_in(subject, &matrix, &config, &environment).map_err(|error| TestFailure::Check {
-                        test: self.name.clone(),
-                        origin: MatrixOrigin::Explicit { index },
-                        error: Box::new(error),
-                    })?;
-                // A nondeterministic object's phase 1 stops at its proof, so its specification is
-                // partial: neither compared nor blessed; the check below reports the nondeterminism.
-                if fresh.nondeterminism.is_none() {
-                    let file = dir.join(format!("{}-{index}.xml", file_name_of(&self.name)));
-                    compare_or_bless(&file, &fresh.spec, environment.run.bless).map_err(TestFailure::Snapshot)?;
-                }
-            }
-            self.check_one(
-                subject,
-                &matrix,
-                &config,
-                MatrixOrigin::Explicit { index },
-                None,
-                &mut summary,
-                &environment,
-            )?;
-        }
-
-        // 3. The random sample (RandomCheck), this shard of it, on every core.
-        if samples > 0 && self.threads > 0 && self.ops > 0 {
-            let sample = sample_shaped(labels.len(), self.threads, self.ops, samples, seed, self.shapes);
-            let (shard, shards) = env.shard.unwrap_or((0, 1));
-            let indices: Vec<usize> = shard_indices(samples, shard, shards).collect();
-            let matrices: Vec<TestMatrix> = indices.iter().map(|&i| frame(sample[i].clone())).collect();
-            let progress = Progress::new(matrices.len(), &self.name, &environment);
-            let outcome = check_matrices(subject, &matrices, &config, workers, &progress);
-            progress.finish();
-            summary.matrices += outcome.checked;
-            summary.executions += outcome.executions;
-            summary.inconclusive_executions += outcome.inconclusive_executions;
-            summary.interludes += outcome.interludes;
-            if outcome.first_failure.is_none() {
-                matrices.iter().for_each(|m| summary.shapes.add(m));
-                sampled.clone_from(&matrices);
-            }
-            if let Some((position, result)) = outcome.first_failure {
-                let origin = MatrixOrigin::Sampled {
-                    seed,
-                    index: indices[position],
-                    of: samples,
-                };
-                return Err(self.failed(
-                    subject,
-                    &matrices[position],
-                    result,
-                    &config,
-                    origin,
-                    regressions.as_ref(),
-                    &environment,
-                ));
-            }
-        }
-
-        // 4. Deepening within the time budget: the sample again with PCT, then one preemption
-        // more, then four threads, then AutoCheck's growing square matrices, each stage as far as
-        // the budget goes (cheapest first; see docs/strategies.md).
-        if let Some(budget) = time_budget {
-            let deadline = Instant::now() + budget;
-            let deeper = |strategy: Strategy, bound: u32| Config {
-                strategy,
-                preemption_bound: bound,
-                ..config.clone()
-            };
-            let pct = Strategy::Pct {
-                depth: 3,
-                executions: 2000,
-                seed,
-            };
-            let four_threads: Vec<TestMatrix> =
-                sample_shaped(labels.len(), 4, 2, samples.max(20), seed ^ 4, Shapes::Exact)
-                    .into_iter()
-                    .map(frame)
-                    .collect();
-            let bound = config.preemption_bound;
-            let stages: Vec<(String, Config, Matrices<'_>, Option<usize>)> = vec![
-                (
-                    format!("{pct} on the sample"),
-                    deeper(pct, bound),
-                    Box::new(sampled.clone().into_iter()),
-                    Some(sampled.len()),
-                ),
-                (
-                    format!("pb-dfs bound {} on the sample", bound + 1),
-                    deeper(Strategy::PbDfs, bound + 1),
-                    Box::new(sampled.clone().into_iter()),
-                    Some(sampled.len()),
-                ),
-                (
-                    "4x2 matrices".to_string(),
-                    config.clone(),
-                    Box::new(four_threads.clone().into_iter()),
-                    Some(four_threads.len()),
-                ),
-                (
-                    "AutoCheck".to_string(),
-                    config.clone(),
-                    Box::new(auto_matrices(labels.len()).map(frame)),
-                    None,
-                ),
-            ];
-            for (name, stage_config, matrices, of) in stages {
-                if Instant::now() >= deadline {
-                    break;
-                }
-                let mut checked = 0;
-                for (index, matrix) in matrices.enumerate() {
-                    if Instant::now() >= deadline {
-                        break;
-                    }
-                    let origin = MatrixOrigin::Deepening {
-                        stage: name.clone(),
-                        index,
-                    };
-                    self.check_one(
-                        subject,
-                        &matrix,
-                        &stage_config,
-                        origin,
-                        regressions.as_ref(),
-                        &mut summary,
-                        &environment,
-                    )?;
-                    checked += 1;
-                }
-                summary.deepening.push(DeepeningStage { name, checked, of });
-            }
-        }
-        summary.elapsed = start.elapsed();
-        Ok(summary)
+    /// The invocations `names` name, by their index among `labels`.
+    fn resolve(&self, labels: &[InvocationLabel], names: &[String]) -> Result<Vec<usize>, TestFailure> {
+        names
+            .iter()
+            .map(|name| {
+                labels.iter().position(|l| l.to_string() == *name).ok_or_else(|| {
+                    let known: Vec<String> = labels.iter().map(ToString::to_string).collect();
+                    self.setup(format!(
+                        "`{name}` is not an invocation of the object; it has {}",
+                        known.join(", ")
+                    ))
+                })
+            })
+            .collect()
     }
 
     /// Checks one matrix; a failure is shrunk (and saved when `save_in` is given).
@@ -868,6 +739,270 @@ impl LineupTest {
             saved_in,
         }
     }
+}
+
+/// The settings of one run of a [`LineupTest`].
+struct Settings {
+    config: Config,
+    samples: usize,
+    seed: u64,
+    time_budget: Option<Duration>,
+    workers: usize,
+    /// This run's shard of the sample, and how many there are.
+    shard: Option<(usize, usize)>,
+    /// The environment, read once when the run starts.
+    environment: Environment,
+}
+
+/// A sampling strategy without a seed of its own (seed 0) gets the run's.
+fn seeded(strategy: Strategy, seed: u64) -> Strategy {
+    if matches!(
+        strategy,
+        Strategy::Random { seed: 0, .. } | Strategy::Pct { seed: 0, .. }
+    ) {
+        strategy.with_seed(seed)
+    } else {
+        strategy
+    }
+}
+
+/// The operations every matrix of a test runs before and after its threads.
+struct Frame {
+    initial: Vec<usize>,
+    finals: Vec<usize>,
+}
+
+impl Frame {
+    fn around(&self, matrix: TestMatrix) -> TestMatrix {
+        matrix
+            .with_initial(self.initial.clone())
+            .with_final(self.finals.clone())
+    }
+}
+
+/// One run of a [`LineupTest`] on a subject: what its stages share.
+struct TestRun<'a, O> {
+    test: &'a LineupTest,
+    subject: &'a Subject<O>,
+    labels: Vec<InvocationLabel>,
+    settings: Settings,
+    frame: Frame,
+    /// The file of saved failing matrices beside the test's source, if it has one.
+    regressions: Option<RegressionFile>,
+    summary: TestSummary,
+}
+
+impl<O: Send + Sync + 'static> TestRun<'_, O> {
+    /// Checks the failing matrices saved by earlier runs.
+    fn saved(&mut self) -> Result<(), TestFailure> {
+        let Some(file) = &self.regressions else {
+            return Ok(());
+        };
+        for (line, saved) in file.load_for(&self.test.name).map_err(TestFailure::Regressions)? {
+            let matrix = saved.matrix(&self.labels).map_err(|problem| {
+                TestFailure::Regressions(RegressionError::Invalid {
+                    path: file.path().to_path_buf(),
+                    line: line + 2,
+                    problem,
+                })
+            })?;
+            let origin = MatrixOrigin::Saved {
+                file: file.path().to_path_buf(),
+                seed: saved.seed,
+            };
+            let config = &self.settings.config;
+            let environment = &self.settings.environment;
+            self.test.check_one(
+                self.subject,
+                &matrix,
+                config,
+                origin,
+                None,
+                &mut self.summary,
+                environment,
+            )?;
+        }
+        Ok(())
+    }
+
+    /// Checks the explicit regression matrices, comparing (or blessing) their committed
+    /// specifications first.
+    fn explicit(&mut self) -> Result<(), TestFailure> {
+        let test = self.test;
+        for (index, columns) in test.matrices.iter().enumerate() {
+            let threads = columns
+                .iter()
+                .map(|c| test.resolve(&self.labels, c))
+                .collect::<Result<Vec<_>, _>>()?;
+            let matrix = self.frame.around(TestMatrix::new(threads));
+            if let Some(dir) = &test.observations {
+                self.compare_spec(dir, index, &matrix)?;
+            }
+            let origin = MatrixOrigin::Explicit { index };
+            test.check_one(
+                self.subject,
+                &matrix,
+                &self.settings.config,
+                origin,
+                None,
+                &mut self.summary,
+                &self.settings.environment,
+            )?;
+        }
+        Ok(())
+    }
+
+    /// Compares the specification of explicit matrix `index` with the one committed in `dir` (or
+    /// blesses it).
+    fn compare_spec(&self, dir: &std::path::Path, index: usize, matrix: &TestMatrix) -> Result<(), TestFailure> {
+        let fresh = synthesize_in(self.subject, matrix, &self.settings.config, &self.settings.environment).map_err(
+            |error| TestFailure::Check {
+                test: self.test.name.clone(),
+                origin: MatrixOrigin::Explicit { index },
+                error: Box::new(error),
+            },
+        )?;
+        // A nondeterministic object's phase 1 stops at its proof, so its specification is
+        // partial: neither compared nor blessed; the check reports the nondeterminism.
+        if fresh.nondeterminism.is_none() {
+            let file = dir.join(format!("{}-{index}.xml", file_name_of(&self.test.name)));
+            compare_or_bless(&file, &fresh.spec, self.settings.environment.run.bless).map_err(TestFailure::Snapshot)?;
+        }
+        Ok(())
+    }
+
+    /// Checks this shard of the random sample on every core; gives the matrices checked when all
+    /// pass (the deepening checks them again).
+    fn sample(&mut self) -> Result<Vec<TestMatrix>, TestFailure> {
+        let test = self.test;
+        let Settings {
+            samples, seed, workers, ..
+        } = self.settings;
+        if samples == 0 || test.threads == 0 || test.ops == 0 {
+            return Ok(Vec::new());
+        }
+        let sample = sample_shaped(self.labels.len(), test.threads, test.ops, samples, seed, test.shapes);
+        let (shard, shards) = self.settings.shard.unwrap_or((0, 1));
+        let indices: Vec<usize> = shard_indices(samples, shard, shards).collect();
+        let matrices: Vec<TestMatrix> = indices.iter().map(|&i| self.frame.around(sample[i].clone())).collect();
+        let progress = Progress::new(matrices.len(), &test.name, &self.settings.environment);
+        let config = &self.settings.config;
+        let outcome = check_matrices(self.subject, &matrices, config, workers, &progress);
+        progress.finish();
+        self.summary.matrices += outcome.checked;
+        self.summary.executions += outcome.executions;
+        self.summary.inconclusive_executions += outcome.inconclusive_executions;
+        self.summary.interludes += outcome.interludes;
+        let Some((position, result)) = outcome.first_failure else {
+            matrices.iter().for_each(|m| self.summary.shapes.add(m));
+            return Ok(matrices);
+        };
+        let origin = MatrixOrigin::Sampled {
+            seed,
+            index: indices[position],
+            of: samples,
+        };
+        let regressions = self.regressions.as_ref();
+        let environment = &self.settings.environment;
+        Err(test.failed(
+            self.subject,
+            &matrices[position],
+            result,
+            config,
+            origin,
+            regressions,
+            environment,
+        ))
+    }
+
+    /// Deepening within the time budget: the sample again with PCT, then one preemption more,
+    /// then four threads, then AutoCheck's growing square matrices, each stage as far as the
+    /// budget goes (cheapest first; see docs/strategies.md).
+    fn deepen(&mut self, budget: Duration, sampled: &[TestMatrix]) -> Result<(), TestFailure> {
+        let deadline = Instant::now() + budget;
+        let stages = deepening_stages(&self.settings, &self.frame, self.labels.len(), sampled);
+        for (name, stage_config, matrices, of) in stages {
+            if Instant::now() >= deadline {
+                break;
+            }
+            let mut checked = 0;
+            for (index, matrix) in matrices.enumerate() {
+                if Instant::now() >= deadline {
+                    break;
+                }
+                let origin = MatrixOrigin::Deepening {
+                    stage: name.clone(),
+                    index,
+                };
+                let regressions = self.regressions.as_ref();
+                self.test.check_one(
+                    self.subject,
+                    &matrix,
+                    &stage_config,
+                    origin,
+                    regressions,
+                    &mut self.summary,
+                    &self.settings.environment,
+                )?;
+                checked += 1;
+            }
+            self.summary.deepening.push(DeepeningStage { name, checked, of });
+        }
+        Ok(())
+    }
+}
+
+/// The deepening stages, cheapest first: each one's name, settings, matrices and how many.
+fn deepening_stages<'s>(
+    settings: &Settings,
+    frame: &'s Frame,
+    invocations: usize,
+    sampled: &'s [TestMatrix],
+) -> Vec<(String, Config, Matrices<'s>, Option<usize>)> {
+    let config = &settings.config;
+    let seed = settings.seed;
+    let deeper = |strategy: Strategy, bound: u32| Config {
+        strategy,
+        preemption_bound: bound,
+        ..config.clone()
+    };
+    let pct = Strategy::Pct {
+        depth: 3,
+        executions: 2000,
+        seed,
+    };
+    let four_threads: Vec<TestMatrix> =
+        sample_shaped(invocations, 4, 2, settings.samples.max(20), seed ^ 4, Shapes::Exact)
+            .into_iter()
+            .map(|m| frame.around(m))
+            .collect();
+    let bound = config.preemption_bound;
+    vec![
+        (
+            format!("{pct} on the sample"),
+            deeper(pct, bound),
+            Box::new(sampled.iter().cloned()),
+            Some(sampled.len()),
+        ),
+        (
+            format!("pb-dfs bound {} on the sample", bound + 1),
+            deeper(Strategy::PbDfs, bound + 1),
+            Box::new(sampled.iter().cloned()),
+            Some(sampled.len()),
+        ),
+        (
+            "4x2 matrices".to_string(),
+            config.clone(),
+            Box::new(four_threads.clone().into_iter()),
+            Some(four_threads.len()),
+        ),
+        (
+            "AutoCheck".to_string(),
+            config.clone(),
+            Box::new(auto_matrices(invocations).map(|m| frame.around(m))),
+            None,
+        ),
+    ]
 }
 
 /// A file name for a test path (`tests::queue` becomes `tests__queue`).

@@ -21,19 +21,16 @@
 //! ([`Phase::Scheduled`](crate::Phase::Scheduled) tokens), which [`schedule_replay`] follows.
 
 pub(crate) mod db_dfs;
-pub(crate) mod interlude;
 pub(crate) mod pb_dfs;
 pub(crate) mod pct;
 pub(crate) mod random_walk;
 pub(crate) mod schedule_replay;
-pub(crate) mod selection;
 
 use shuttle::current::TaskId;
 
-use crate::config::Config;
+use crate::config::{Config, Strategy};
 use crate::explore::decision_tree::{DecisionTree, Divergence};
 use crate::model::replay_token::Phase;
-use selection::Strategy;
 
 /// One scheduling point at which more than one thing could happen.
 #[derive(Debug)]

@@ -1,4 +1,10 @@
-//! Settings of a check.
+//! Settings of a check: [`Config`], with the phase-2 [`Strategy`] and [`Interlude`] it names.
+
+pub(crate) mod interlude;
+pub(crate) mod strategy;
+
+pub use interlude::Interlude;
+pub use strategy::{Strategy, StrategyParseError};
 
 /// Settings of [`check`](crate::check). The defaults are the paper's.
 ///
@@ -72,10 +78,10 @@ pub struct Config {
     /// [`max_executions`](Self::max_executions), run on one. loom explores with its own search and
     /// ignores it. Default `0`.
     pub workers: usize,
-    /// How phase 2 explores (see [`Strategy`](crate::Strategy) and `docs/strategies.md`):
+    /// How phase 2 explores (see [`Strategy`] and `docs/strategies.md`):
     /// exhaustive preemption-bounded DFS by default. `LINEUP_STRATEGY` overrides it in
     /// [`LineupTest`](crate::LineupTest)s.
-    pub strategy: crate::explore::strategy::selection::Strategy,
+    pub strategy: Strategy,
     /// `pb-dfs`: at a yield (`yield_now`, `lineup::hint::spin_loop`) the thread that ran least
     /// recently runs next, for free; up to this many times per execution, every other thread that
     /// can run is an option too (a race that needs one particular thread after a yield). Default 1.
@@ -92,13 +98,13 @@ pub struct Config {
     /// which it finds the same bugs a little more slowly (see `docs/strategies.md`).
     pub reduction: Reduction,
     /// A sample of schedules run in the middle of an exhaustive phase 2 whose tree turns out large
-    /// (see [`Interlude`](crate::Interlude)): by default 1,000 executions of PCT at depth 3 once
+    /// (see [`Interlude`]): by default 1,000 executions of PCT at depth 3 once
     /// `pb-dfs` has run 10,000 without finishing, then the search goes on to the end. Trees within
     /// 10,000 executions (every zoo matrix up to 3x3 at bound 2) are explored exactly as without it.
     /// `None` turns it off. A sampling [`strategy`](Self::strategy), a replay and a bounded
     /// [`max_executions`](Self::max_executions) below `after` never run it. `LINEUP_INTERLUDE`
     /// overrides it in [`LineupTest`](crate::LineupTest)s.
-    pub interlude: Option<crate::explore::strategy::interlude::Interlude>,
+    pub interlude: Option<Interlude>,
     /// A deliberately broken reduction, for the tests that show the superset property can fail.
     /// Never set it otherwise.
     #[doc(hidden)]
@@ -187,10 +193,10 @@ impl Default for Config {
             allow_all_panics: false,
             max_memory: crate::memory_limit::MemoryLimit::Auto,
             workers: 0,
-            strategy: crate::explore::strategy::selection::Strategy::PbDfs,
+            strategy: Strategy::PbDfs,
             yield_choices: 1,
             reduction: Reduction::Auto,
-            interlude: Some(crate::explore::strategy::interlude::Interlude::default()),
+            interlude: Some(Interlude::default()),
             reduction_fault: None,
         }
     }

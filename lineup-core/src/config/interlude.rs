@@ -4,7 +4,7 @@
 use std::fmt;
 use std::str::FromStr;
 
-use crate::explore::strategy::selection::{Strategy, StrategyParseError};
+use crate::config::strategy::{Strategy, StrategyParseError};
 
 /// When an exhaustive strategy (`pb-dfs`, `db-dfs`) has run `after` executions of a matrix without
 /// finishing its tree or finding a violation, phase 2 pauses it, runs `strategy` (`pct` or
