@@ -13,7 +13,7 @@ use crate::error::CheckError;
 use crate::explore::decision_tree::DecisionTree;
 use crate::explore::harness::{panic_message, remember_panic_hook, test_body};
 use crate::explore::recording;
-use crate::explore::scheduler::{Control, ExecutionResult, Exploration, Limits, LineupScheduler, Mode};
+use crate::explore::scheduler::{Control, ExecutionResult, Limits, LineupScheduler, Mode, SchedulerState};
 use crate::explore::split::SplitQueue;
 use crate::explore::strategy::SchedulingStrategy;
 use crate::model::matrix::TestMatrix;
@@ -21,7 +21,7 @@ use crate::model::subject::Subject;
 
 /// Totals of one exploration.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub(crate) struct Explored {
+pub(crate) struct ExplorationTotals {
     pub executions: u64,
     /// Of those, the executions the partial-order reduction ended early (never judged).
     pub redundant: u64,
@@ -61,7 +61,7 @@ pub(crate) fn explore<O: Send + Sync + 'static>(
     split: Option<&Arc<SplitQueue>>,
     config: &Config,
     sink: impl for<'a> FnMut(ExecutionResult<'a>) -> Control + 'static,
-) -> Result<Explored, CheckError> {
+) -> Result<ExplorationTotals, CheckError> {
     explore_keeping_tree(subject, matrix, tree, strategy, split, config, sink).map(|(explored, _)| explored)
 }
 
@@ -76,7 +76,7 @@ pub(crate) fn explore_keeping_tree<O: Send + Sync + 'static>(
     split: Option<&Arc<SplitQueue>>,
     config: &Config,
     sink: impl for<'a> FnMut(ExecutionResult<'a>) -> Control + 'static,
-) -> Result<(Explored, DecisionTree), CheckError> {
+) -> Result<(ExplorationTotals, DecisionTree), CheckError> {
     let mode = if strategy.is_some() {
         Mode::Concurrent
     } else {
@@ -107,7 +107,7 @@ pub(crate) fn explore_keeping_tree<O: Send + Sync + 'static>(
             && (config.reduction == Reduction::On || has_threads_of_its_own(subject, matrix, config)),
         reduction_fault: config.reduction_fault,
     };
-    let exploration = Rc::new(RefCell::new(Exploration::new(
+    let exploration = Rc::new(RefCell::new(SchedulerState::new(
         mode,
         limits,
         matrix.op_count(),
@@ -163,7 +163,7 @@ pub(crate) fn explore_keeping_tree<O: Send + Sync + 'static>(
             found: d.found_options,
         });
     }
-    let explored = Explored {
+    let explored = ExplorationTotals {
         executions: state.executions,
         redundant: state.redundant,
         steps: state.steps,

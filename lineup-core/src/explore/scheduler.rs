@@ -129,9 +129,9 @@ struct Grant {
 
 type Sink = Box<dyn for<'a> FnMut(ExecutionResult<'a>) -> Control>;
 
-/// The state of an exploration, shared between the scheduler that shuttle owns and the phase
+/// The scheduler's state over one exploration, shared between the scheduler that shuttle owns and the phase
 /// that runs it.
-pub(crate) struct Exploration {
+pub(crate) struct SchedulerState {
     mode: Mode,
     limits: Limits,
     op_count: usize,
@@ -208,7 +208,7 @@ enum Class {
     Background,
 }
 
-impl Exploration {
+impl SchedulerState {
     pub fn new(
         mode: Mode,
         limits: Limits,
@@ -762,7 +762,7 @@ impl Exploration {
 }
 
 /// The [`Scheduler`] handed to shuttle; the exploration stays readable by the phase that runs it.
-pub(crate) struct LineupScheduler(pub Rc<RefCell<Exploration>>);
+pub(crate) struct LineupScheduler(pub Rc<RefCell<SchedulerState>>);
 
 impl Scheduler for LineupScheduler {
     fn new_execution(&mut self) -> Option<Schedule> {
