@@ -4,7 +4,7 @@ use std::cell::RefCell;
 use std::panic::{self, AssertUnwindSafe};
 use std::rc::Rc;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use shuttle::{FailurePersistence, MaxSteps, Runner};
 
@@ -13,27 +13,14 @@ use crate::error::CheckError;
 use crate::explore::decision_tree::DecisionTree;
 use crate::explore::harness::{panic_message, remember_panic_hook, test_body};
 use crate::explore::recording;
-use crate::explore::scheduler::{Control, ExecutionResult, Limits, LineupScheduler, Mode, SchedulerState};
+use crate::explore::scheduler::{
+    Control, ExecutionResult, ExplorationTotals, LineupScheduler, Mode, SchedulerState, Settings,
+};
 use crate::explore::split::SplitQueue;
 use crate::explore::strategy::SchedulingStrategy;
 use crate::model::matrix::TestMatrix;
 use crate::model::subject::Subject;
 
-/// Totals of one exploration.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub(crate) struct ExplorationTotals {
-    pub executions: u64,
-    /// Of those, the executions the partial-order reduction ended early (never judged).
-    pub redundant: u64,
-    pub steps: u64,
-    pub elapsed: Duration,
-    /// Some execution had a thread of the object's own running (see [`Reduction::Auto`]).
-    pub background: bool,
-}
-
-/// Explores `matrix`: its serial executions (phase 1) without a `strategy`, else the concurrent
-/// ones the strategy chooses, handing every execution to `sink` until it says stop or the
-/// exploration is complete (or, with `split`, until the workers sharing the tree are done).
 /// Whether the object has threads of its own ([`Reduction::Auto`]): one serial execution, without
 /// the reduction, sees a thread that runs outside every pending operation (spawned by the
 /// constructor, or outliving its operation). A probe that fails says no: the exploration that
@@ -53,6 +40,9 @@ pub(crate) fn has_threads_of_its_own<O: Send + Sync + 'static>(
     .is_ok_and(|(explored, _)| explored.background)
 }
 
+/// Explores `matrix`: its serial executions (phase 1) without a `strategy`, else the concurrent
+/// ones the strategy chooses, handing every execution to `sink` until it says stop or the
+/// exploration is complete (or, with `split`, until the workers sharing the tree are done).
 pub(crate) fn explore<O: Send + Sync + 'static>(
     subject: &Subject<O>,
     matrix: &TestMatrix,
@@ -86,7 +76,9 @@ pub(crate) fn explore_keeping_tree<O: Send + Sync + 'static>(
         Mode::Serial => "phase 1 (serial executions)",
         Mode::Concurrent => "phase 2 (concurrent executions)",
     };
-    let limits = Limits {
+    let settings = Settings {
+        mode,
+        op_count: matrix.op_count(),
         spin_bound: config.spin_bound,
         fair_switch_steps: config.fair_switch_steps.max(1),
         max_steps: config.max_steps,
@@ -108,9 +100,7 @@ pub(crate) fn explore_keeping_tree<O: Send + Sync + 'static>(
         reduction_fault: config.reduction_fault,
     };
     let exploration = Rc::new(RefCell::new(SchedulerState::new(
-        mode,
-        limits,
-        matrix.op_count(),
+        settings,
         tree,
         strategy,
         split.cloned(),
@@ -164,11 +154,8 @@ pub(crate) fn explore_keeping_tree<O: Send + Sync + 'static>(
         });
     }
     let explored = ExplorationTotals {
-        executions: state.executions,
-        redundant: state.redundant,
-        steps: state.steps,
         elapsed,
-        background: state.background_seen,
+        ..state.totals
     };
     drop(state);
     let tree = exploration.borrow_mut().take_tree();
