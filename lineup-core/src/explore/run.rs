@@ -17,6 +17,7 @@ use crate::explore::scheduler::{
     Control, ExecutionResult, ExplorationTotals, LineupScheduler, Mode, SchedulerState, Settings,
 };
 use crate::explore::split::SplitQueue;
+use crate::explore::strategy::serial_dfs::SerialDfs;
 use crate::explore::strategy::SchedulingStrategy;
 use crate::model::matrix::TestMatrix;
 use crate::model::subject::Subject;
@@ -67,10 +68,9 @@ pub(crate) fn explore_keeping_tree<O: Send + Sync + 'static>(
     config: &Config,
     sink: impl for<'a> FnMut(ExecutionResult<'a>) -> Control + 'static,
 ) -> Result<(ExplorationTotals, DecisionTree), CheckError> {
-    let mode = if strategy.is_some() {
-        Mode::Concurrent
-    } else {
-        Mode::Serial
+    let (mode, strategy) = match strategy {
+        Some(strategy) => (Mode::Concurrent, strategy),
+        None => (Mode::Serial, Box::new(SerialDfs) as Box<dyn SchedulingStrategy>),
     };
     let phase = match mode {
         Mode::Serial => "phase 1 (serial executions)",
@@ -93,7 +93,7 @@ pub(crate) fn explore_keeping_tree<O: Send + Sync + 'static>(
                 Mode::Serial => true,
                 Mode::Concurrent => {
                     config.strategy == crate::explore::strategy::selection::Strategy::PbDfs
-                        && strategy.as_ref().is_some_and(|s| s.supports_reduction())
+                        && strategy.supports_reduction()
                 }
             }
             && (config.reduction == Reduction::On || has_threads_of_its_own(subject, matrix, config)),

@@ -67,7 +67,7 @@ pub(crate) struct ExecutionResult<'a> {
     /// The execution reached the step limit: its history is not judged.
     pub inconclusive: bool,
     tree: &'a DecisionTree,
-    strategy: Option<&'a dyn SchedulingStrategy>,
+    strategy: &'a dyn SchedulingStrategy,
     by_index: &'a [u32],
 }
 
@@ -85,10 +85,7 @@ impl ExecutionResult<'_> {
 
     /// The phase and the choices of the execution's replay token.
     pub fn token(&self) -> (Phase, Vec<u32>) {
-        match self.strategy {
-            Some(strategy) => strategy.token(self.tree, self.by_index),
-            None => (Phase::Serial, self.tree.choices()),
-        }
+        self.strategy.token(self.tree, self.by_index)
     }
 }
 
@@ -295,8 +292,9 @@ pub(crate) struct SchedulerState {
     settings: Settings,
     /// The choices explored so far; the execution in progress follows its current path.
     tree: DecisionTree,
-    /// Phase 2's strategy (`None` in phase 1).
-    strategy: Option<Box<dyn SchedulingStrategy>>,
+    /// Phase 1's [`SerialDfs`](crate::explore::strategy::serial_dfs::SerialDfs), or phase 2's
+    /// strategy.
+    strategy: Box<dyn SchedulingStrategy>,
     /// The queue shared with the other workers exploring the same tree, if any.
     split: Option<Arc<SplitQueue>>,
     /// Where every execution that is not redundant goes when it ends.
@@ -369,7 +367,7 @@ impl SchedulerState {
     pub fn new(
         settings: Settings,
         tree: DecisionTree,
-        strategy: Option<Box<dyn SchedulingStrategy>>,
+        strategy: Box<dyn SchedulingStrategy>,
         split: Option<Arc<SplitQueue>>,
         sink: Sink,
     ) -> Self {
@@ -410,11 +408,10 @@ impl SchedulerState {
         }
         let (events, responses) = recording::take();
         if self.divergence.is_none() {
-            let unused = match &self.strategy {
-                Some(strategy) => strategy.unused_choices().or_else(|| self.tree.unused_replay_choices()),
-                None => self.tree.unused_replay_choices(),
-            };
-            self.divergence = unused;
+            self.divergence = self
+                .strategy
+                .unused_choices()
+                .or_else(|| self.tree.unused_replay_choices());
         }
         if self.divergence.is_some() {
             recording::give_back(events, responses);
@@ -434,7 +431,7 @@ impl SchedulerState {
             redundant_before: std::mem::take(&mut self.redundant_unreported),
             inconclusive: self.execution.early_end == Some(EarlyEnd::Inconclusive),
             tree: &self.tree,
-            strategy: self.strategy.as_deref(),
+            strategy: self.strategy.as_ref(),
             by_index: &self.execution.by_index,
         };
         let control = (self.sink)(result);
@@ -457,11 +454,7 @@ impl SchedulerState {
         if self.divergence.is_some() || exhausted {
             return false;
         }
-        let more = control == Control::Continue
-            && match &mut self.strategy {
-                Some(strategy) => strategy.advance(&mut self.tree),
-                None => self.tree.advance(),
-            };
+        let more = control == Control::Continue && self.strategy.advance(&mut self.tree);
         let Some(split) = &self.split else {
             return more;
         };
@@ -485,9 +478,7 @@ impl SchedulerState {
         self.lifecycle = Lifecycle::Running;
         self.execution = std::mem::take(&mut self.execution).next();
         self.reduction = std::mem::take(&mut self.reduction).next();
-        if let Some(strategy) = &mut self.strategy {
-            strategy.begin_execution();
-        }
+        self.strategy.begin_execution();
         crate::explore::quiet_end::reset();
         footprint::begin_execution(
             self.settings.reduction,
@@ -767,9 +758,9 @@ impl SchedulerState {
     }
 
     /// The thread that ran last goes on without a choice: in a serial execution, the one thread
-    /// of the pending operation while every other thread waits at a gate; in phase 2, a thread
-    /// inside an operation (or at its gate) when the strategy allows no switch (pb-dfs with the
-    /// preemption budget spent).
+    /// of the pending operation while every other thread waits at a gate; else a thread inside an
+    /// operation (or at its gate) when the strategy allows no switch (pb-dfs with the preemption
+    /// budget spent).
     fn fast_path(
         &self,
         r: &Recording,
@@ -783,13 +774,11 @@ impl SchedulerState {
         if give_way.gives_way() {
             return None;
         }
-        let current_can_go_on = current_op.is_some() || matches!(current_role, Some(Role::Gate(_)));
-        if let (Some(strategy), true) = (&self.strategy, current_can_go_on) {
-            if strategy.keeps_current() && runnable.iter().any(|t| t.id() == c) {
-                return Some(c);
-            }
-        }
         if self.settings.mode == Mode::Serial && current_op.is_some() && Self::alone(r, runnable, c) {
+            return Some(c);
+        }
+        let current_can_go_on = current_op.is_some() || matches!(current_role, Some(Role::Gate(_)));
+        if current_can_go_on && self.strategy.keeps_current() && runnable.iter().any(|t| t.id() == c) {
             return Some(c);
         }
         None
@@ -922,17 +911,12 @@ impl SchedulerState {
             .map(|(k, _)| k)
     }
 
-    /// The choice among the members at `point`: phase 1's, or the strategy's.
+    /// The strategy's choice among the members at `point`.
     fn choose(&mut self, point: &Point<'_>) -> Decision {
-        let Some(strategy) = &mut self.strategy else {
-            return match choose_serial(point, &mut self.tree) {
-                Ok(k) => Decision::Run(point.members[k]),
-                Err(divergence) => Decision::Diverged(divergence),
-            };
-        };
-        match strategy.pick(point, &mut self.tree) {
+        match self.strategy.pick(point, &mut self.tree) {
             Ok(k) => {
-                if point.members.len() > 1 {
+                // Phase 1's tokens are the tree's choices: no index to keep.
+                if point.members.len() > 1 && self.settings.mode == Mode::Concurrent {
                     self.execution.by_index.push(k as u32);
                 }
                 Decision::Run(point.members[k])
@@ -940,31 +924,6 @@ impl SchedulerState {
             Err(divergence) => Decision::Diverged(divergence),
         }
     }
-}
-
-/// Phase 1's choice: a yield is a free switch to the member that ran least recently; else the
-/// current member first (if it is one), then every other member in task order, all free.
-fn choose_serial(point: &Point<'_>, tree: &mut DecisionTree) -> Result<usize, Divergence> {
-    let members = point.members.len();
-    if let (Some(i), true) = (point.current, point.gives_way()) {
-        return Ok(point.least_recent.unwrap_or(i));
-    }
-    // Option k is the member at position `member(k)`.
-    let member = |k: usize| match point.current {
-        Some(i) if k == 0 => i,
-        Some(i) if k - 1 < i => k - 1,
-        Some(_) => k,
-        None => k,
-    };
-    let asleep_options = (0..members.min(64))
-        .filter(|&k| point.is_asleep(member(k)))
-        .fold(0u64, |mask, k| mask | (1 << k));
-    let chosen = if members == 1 {
-        0
-    } else {
-        tree.choose_awake(members, asleep_options)?
-    };
-    Ok(member(chosen))
 }
 
 /// The [`Scheduler`] handed to shuttle; the exploration stays readable by the phase that runs it.
