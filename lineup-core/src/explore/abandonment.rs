@@ -23,16 +23,16 @@
 //! stacks of its unfinished tasks). [`stopped_executions`] counts the executions that the
 //! scheduler stopped.
 //!
-//! shuttle runs every task of an execution and the scheduler on one OS thread, so the state is a
-//! thread local, as the [`recording`](crate::explore::recording) is.
+//! The waits it wakes and its flag are a sub-store of the [execution
+//! context](crate::explore::context).
 
-use std::cell::{Cell, RefCell};
 use std::panic::resume_unwind;
 
 use shuttle::current::TaskId;
 use shuttle::scheduler::Task;
 use shuttle_engine::runtime::execution::ExecutionState;
 
+use crate::explore::context::ExecutionContext;
 use crate::explore::recording;
 use crate::explore::role::Role;
 
@@ -47,43 +47,47 @@ pub(crate) const MAX_ABANDONMENT_STEPS: u32 = 2_000;
 /// Runs of the driver alone after which nothing it can wake is left: the execution is stopped.
 const MAX_IDLE_DRIVER_RUNS: u32 = 2;
 
-#[derive(Default)]
-struct State {
-    /// The execution in progress is being abandoned.
-    abandoning: bool,
+/// The abandonment's sub-store of the [execution context](crate::explore::context) (its flag is
+/// the context's, apart).
+#[derive(Debug)]
+pub(crate) struct AbandonmentWaits {
     /// Tasks blocked in a `lineup::sync::Condvar` wait.
     waiting: Vec<TaskId>,
     /// Waiting tasks that the driver woke to unwind.
     woken: Vec<TaskId>,
 }
 
-thread_local! {
-    static STATE: RefCell<State> = RefCell::new(State::default());
-    // Read at every abandonment point: a plain flag, apart from the rest.
-    static ABANDONING: Cell<bool> = const { Cell::new(false) };
+impl AbandonmentWaits {
+    /// No task waits (the thread local's first value).
+    pub(crate) const EMPTY: AbandonmentWaits = AbandonmentWaits {
+        waiting: Vec::new(),
+        woken: Vec::new(),
+    };
+
+    /// Forgets the previous execution's waits.
+    pub(crate) fn clear(&mut self) {
+        self.waiting.clear();
+        self.woken.clear();
+    }
 }
 
 /// Executions stopped so far in the process (see [`stopped_executions`]).
 static STOPPED: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
 
-fn with<R>(f: impl FnOnce(&mut State) -> R) -> R {
-    STATE.with(|s| f(&mut s.borrow_mut()))
+/// Runs `f` on the abandonment's sub-store of this OS thread's execution context.
+fn with<R>(f: impl FnOnce(&mut AbandonmentWaits) -> R) -> R {
+    ExecutionContext::with(|cx| f(&mut cx.abandonment()))
 }
 
-/// Forgets the previous execution's abandonment.
-pub(crate) fn reset() {
-    ABANDONING.with(|a| a.set(false));
-    with(|s| {
-        s.abandoning = false;
-        s.waiting.clear();
-        s.woken.clear();
-    });
+/// Forgets the abandonment of the execution that just ended, if any.
+pub(crate) fn end() {
+    ExecutionContext::with(ExecutionContext::end_abandonment);
 }
 
 /// Whether the execution in progress is being abandoned.
 #[inline]
 pub(crate) fn is_abandoning() -> bool {
-    ABANDONING.with(Cell::get)
+    ExecutionContext::with(ExecutionContext::is_abandoning)
 }
 
 /// Whether the current task must unwind here: the execution is being abandoned, the task runs
@@ -214,8 +218,7 @@ impl Abandonment {
     /// quiet end once the operations have unwound and the harness is done (see
     /// [`quiet_end`](crate::explore::quiet_end)).
     pub fn begin() -> Self {
-        ABANDONING.with(|a| a.set(true));
-        with(|s| s.abandoning = true);
+        ExecutionContext::with(|cx| cx.set_abandoning(true));
         Self::default()
     }
 

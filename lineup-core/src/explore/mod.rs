@@ -5,6 +5,7 @@
 #[cfg_attr(loom, allow(dead_code))]
 pub(crate) mod abandonment;
 pub(crate) mod concurrent;
+pub(crate) mod context;
 pub(crate) mod decision_tree;
 #[cfg_attr(loom, allow(dead_code))]
 pub(crate) mod footprint;

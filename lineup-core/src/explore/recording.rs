@@ -1,13 +1,12 @@
 //! The record of the execution in progress, shared by the harness (which appends call and
 //! return events from inside the tasks) and the scheduler (which reads it at every decision).
 //!
-//! A shuttle execution runs every task and the scheduler on one OS thread, so the record is a
-//! thread local; checks on different OS threads have records of their own.
-
-use std::cell::RefCell;
+//! It is a sub-store of the [execution context](crate::explore::context), reached through
+//! [`with`].
 
 use shuttle::current::TaskId;
 
+use crate::explore::context::ExecutionContext;
 use crate::explore::role::Role;
 use crate::model::history::Event;
 use crate::model::history::History;
@@ -50,7 +49,8 @@ pub(crate) struct Recording {
 }
 
 impl Recording {
-    const EMPTY: Recording = Recording {
+    /// A record of no execution (the thread local's first value).
+    pub(crate) const EMPTY: Recording = Recording {
         events: Vec::new(),
         responses: Vec::new(),
         pending: Vec::new(),
@@ -148,35 +148,32 @@ impl Recording {
     }
 }
 
-thread_local! {
-    // `const`-initialized: the scheduler and the harness reach it hundreds of times per execution.
-    static RECORDING: RefCell<Recording> = const { RefCell::new(Recording::EMPTY) };
-}
-
 /// Runs `f` on the record of the execution in progress on this OS thread.
+#[inline]
 pub(crate) fn with<R>(f: impl FnOnce(&mut Recording) -> R) -> R {
-    RECORDING.with(|r| f(&mut r.borrow_mut()))
+    ExecutionContext::with(|cx| f(&mut cx.recording()))
 }
 
-/// Starts a fresh record for an execution of a matrix with `ops` operations.
-pub(crate) fn reset(ops: usize) {
-    with(|r| {
-        r.events.clear();
-        r.responses.clear();
-        r.responses.resize(ops, None);
-        r.pending.clear();
-        r.pending.resize(ops, false);
-        r.yields.clear();
-        r.yields.resize(ops, 0);
-        r.roles.clear();
-        r.run_roles.clear();
-        r.owners.clear();
-        r.owners.resize(ops, None);
-        r.done = false;
-        r.own_threads.clear();
-        r.quiet_end = false;
-        r.workers_unfinished = 0;
-    });
+impl Recording {
+    /// Starts a fresh record for an execution of a matrix with `ops` operations (the responses
+    /// interned so far are kept: they are the exploration's).
+    pub(crate) fn begin_execution(&mut self, ops: usize) {
+        self.events.clear();
+        self.responses.clear();
+        self.responses.resize(ops, None);
+        self.pending.clear();
+        self.pending.resize(ops, false);
+        self.yields.clear();
+        self.yields.resize(ops, 0);
+        self.roles.clear();
+        self.run_roles.clear();
+        self.owners.clear();
+        self.owners.resize(ops, None);
+        self.done = false;
+        self.own_threads.clear();
+        self.quiet_end = false;
+        self.workers_unfinished = 0;
+    }
 }
 
 /// Forgets the responses of an earlier exploration.
@@ -213,6 +210,12 @@ impl Recording {
     /// Whether `task` is a thread spawned by `lineup::thread::spawn` still running its function.
     pub fn is_own_thread_running(&self, task: TaskId) -> bool {
         self.own_threads.iter().any(|&(t, running)| t == task && running)
+    }
+
+    /// Whether `task` is a thread spawned by `lineup::thread::spawn` still running its function
+    /// during the quiet end.
+    pub fn is_told_to_end(&self, task: TaskId) -> bool {
+        self.quiet_end && self.is_own_thread_running(task)
     }
 
     /// Whether some thread spawned by `lineup::thread::spawn` still runs its function.

@@ -35,8 +35,9 @@ use shuttle::scheduler::{Schedule, Scheduler, Task};
 
 use crate::config::ReductionFault;
 use crate::explore::abandonment::{self, Abandonment};
+use crate::explore::context::ExecutionContext;
 use crate::explore::decision_tree::{DecisionTree, Divergence};
-use crate::explore::footprint::{self, Footprint};
+use crate::explore::footprint::{Footprint, FootprintLog};
 use crate::explore::recording;
 use crate::explore::recording::Recording;
 use crate::explore::role::Role;
@@ -479,16 +480,15 @@ impl SchedulerState {
         self.execution = std::mem::take(&mut self.execution).next();
         self.reduction = std::mem::take(&mut self.reduction).next();
         self.strategy.begin_execution();
-        crate::explore::quiet_end::reset();
-        footprint::begin_execution(
+        ExecutionContext::begin_execution(
+            self.settings.op_count,
             self.settings.reduction,
             self.settings.reduction_fault == Some(ReductionFault::SendsCommute),
         );
-        recording::reset(self.settings.op_count);
     }
 
     fn new_execution(&mut self) -> Option<Schedule> {
-        abandonment::reset();
+        abandonment::end();
         match self.lifecycle {
             Lifecycle::Stopped => return None,
             Lifecycle::NotStarted => {}
@@ -511,15 +511,17 @@ impl SchedulerState {
         self.execution.step += 1;
         let mut members = std::mem::take(&mut self.members);
         members.clear();
-        let decision = recording::with(|r| {
+        // One access to the execution context for the whole decision.
+        let decision = ExecutionContext::with(|cx| {
+            let r = &mut *cx.recording();
             if self.settings.reduction {
-                self.close_step(r, runnable, is_yielding);
+                self.close_step(&mut cx.footprints(), r, runnable, is_yielding);
             }
             let depth_before = self.tree.depth();
             let decision = self.decide(r, runnable, current, is_yielding, &mut members);
             if let Decision::Run(task) = decision {
                 if self.settings.reduction {
-                    self.grant(r, task, depth_before, current, is_yielding);
+                    self.grant(&mut cx.footprints(), r, task, depth_before, current, is_yielding);
                 }
                 // A worker let through its gate begins its operation now.
                 r.let_run(task);
@@ -566,7 +568,7 @@ impl SchedulerState {
 
     /// The step granted at the last decision ended: its footprint wakes the sleepers it conflicts
     /// with, and, if it was a choice, it is kept for the sleep sets of its later siblings.
-    fn close_step(&mut self, r: &Recording, runnable: &[&Task], yielded: bool) {
+    fn close_step(&mut self, footprints: &mut FootprintLog, r: &Recording, runnable: &[&Task], yielded: bool) {
         let Some(grant) = self.reduction.granted.take() else {
             return;
         };
@@ -578,12 +580,12 @@ impl SchedulerState {
         let history = r.events.len() != grant.events_before || (!runs && matches!(role, Some(Role::Gate(_))));
         let history = history && self.settings.reduction_fault != Some(ReductionFault::HistoryIndependent);
         let reduction = &mut self.reduction;
-        if footprint::end_step(yielded, history, &mut reduction.closed).is_none() {
+        if footprints.end_step(yielded, history, &mut reduction.closed).is_none() {
             return;
         }
-        reduction
-            .sleep
-            .step(task, &reduction.closed, footprint::in_flight_conflicts);
+        reduction.sleep.step(task, &reduction.closed, |t, step| {
+            footprints.in_flight_conflicts(t, step)
+        });
         if let Some((index, option)) = grant.branch {
             let unable_to_go_on = !runs || matches!(role, Some(Role::Harness | Role::Waiting));
             let eligible = !grant.give_way
@@ -612,7 +614,15 @@ impl SchedulerState {
 
     /// The decision grants a step to `task`; if it was a choice at a branch point, the options
     /// explored there before it go to sleep.
-    fn grant(&mut self, r: &Recording, task: TaskId, depth_before: usize, current: Option<TaskId>, yielded: bool) {
+    fn grant(
+        &mut self,
+        footprints: &mut FootprintLog,
+        r: &Recording,
+        task: TaskId,
+        depth_before: usize,
+        current: Option<TaskId>,
+        yielded: bool,
+    ) {
         let branch = self
             .tree
             .branch_index(depth_before)
@@ -626,12 +636,12 @@ impl SchedulerState {
         self.reduction.granted = Some(Grant {
             task,
             branch,
-            young_from: footprint::objects_numbered(),
+            young_from: footprints.objects_numbered(),
             events_before: r.events.len(),
             free_continuation: Some(task) == current && !give_way,
             give_way,
         });
-        footprint::begin_step(task);
+        footprints.begin_step(task);
     }
 
     /// The members asleep, as a bit set over their positions (below 64).
