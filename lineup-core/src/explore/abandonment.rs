@@ -21,7 +21,7 @@
 //! from ending: after a few steps in which only the driver could run, or after
 //! [`MAX_ABANDONMENT_STEPS`], the scheduler stops the execution as before (shuttle leaks the
 //! stacks of its unfinished tasks). [`stopped_executions`] counts the executions that the
-//! scheduler stopped.
+//! scheduler stopped, per calling thread.
 //!
 //! The waits it wakes and its flag are a sub-store of the [execution
 //! context](crate::explore::context).
@@ -70,9 +70,6 @@ impl AbandonmentWaits {
         self.woken.clear();
     }
 }
-
-/// Executions stopped so far in the process (see [`stopped_executions`]).
-static STOPPED: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
 
 /// Runs `f` on the abandonment's sub-store of this OS thread's execution context.
 fn with<R>(f: impl FnOnce(&mut AbandonmentWaits) -> R) -> R {
@@ -160,15 +157,16 @@ pub(crate) fn wake_waiters() {
 
 /// The scheduler stopped an execution (returned no task): its unfinished tasks are leaked.
 pub(crate) fn note_stopped() {
-    STOPPED.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    ExecutionContext::with(|cx| cx.add_stopped_executions(1));
 }
 
-/// Executions that lineup's scheduler stopped in this process so far (instead of letting every
-/// task finish), so that shuttle leaked their unfinished tasks' stacks. (Process-wide: the
-/// workers of a check run on threads of their own.)
+/// Executions that lineup's scheduler stopped so far (instead of letting every task finish, so
+/// that shuttle leaked their unfinished tasks' stacks) on this OS thread and on the workers it
+/// ran (see [`on_workers`](crate::explore::split::on_workers)): a check's, for the thread that
+/// called it.
 #[cfg_attr(not(test), allow(dead_code))]
 pub(crate) fn stopped_executions() -> u64 {
-    STOPPED.load(std::sync::atomic::Ordering::Relaxed)
+    ExecutionContext::with(ExecutionContext::stopped_executions)
 }
 
 /// The scheduling of an execution being abandoned: no branch choice, every task gets to run.
@@ -291,10 +289,6 @@ impl Abandonment {
     }
 }
 
-/// The unit tests that count stopped executions (a process-wide count) take turns.
-#[cfg(all(test, not(loom)))]
-pub(crate) static TURN: std::sync::Mutex<()> = std::sync::Mutex::new(());
-
 #[cfg(all(test, not(loom)))]
 mod tests {
     use super::*;
@@ -349,9 +343,6 @@ mod tests {
 
     /// Checks `subject` and returns its statistics and the executions the scheduler stopped.
     fn run<O: Send + Sync + 'static>(subject: &Subject<O>, matrix: &TestMatrix) -> (CheckStats, u64) {
-        // The count of stopped executions is process-wide: these tests take turns with the
-        // others that count it (no other test of this crate's unit tests runs an exploration).
-        let _turn = TURN.lock().unwrap_or_else(|e| e.into_inner());
         // Without the reduction: it sees lineup::sync's steps and not shuttle's, and the two
         // explorations are compared execution for execution. One worker, said outright: no probe execution (see `explore::run::workers_for`) adds to
         // the stopped executions counted.

@@ -31,6 +31,9 @@ pub(crate) struct ExecutionContext {
     abandoning: Cell<bool>,
     abandonment: RefCell<AbandonmentWaits>,
     quiet_end: RefCell<QuietEndReceives>,
+    /// Executions the scheduler stopped on this OS thread, and on the workers it ran (never
+    /// reset: see [`abandonment::stopped_executions`](crate::explore::abandonment::stopped_executions)).
+    stopped_executions: Cell<u64>,
 }
 
 thread_local! {
@@ -48,6 +51,7 @@ impl ExecutionContext {
             abandoning: Cell::new(false),
             abandonment: RefCell::new(AbandonmentWaits::EMPTY),
             quiet_end: RefCell::new(QuietEndReceives::EMPTY),
+            stopped_executions: Cell::new(0),
         }
     }
 
@@ -93,6 +97,16 @@ impl ExecutionContext {
     /// The receives the quiet end wakes.
     pub fn quiet_end(&self) -> RefMut<'_, QuietEndReceives> {
         self.quiet_end.borrow_mut()
+    }
+
+    /// Executions stopped on this OS thread so far, and on the workers it ran.
+    pub fn stopped_executions(&self) -> u64 {
+        self.stopped_executions.get()
+    }
+
+    /// Counts `n` more stopped executions (on this thread, or on a worker it ran).
+    pub fn add_stopped_executions(&self, n: u64) {
+        self.stopped_executions.set(self.stopped_executions.get() + n);
     }
 
     /// The one reset: a fresh context for an execution of a matrix with `ops` operations (`reduction`:

@@ -121,7 +121,7 @@ pub(crate) fn begin() -> bool {
 mod tests {
     use crate::check::check;
     use crate::config::{Config, Reduction};
-    use crate::explore::abandonment::{stopped_executions, TURN};
+    use crate::explore::abandonment::stopped_executions;
     use crate::model::invocation::Invocation;
     use crate::model::matrix::TestMatrix;
     use crate::model::subject::Subject;
@@ -183,7 +183,6 @@ mod tests {
     }
 
     fn run(mailbox: Mailbox) -> (crate::judge::verdict::CheckStats, u64) {
-        let _turn = TURN.lock().unwrap_or_else(|e| e.into_inner());
         let subject = Subject::new("Counter", move || Counter::new(mailbox)).with(Invocation::new("inc", Counter::inc));
         // Without the reduction: no redundant executions, which end the old way.
         let config = Config {
