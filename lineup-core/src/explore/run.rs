@@ -4,13 +4,13 @@ use std::cell::RefCell;
 use std::panic::{self, AssertUnwindSafe};
 use std::rc::Rc;
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use shuttle::{FailurePersistence, MaxSteps, Runner};
 
 use crate::config::{Config, Reduction};
 use crate::error::CheckError;
-use crate::explore::decision_tree::DecisionTree;
+use crate::explore::decision_tree::{DecisionTree, Divergence};
 use crate::explore::harness::{panic_message, remember_panic_hook, test_body};
 use crate::explore::recording;
 use crate::explore::scheduler::{
@@ -76,7 +76,38 @@ pub(crate) fn explore_keeping_tree<O: Send + Sync + 'static>(
         Mode::Serial => "phase 1 (serial executions)",
         Mode::Concurrent => "phase 2 (concurrent executions)",
     };
-    let settings = Settings {
+    let settings = settings_for(subject, matrix, config, mode, &tree, strategy.as_ref());
+    let state = Rc::new(RefCell::new(SchedulerState::new(
+        settings,
+        tree,
+        strategy,
+        split.cloned(),
+        Box::new(sink),
+    )));
+    let elapsed =
+        run_on_shuttle(subject, matrix, &state).map_err(|message| CheckError::ExecutionFailed { phase, message })?;
+    crate::explore::footprint::end_exploration();
+    let mut state = state.borrow_mut();
+    if let Some(divergence) = &state.divergence {
+        return Err(divergence_error(divergence, phase));
+    }
+    let totals = ExplorationTotals {
+        elapsed,
+        ..state.totals
+    };
+    Ok((totals, state.take_tree()))
+}
+
+/// The settings of an exploration in `mode` of `tree` with `strategy`.
+fn settings_for<O: Send + Sync + 'static>(
+    subject: &Subject<O>,
+    matrix: &TestMatrix,
+    config: &Config,
+    mode: Mode,
+    tree: &DecisionTree,
+    strategy: &dyn SchedulingStrategy,
+) -> Settings {
+    Settings {
         mode,
         op_count: matrix.op_count(),
         spin_bound: config.spin_bound,
@@ -98,66 +129,59 @@ pub(crate) fn explore_keeping_tree<O: Send + Sync + 'static>(
             }
             && (config.reduction == Reduction::On || has_threads_of_its_own(subject, matrix, config)),
         reduction_fault: config.reduction_fault,
-    };
-    let exploration = Rc::new(RefCell::new(SchedulerState::new(
-        settings,
-        tree,
-        strategy,
-        split.cloned(),
-        Box::new(sink),
-    )));
+    }
+}
+
+/// Runs every execution of the exploration `state` on shuttle: how long it took, or the message
+/// of a panic that escaped an execution.
+fn run_on_shuttle<O: Send + Sync + 'static>(
+    subject: &Subject<O>,
+    matrix: &TestMatrix,
+    state: &Rc<RefCell<SchedulerState>>,
+) -> Result<Duration, String> {
     let mut shuttle_config = shuttle::Config::new();
     shuttle_config.max_steps = MaxSteps::None;
     shuttle_config.failure_persistence = FailurePersistence::None;
     shuttle_config.silence_warnings = true;
     remember_panic_hook();
     recording::reset_interner();
-    let runner = Runner::new(LineupScheduler(Rc::clone(&exploration)), shuttle_config);
+    let runner = Runner::new(LineupScheduler(Rc::clone(state)), shuttle_config);
     let body = test_body(subject.clone(), matrix);
     let start = Instant::now();
     let outcome = panic::catch_unwind(AssertUnwindSafe(|| runner.run(body)));
     let elapsed = start.elapsed();
-    if let Err(payload) = outcome {
-        return Err(CheckError::ExecutionFailed {
-            phase,
-            message: panic_message(payload.as_ref()),
-        });
+    outcome
+        .map(|_| elapsed)
+        .map_err(|payload| panic_message(payload.as_ref()))
+}
+
+/// The error of an exploration whose schedule diverged in `phase`: a replay token that does not
+/// fit the execution, or nondeterminism the model checker does not control.
+fn divergence_error(d: &Divergence, phase: &'static str) -> CheckError {
+    if d.from_token {
+        let problem = if d.found_options == 0 {
+            format!(
+                "the execution has {} branch points, the token more choices than that",
+                d.depth
+            )
+        } else {
+            format!(
+                "choice {} at branch point {} is out of range: there are {} options",
+                d.expected_options - 1,
+                d.depth,
+                d.found_options
+            )
+        };
+        // The caller knows the token and fills it in.
+        return CheckError::BadReplayToken {
+            token: String::new(),
+            problem,
+        };
     }
-    crate::explore::footprint::end_exploration();
-    let state = exploration.borrow();
-    if let Some(d) = &state.divergence {
-        if d.from_token {
-            let problem = if d.found_options == 0 {
-                format!(
-                    "the execution has {} branch points, the token more choices than that",
-                    d.depth
-                )
-            } else {
-                format!(
-                    "choice {} at branch point {} is out of range: there are {} options",
-                    d.expected_options - 1,
-                    d.depth,
-                    d.found_options
-                )
-            };
-            // The caller knows the token and fills it in.
-            return Err(CheckError::BadReplayToken {
-                token: String::new(),
-                problem,
-            });
-        }
-        return Err(CheckError::UncontrolledNondeterminism {
-            phase,
-            depth: d.depth,
-            expected: d.expected_options,
-            found: d.found_options,
-        });
+    CheckError::UncontrolledNondeterminism {
+        phase,
+        depth: d.depth,
+        expected: d.expected_options,
+        found: d.found_options,
     }
-    let explored = ExplorationTotals {
-        elapsed,
-        ..state.totals
-    };
-    drop(state);
-    let tree = exploration.borrow_mut().take_tree();
-    Ok((explored, tree))
 }
