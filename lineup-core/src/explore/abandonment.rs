@@ -190,7 +190,7 @@ impl Abandonment {
             // thread an operation spawned still stops the execution (a destructor that the
             // abandonment's unwind runs may wait for it).
             let only_harness_threads = r.roles.iter().enumerate().all(|(i, role)| match role {
-                Some(Role::Background) => r.own_threads.iter().any(|&(t, _)| usize::from(t) == i),
+                Some(Role::Background) => r.own_threads.contains(i),
                 Some(Role::InOp(op)) => r.owners[op - 1] == Some(TaskId::from(i)),
                 _ => true,
             });
@@ -236,8 +236,7 @@ impl Abandonment {
                 // object's own threads (lineup's: the quiet end) have finished; a thread of the
                 // object, or one an operation spawned, that is not lineup's may never end.
                 let others = r.roles.iter().enumerate().skip(1).any(|(i, role)| {
-                    matches!(role, Some(Role::InOp(_) | Role::Background | Role::Gate(_)))
-                        && !r.own_threads.iter().any(|&(t, _)| usize::from(t) == i)
+                    matches!(role, Some(Role::InOp(_) | Role::Background | Role::Gate(_))) && !r.own_threads.contains(i)
                 });
                 if others {
                     return None;

@@ -236,7 +236,7 @@ fn install_quiet_panic_hook() {
             // The task runs an operation under `run_op`'s `catch_unwind`: the panic is a response.
             Some(me) if recording::with(|r| r.runs_operation(me)) => {}
             // A thread of lineup's that panics during the quiet end is ended silently.
-            Some(me) if recording::with(|r| r.quiet_end && r.is_own_thread_running(me)) => {}
+            Some(me) if recording::with(|r| r.is_told_to_end(me)) => {}
             Some(_) => shuttle_hook(info),
             None => match HOOK_BEFORE_SHUTTLE.get() {
                 Some(before) => before(info),

@@ -103,8 +103,8 @@ pub(crate) fn told_to_end() -> Option<bool> {
 /// Returns whether it began.
 pub(crate) fn begin() -> bool {
     let begun = recording::with(|r| {
-        r.quiet_end = r.own_threads_running() && r.every_thread_of_its_own_is_lineup_s();
-        r.quiet_end
+        r.own_threads.quiet_end = r.own_threads_running() && r.every_thread_of_its_own_is_lineup_s();
+        r.own_threads.quiet_end
     });
     if begun {
         let waiting = take_receiving();

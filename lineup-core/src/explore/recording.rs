@@ -13,6 +13,56 @@ use crate::model::history::History;
 use crate::model::history::OpTable;
 use crate::model::trace::{ResponseInterner, TraceRef};
 
+/// The threads spawned by `lineup::thread::spawn` in the execution in progress, and the quiet end
+/// that lets them finish (see [`quiet_end`](crate::explore::quiet_end)).
+#[derive(Debug, Default)]
+pub(crate) struct OwnThreads {
+    /// By task id, and whether each is still running its function.
+    spawned: Vec<(TaskId, bool)>,
+    /// The execution is over and these threads are being let finish (see
+    /// `lineup::sync::mpsc`'s receive): the *quiet end*.
+    pub quiet_end: bool,
+}
+
+impl OwnThreads {
+    const EMPTY: OwnThreads = OwnThreads {
+        spawned: Vec::new(),
+        quiet_end: false,
+    };
+
+    fn clear(&mut self) {
+        self.spawned.clear();
+        self.quiet_end = false;
+    }
+
+    /// `task` was spawned by `lineup::thread::spawn`; it runs its function.
+    pub fn spawned(&mut self, task: TaskId) {
+        self.spawned.push((task, true));
+    }
+
+    /// `task`, spawned by `lineup::thread::spawn`, has returned from its function (or unwound).
+    pub fn finished(&mut self, task: TaskId) {
+        if let Some(entry) = self.spawned.iter_mut().find(|(t, _)| *t == task) {
+            entry.1 = false;
+        }
+    }
+
+    /// Whether the task with id `task` was spawned by `lineup::thread::spawn`.
+    pub fn contains(&self, task: usize) -> bool {
+        self.spawned.iter().any(|&(t, _)| usize::from(t) == task)
+    }
+
+    /// Whether `task` was spawned by `lineup::thread::spawn` and still runs its function.
+    pub fn is_running(&self, task: TaskId) -> bool {
+        self.spawned.iter().any(|&(t, running)| t == task && running)
+    }
+
+    /// Whether some thread spawned by `lineup::thread::spawn` still runs its function.
+    pub fn any_running(&self) -> bool {
+        self.spawned.iter().any(|&(_, running)| running)
+    }
+}
+
 /// The events of the execution in progress.
 #[derive(Debug, Default)]
 pub(crate) struct Recording {
@@ -36,12 +86,8 @@ pub(crate) struct Recording {
     pub owners: Vec<Option<TaskId>>,
     /// The main thread has run the last operation: the execution is over.
     pub done: bool,
-    /// Threads spawned by `lineup::thread::spawn` in this execution, by task id, and whether
-    /// each is still running its function.
-    pub own_threads: Vec<(TaskId, bool)>,
-    /// The execution is over and the threads of `own_threads` are being let finish (see
-    /// `lineup::sync::mpsc`'s receive): the *quiet end*.
-    pub quiet_end: bool,
+    /// Threads spawned by `lineup::thread::spawn` in this execution, and their quiet end.
+    pub own_threads: OwnThreads,
     /// The responses seen in this exploration.
     pub interner: ResponseInterner,
     /// A buffer that responses are rendered into before they are interned.
@@ -60,8 +106,7 @@ impl Recording {
         owners: Vec::new(),
         workers_unfinished: 0,
         done: false,
-        own_threads: Vec::new(),
-        quiet_end: false,
+        own_threads: OwnThreads::EMPTY,
         interner: ResponseInterner::EMPTY,
         buffer: String::new(),
     };
@@ -171,7 +216,6 @@ impl Recording {
         self.owners.resize(ops, None);
         self.done = false;
         self.own_threads.clear();
-        self.quiet_end = false;
         self.workers_unfinished = 0;
     }
 }
@@ -209,18 +253,18 @@ pub(crate) fn history_of(trace: TraceRef<'_>, ops: &OpTable) -> History {
 impl Recording {
     /// Whether `task` is a thread spawned by `lineup::thread::spawn` still running its function.
     pub fn is_own_thread_running(&self, task: TaskId) -> bool {
-        self.own_threads.iter().any(|&(t, running)| t == task && running)
+        self.own_threads.is_running(task)
     }
 
     /// Whether `task` is a thread spawned by `lineup::thread::spawn` still running its function
     /// during the quiet end.
     pub fn is_told_to_end(&self, task: TaskId) -> bool {
-        self.quiet_end && self.is_own_thread_running(task)
+        self.own_threads.quiet_end && self.own_threads.is_running(task)
     }
 
     /// Whether some thread spawned by `lineup::thread::spawn` still runs its function.
     pub fn own_threads_running(&self) -> bool {
-        self.own_threads.iter().any(|&(_, running)| running)
+        self.own_threads.any_running()
     }
 
     /// Whether every thread of the object's own (spawned by the constructor, or outliving the
@@ -228,10 +272,8 @@ impl Recording {
     /// can let them finish.
     pub fn every_thread_of_its_own_is_lineup_s(&self) -> bool {
         self.roles.iter().enumerate().skip(1).all(|(i, role)| match role {
-            Some(Role::Background) => self.own_threads.iter().any(|&(t, _)| usize::from(t) == i),
-            Some(Role::InOp(op)) if self.owners[op - 1] != Some(TaskId::from(i)) => {
-                self.own_threads.iter().any(|&(t, _)| usize::from(t) == i)
-            }
+            Some(Role::Background) => self.own_threads.contains(i),
+            Some(Role::InOp(op)) if self.owners[op - 1] != Some(TaskId::from(i)) => self.own_threads.contains(i),
             _ => true,
         })
     }

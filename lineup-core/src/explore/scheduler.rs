@@ -728,7 +728,7 @@ impl SchedulerState {
     /// its own that may never end: then stop the execution, or, in the quiet end (see
     /// `quiet_end`), run those threads that can, one at a time, until they finish.
     fn finish_after_last_return(&mut self, r: &Recording, runnable: &[&Task]) -> Decision {
-        if self.execution.saw_background && r.quiet_end && r.own_threads_running() {
+        if self.execution.saw_background && r.own_threads.quiet_end && r.own_threads_running() {
             self.execution.quiet_end_steps += 1;
             let own = runnable
                 .iter()
@@ -742,7 +742,7 @@ impl SchedulerState {
                 _ => Decision::End,
             };
         }
-        if self.execution.saw_background && !r.quiet_end {
+        if self.execution.saw_background && !r.own_threads.quiet_end {
             return Decision::End;
         }
         let role_of = |t: TaskId| r.roles.get(usize::from(t)).copied().flatten();
