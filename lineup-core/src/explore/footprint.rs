@@ -148,7 +148,7 @@ impl Footprint {
 
 /// How a task's last step ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Stop {
+enum StepEnd {
     /// It has not run yet.
     New,
     /// In a primitive lineup sees (its objects are in flight), or at a yield.
@@ -174,7 +174,7 @@ pub(crate) struct FootprintLog {
     /// The accesses in flight, per task.
     in_flight: Vec<Vec<Access>>,
     /// How each task's last step ended, per task.
-    stops: Vec<Option<Stop>>,
+    stops: Vec<Option<StepEnd>>,
     /// The task of the step running now.
     running: Option<TaskId>,
     /// The accesses of the step running now: those it began with, then those announced since.
@@ -265,14 +265,14 @@ impl FootprintLog {
     /// The scheduler grants a step to `task`.
     pub(crate) fn begin_step(&mut self, task: TaskId) {
         let i = usize::from(task);
-        let stop = self.stops.get(i).copied().flatten().unwrap_or(Stop::New);
+        let stop = self.stops.get(i).copied().flatten().unwrap_or(StepEnd::New);
         self.running = Some(task);
         self.step.clear();
         if let Some(f) = self.in_flight.get(i) {
             self.step.extend_from_slice(f);
         }
         self.resumed = self.step.len();
-        self.begun_unseen = stop == Stop::Unseen;
+        self.begun_unseen = stop == StepEnd::Unseen;
         self.finishing = false;
     }
 
@@ -284,9 +284,9 @@ impl FootprintLog {
         let i = usize::from(task);
         let in_flight = self.in_flight.get(i).is_some_and(|f| !f.is_empty());
         let stop = if in_flight || yielded || self.finishing {
-            Stop::Seen
+            StepEnd::Seen
         } else {
-            Stop::Unseen
+            StepEnd::Unseen
         };
         if self.stops.len() <= i {
             self.stops.resize(i + 1, None);
@@ -296,7 +296,7 @@ impl FootprintLog {
         into.accesses.extend_from_slice(&self.step);
         into.resumed = self.resumed;
         into.history = history;
-        into.opaque = self.begun_unseen || stop == Stop::Unseen;
+        into.opaque = self.begun_unseen || stop == StepEnd::Unseen;
         Some(task)
     }
 }

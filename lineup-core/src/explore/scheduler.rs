@@ -116,7 +116,7 @@ pub(crate) struct Settings {
 
 /// The step granted at the last decision, for its sleep record.
 #[derive(Clone, Copy, Debug)]
-struct Grant {
+struct GrantedStep {
     task: TaskId,
     /// The branch point and option it was chosen at, if it was a choice.
     branch: Option<(usize, u32)>,
@@ -233,7 +233,7 @@ struct ReductionState {
     /// The threads asleep now.
     sleep: SleepSet,
     /// The step granted at the last decision, until the next decision closes it.
-    granted: Option<Grant>,
+    granted: Option<GrantedStep>,
     /// The footprint of the step closed last (a buffer: valid right after `close_step` wrote it).
     closed: Footprint,
     /// The execution gave way with a choice of fair thread, or switched for fairness, after this
@@ -268,7 +268,7 @@ impl ReductionState {
 struct Members {
     ids: Vec<TaskId>,
     /// The class of each of `ids`, at the same position.
-    classes: Vec<Class>,
+    classes: Vec<MemberClass>,
 }
 
 impl Members {
@@ -277,7 +277,7 @@ impl Members {
         self.classes.clear();
     }
 
-    fn push(&mut self, id: TaskId, class: Class) {
+    fn push(&mut self, id: TaskId, class: MemberClass) {
         self.ids.push(id);
         self.classes.push(class);
     }
@@ -300,14 +300,17 @@ pub(crate) struct SchedulerState {
     split: Option<Arc<SplitQueue>>,
     /// Where every execution that is not redundant goes when it ends.
     sink: Sink,
+    /// `Running` from the first `new_execution` until the one that stops the exploration.
     lifecycle: Lifecycle,
     /// Set once, when the schedule diverges: the exploration stops at the end of that execution.
     pub divergence: Option<Divergence>,
     /// Of the totals' redundant executions, those since the last one handed to the sink.
     redundant_unreported: u64,
+    /// Counted as executions end (`elapsed` is the run's to set).
     pub totals: ExplorationTotals,
+    /// Replaced whole by each `new_execution` that begins one.
     execution: ExecutionState,
-    /// Never touched while the reduction is off.
+    /// Replaced with `execution`; never touched while the reduction is off.
     reduction: ReductionState,
     /// Only `next_task` holds it (taken out for the decision).
     members: Members,
@@ -330,7 +333,7 @@ enum Decision {
 
 /// The classification of a runnable task at one decision.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Class {
+enum MemberClass {
     Gate,
     Active(usize),
     Background,
@@ -633,7 +636,7 @@ impl SchedulerState {
             }
         }
         let give_way = yielded || self.reduction.gives_way;
-        self.reduction.granted = Some(Grant {
+        self.reduction.granted = Some(GrantedStep {
             task,
             branch,
             young_from: footprints.objects_numbered(),
@@ -839,20 +842,20 @@ impl SchedulerState {
                     continue;
                 }
                 Role::Watchdog => continue,
-                Role::Gate(_) => Class::Gate,
-                Role::InOp(op) if r.pending[op - 1] => Class::Active(op),
+                Role::Gate(_) => MemberClass::Gate,
+                Role::InOp(op) if r.pending[op - 1] => MemberClass::Active(op),
                 Role::InOp(_) | Role::Background => {
                     if usize::from(id) != 0 {
                         self.execution.saw_background = true;
                         self.totals.background = true;
                     }
-                    Class::Background
+                    MemberClass::Background
                 }
             };
             let member = match self.settings.mode {
                 // While an operation is pending, only its threads (and the object's) may run.
-                Mode::Serial if serial_pending => class != Class::Gate,
-                Mode::Serial => !matches!(class, Class::Active(_)),
+                Mode::Serial if serial_pending => class != MemberClass::Gate,
+                Mode::Serial => !matches!(class, MemberClass::Active(_)),
                 Mode::Concurrent => true,
             };
             if member {
@@ -885,7 +888,7 @@ impl SchedulerState {
         if members
             .classes
             .iter()
-            .all(|c| matches!(c, Class::Active(op) if r.yields[op - 1] >= spin_bound))
+            .all(|c| matches!(c, MemberClass::Active(op) if r.yields[op - 1] >= spin_bound))
         {
             return Some(Decision::Stuck(StuckKind::Livelock));
         }

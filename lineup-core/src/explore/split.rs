@@ -25,9 +25,9 @@ use crate::explore::decision_tree::{DecisionTree, Subtree};
 /// exploration.
 #[derive(Debug)]
 pub(crate) struct SplitQueue {
-    state: Mutex<State>,
+    state: Mutex<SplitState>,
     wake: Condvar,
-    /// Workers waiting for a subtree (a copy of `State::idle`, read without the lock).
+    /// Workers waiting for a subtree (a copy of `SplitState::idle`, read without the lock).
     idle: AtomicUsize,
     /// A schedule was found: executions after it are not needed.
     found: AtomicBool,
@@ -35,12 +35,18 @@ pub(crate) struct SplitQueue {
     aborted: AtomicBool,
 }
 
+/// What the workers of one exploration share under the queue's lock.
 #[derive(Debug)]
-struct State {
+struct SplitState {
+    /// The subtrees handed out and not taken yet, in depth-first order.
     queue: BTreeSet<Subtree>,
+    /// The workers of the exploration.
     workers: usize,
+    /// Workers waiting for a subtree.
     idle: usize,
+    /// The first schedule found so far in depth-first order, if any (see [`SplitQueue::found`]).
     best: Option<Vec<u32>>,
+    /// Every worker waits for a subtree and nothing is queued: the exploration is over.
     done: bool,
 }
 
@@ -48,7 +54,7 @@ impl SplitQueue {
     /// A queue for `workers` workers, the first of which explores the whole tree.
     pub fn new(workers: usize) -> Self {
         Self {
-            state: Mutex::new(State {
+            state: Mutex::new(SplitState {
                 queue: BTreeSet::new(),
                 workers,
                 idle: 0,
@@ -62,7 +68,7 @@ impl SplitQueue {
         }
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, State> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, SplitState> {
         self.state.lock().unwrap_or_else(|e| e.into_inner())
     }
 
