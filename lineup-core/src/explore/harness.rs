@@ -3,7 +3,7 @@
 //! The main thread builds the object, runs the initial operations, spawns one worker thread per
 //! column, waits for the workers, and runs the final operations. Before each operation a worker
 //! passes a *gate*, a scheduling point at which the scheduler decides which operation starts
-//! next. Every call and return is appended to the [`recording`](crate::explore::recording).
+//! next. Every call and return is appended to the [`recording`].
 
 use std::panic::{self, AssertUnwindSafe};
 use std::sync::{Arc, Once};

@@ -1,5 +1,14 @@
-//! lineup's shuttle scheduler: serial exploration for phase 1 and preemption-bounded
-//! exploration for phase 2, both depth-first over a [`DecisionTree`].
+//! lineup's shuttle scheduler: every serial execution for phase 1, the concurrent executions its
+//! [strategy](crate::explore::strategy) chooses for phase 2, over a [`DecisionTree`].
+//!
+//! Its state, [`SchedulerState`], keeps apart what lasts for the exploration (its [`Settings`],
+//! the tree, the strategy, the [`ExplorationTotals`]) and what lasts for one execution (an
+//! `ExecutionState`, and the partial-order reduction's `ReductionState`), which each new
+//! execution replaces whole; what the tasks of the execution record themselves lives in the
+//! [execution context](crate::explore::context). A decision ([`SchedulerState`]'s `decide`) first
+//! settles what is not a choice (the end, the step limit, fast paths, harness code, stuck and
+//! redundant executions) and hands every choice to the strategy (phase 1's is
+//! [`SerialDfs`](crate::explore::strategy::serial_dfs::SerialDfs)).
 //!
 //! At every scheduling point the scheduler looks at the [`Role`] of each runnable task:
 //!

@@ -19,7 +19,7 @@
 //! The DFS strategies enumerate their options through the [`DecisionTree`] (so they can be split
 //! among workers); every phase 2 strategy but `pb-dfs` names its executions by the index of the chosen
 //! thread among the threads that could run, in task order, at every point with more than one
-//! ([`Phase::Scheduled`](crate::Phase::Scheduled) tokens), which [`schedule_replay`] follows.
+//! ([`Phase::Scheduled`] tokens), which [`schedule_replay`] follows.
 
 pub(crate) mod db_dfs;
 pub(crate) mod interlude;
