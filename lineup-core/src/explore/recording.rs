@@ -36,11 +36,13 @@ impl OwnThreads {
     }
 
     /// `task` was spawned by `lineup::thread::spawn`; it runs its function.
+    #[cfg_attr(loom, allow(dead_code))]
     pub fn spawned(&mut self, task: TaskId) {
         self.spawned.push((task, true));
     }
 
     /// `task`, spawned by `lineup::thread::spawn`, has returned from its function (or unwound).
+    #[cfg_attr(loom, allow(dead_code))]
     pub fn finished(&mut self, task: TaskId) {
         if let Some(entry) = self.spawned.iter_mut().find(|(t, _)| *t == task) {
             entry.1 = false;
