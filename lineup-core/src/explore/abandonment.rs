@@ -21,18 +21,18 @@
 //! from ending: after a few steps in which only the driver could run, or after
 //! [`MAX_ABANDONMENT_STEPS`], the scheduler stops the execution as before (shuttle leaks the
 //! stacks of its unfinished tasks). [`stopped_executions`] counts the executions that the
-//! scheduler stopped.
+//! scheduler stopped, per calling thread.
 //!
-//! shuttle runs every task of an execution and the scheduler on one OS thread, so the state is a
-//! thread local, as the [`recording`](crate::explore::recording) is.
+//! The waits it wakes and its flag are a sub-store of the [execution
+//! context](crate::explore::context).
 
-use std::cell::{Cell, RefCell};
 use std::panic::resume_unwind;
 
 use shuttle::current::TaskId;
 use shuttle::scheduler::Task;
 use shuttle_engine::runtime::execution::ExecutionState;
 
+use crate::explore::context::ExecutionContext;
 use crate::explore::recording;
 use crate::explore::role::Role;
 
@@ -47,43 +47,44 @@ pub(crate) const MAX_ABANDONMENT_STEPS: u32 = 2_000;
 /// Runs of the driver alone after which nothing it can wake is left: the execution is stopped.
 const MAX_IDLE_DRIVER_RUNS: u32 = 2;
 
-#[derive(Default)]
-struct State {
-    /// The execution in progress is being abandoned.
-    abandoning: bool,
+/// The abandonment's sub-store of the [execution context](crate::explore::context) (its flag is
+/// the context's, apart).
+#[derive(Debug)]
+pub(crate) struct AbandonmentWaits {
     /// Tasks blocked in a `lineup::sync::Condvar` wait.
     waiting: Vec<TaskId>,
     /// Waiting tasks that the driver woke to unwind.
     woken: Vec<TaskId>,
 }
 
-thread_local! {
-    static STATE: RefCell<State> = RefCell::new(State::default());
-    // Read at every abandonment point: a plain flag, apart from the rest.
-    static ABANDONING: Cell<bool> = const { Cell::new(false) };
+impl AbandonmentWaits {
+    /// No task waits (the thread local's first value).
+    pub(crate) const EMPTY: AbandonmentWaits = AbandonmentWaits {
+        waiting: Vec::new(),
+        woken: Vec::new(),
+    };
+
+    /// Forgets the previous execution's waits.
+    pub(crate) fn clear(&mut self) {
+        self.waiting.clear();
+        self.woken.clear();
+    }
 }
 
-/// Executions stopped so far in the process (see [`stopped_executions`]).
-static STOPPED: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-
-fn with<R>(f: impl FnOnce(&mut State) -> R) -> R {
-    STATE.with(|s| f(&mut s.borrow_mut()))
+/// Runs `f` on the abandonment's sub-store of this OS thread's execution context.
+fn with<R>(f: impl FnOnce(&mut AbandonmentWaits) -> R) -> R {
+    ExecutionContext::with(|cx| f(&mut cx.abandonment()))
 }
 
-/// Forgets the previous execution's abandonment.
-pub(crate) fn reset() {
-    ABANDONING.with(|a| a.set(false));
-    with(|s| {
-        s.abandoning = false;
-        s.waiting.clear();
-        s.woken.clear();
-    });
+/// Forgets the abandonment of the execution that just ended, if any.
+pub(crate) fn end() {
+    ExecutionContext::with(ExecutionContext::end_abandonment);
 }
 
 /// Whether the execution in progress is being abandoned.
 #[inline]
 pub(crate) fn is_abandoning() -> bool {
-    ABANDONING.with(Cell::get)
+    ExecutionContext::with(ExecutionContext::is_abandoning)
 }
 
 /// Whether the current task must unwind here: the execution is being abandoned, the task runs
@@ -156,15 +157,16 @@ pub(crate) fn wake_waiters() {
 
 /// The scheduler stopped an execution (returned no task): its unfinished tasks are leaked.
 pub(crate) fn note_stopped() {
-    STOPPED.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    ExecutionContext::with(|cx| cx.add_stopped_executions(1));
 }
 
-/// Executions that lineup's scheduler stopped in this process so far (instead of letting every
-/// task finish), so that shuttle leaked their unfinished tasks' stacks. (Process-wide: the
-/// workers of a check run on threads of their own.)
+/// Executions that lineup's scheduler stopped so far (instead of letting every task finish, so
+/// that shuttle leaked their unfinished tasks' stacks) on this OS thread and on the workers it
+/// ran (see [`on_workers`](crate::explore::split::on_workers)): a check's, for the thread that
+/// called it.
 #[cfg_attr(not(test), allow(dead_code))]
 pub(crate) fn stopped_executions() -> u64 {
-    STOPPED.load(std::sync::atomic::Ordering::Relaxed)
+    ExecutionContext::with(ExecutionContext::stopped_executions)
 }
 
 /// The scheduling of an execution being abandoned: no branch choice, every task gets to run.
@@ -188,7 +190,7 @@ impl Abandonment {
             // thread an operation spawned still stops the execution (a destructor that the
             // abandonment's unwind runs may wait for it).
             let only_harness_threads = r.roles.iter().enumerate().all(|(i, role)| match role {
-                Some(Role::Background) => r.own_threads.iter().any(|&(t, _)| usize::from(t) == i),
+                Some(Role::Background) => r.own_threads.contains(i),
                 Some(Role::InOp(op)) => r.owners[op - 1] == Some(TaskId::from(i)),
                 _ => true,
             });
@@ -214,8 +216,7 @@ impl Abandonment {
     /// quiet end once the operations have unwound and the harness is done (see
     /// [`quiet_end`](crate::explore::quiet_end)).
     pub fn begin() -> Self {
-        ABANDONING.with(|a| a.set(true));
-        with(|s| s.abandoning = true);
+        ExecutionContext::with(|cx| cx.set_abandoning(true));
         Self::default()
     }
 
@@ -235,8 +236,7 @@ impl Abandonment {
                 // object's own threads (lineup's: the quiet end) have finished; a thread of the
                 // object, or one an operation spawned, that is not lineup's may never end.
                 let others = r.roles.iter().enumerate().skip(1).any(|(i, role)| {
-                    matches!(role, Some(Role::InOp(_) | Role::Background | Role::Gate(_)))
-                        && !r.own_threads.iter().any(|&(t, _)| usize::from(t) == i)
+                    matches!(role, Some(Role::InOp(_) | Role::Background | Role::Gate(_))) && !r.own_threads.contains(i)
                 });
                 if others {
                     return None;
@@ -287,10 +287,6 @@ impl Abandonment {
         Some(chosen)
     }
 }
-
-/// The unit tests that count stopped executions (a process-wide count) take turns.
-#[cfg(all(test, not(loom)))]
-pub(crate) static TURN: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
 #[cfg(all(test, not(loom)))]
 mod tests {
@@ -346,9 +342,6 @@ mod tests {
 
     /// Checks `subject` and returns its statistics and the executions the scheduler stopped.
     fn run<O: Send + Sync + 'static>(subject: &Subject<O>, matrix: &TestMatrix) -> (CheckStats, u64) {
-        // The count of stopped executions is process-wide: these tests take turns with the
-        // others that count it (no other test of this crate's unit tests runs an exploration).
-        let _turn = TURN.lock().unwrap_or_else(|e| e.into_inner());
         // Without the reduction: it sees lineup::sync's steps and not shuttle's, and the two
         // explorations are compared execution for execution. One worker, said outright: no probe execution (see `explore::run::workers_for`) adds to
         // the stopped executions counted.

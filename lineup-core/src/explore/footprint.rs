@@ -24,13 +24,14 @@
 //! agree between them (see [`Footprint::conflicts`] for the others). The name lives in the object
 //! ([`ObjectIdentity`]), stamped with the execution, so neither addresses nor their reuse matter.
 //!
-//! shuttle runs every task of an execution and the scheduler on one OS thread, so the state is a
-//! thread local, as the [`recording`](crate::explore::recording) is.
+//! The record of footprints is a sub-store of the [execution context](crate::explore::context),
+//! [`FootprintLog`].
 
-use std::cell::RefCell;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use shuttle::current::TaskId;
+
+use crate::explore::context::ExecutionContext;
 
 /// The number an object gets in each execution at its first touch. Embedded in every primitive
 /// that announces itself.
@@ -147,7 +148,7 @@ impl Footprint {
 
 /// How a task's last step ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Stop {
+enum StepEnd {
     /// It has not run yet.
     New,
     /// In a primitive lineup sees (its objects are in flight), or at a yield.
@@ -156,70 +157,153 @@ enum Stop {
     Unseen,
 }
 
-#[derive(Debug, Default)]
-struct State {
+/// The footprints' sub-store of the [execution context](crate::explore::context): what the steps
+/// of the execution in progress touch.
+#[derive(Debug)]
+pub(crate) struct FootprintLog {
     /// The reduction is on for the exploration in progress on this thread.
     on: bool,
     /// Sends are announced as reads (a deliberately broken reduction, for the tests).
     sends_commute: bool,
+    /// This execution's stamp (see [`STAMPS`]; 0 while the reduction is off).
     stamp: u64,
+    /// The number the next object first touched gets.
     next_id: u32,
     /// How many objects each task created in this execution (see [`ObjectIdentity::created`]).
     created: Vec<u32>,
     /// The accesses in flight, per task.
     in_flight: Vec<Vec<Access>>,
     /// How each task's last step ended, per task.
-    stops: Vec<Option<Stop>>,
-    /// The step running now: its task, the accesses it began with and those announced since.
+    stops: Vec<Option<StepEnd>>,
+    /// The task of the step running now.
     running: Option<TaskId>,
+    /// The accesses of the step running now: those it began with, then those announced since.
     step: Vec<Access>,
     /// How many of `step`'s accesses were in flight when it began.
     resumed: usize,
+    /// The step running now resumed from a scheduling point with nothing in flight.
     begun_unseen: bool,
     /// The running task is about to finish (its last step ends with no scheduling point).
     finishing: bool,
-}
-
-thread_local! {
-    static STATE: RefCell<State> = RefCell::new(State::default());
 }
 
 /// Execution stamps, process-wide, so that an object never keeps a number from another thread's
 /// execution.
 static STAMPS: AtomicU64 = AtomicU64::new(1);
 
-fn with<R>(f: impl FnOnce(&mut State) -> R) -> R {
-    STATE.with(|s| f(&mut s.borrow_mut()))
+/// Runs `f` on the footprints' sub-store of this OS thread's execution context.
+fn with<R>(f: impl FnOnce(&mut FootprintLog) -> R) -> R {
+    ExecutionContext::with(|cx| f(&mut cx.footprints()))
 }
 
-/// Starts the record of a new execution (`on`: the reduction is on for it; `sends_commute`: the
-/// broken reduction of [`ReductionFault::SendsCommute`](crate::config::ReductionFault)).
-pub(crate) fn begin_execution(on: bool, sends_commute: bool) {
-    with(|s| {
-        s.on = on;
-        s.sends_commute = sends_commute;
-        s.stamp = if on { STAMPS.fetch_add(1, Ordering::Relaxed) } else { 0 };
-        s.next_id = 0;
-        s.created.clear();
-        for f in &mut s.in_flight {
+impl FootprintLog {
+    /// No footprint, the reduction off (the thread local's first value).
+    pub(crate) const EMPTY: FootprintLog = FootprintLog {
+        on: false,
+        sends_commute: false,
+        stamp: 0,
+        next_id: 0,
+        created: Vec::new(),
+        in_flight: Vec::new(),
+        stops: Vec::new(),
+        running: None,
+        step: Vec::new(),
+        resumed: 0,
+        begun_unseen: false,
+        finishing: false,
+    };
+
+    /// Starts the record of a new execution (`on`: the reduction is on for it; `sends_commute`:
+    /// the broken reduction of [`ReductionFault::SendsCommute`](crate::config::ReductionFault)).
+    pub(crate) fn begin_execution(&mut self, on: bool, sends_commute: bool) {
+        self.on = on;
+        self.sends_commute = sends_commute;
+        self.stamp = if on { STAMPS.fetch_add(1, Ordering::Relaxed) } else { 0 };
+        self.next_id = 0;
+        self.created.clear();
+        for f in &mut self.in_flight {
             f.clear();
         }
-        s.stops.clear();
-        s.running = None;
-        s.step.clear();
-        s.begun_unseen = false;
-        s.finishing = false;
-    });
+        self.stops.clear();
+        self.running = None;
+        self.step.clear();
+        self.begun_unseen = false;
+        self.finishing = false;
+    }
+
+    /// How many objects have numbers so far in this execution.
+    pub(crate) fn objects_numbered(&self) -> u32 {
+        self.next_id
+    }
+
+    /// The number of `object` in this execution, given at its first touch.
+    fn number(&mut self, object: &ObjectIdentity) -> u64 {
+        if object.stamp.load(Ordering::Relaxed) == self.stamp {
+            object.id.load(Ordering::Relaxed)
+        } else {
+            let id = self.next_id;
+            self.next_id += 1;
+            object.stamp.store(self.stamp, Ordering::Relaxed);
+            object.id.store(u64::from(id), Ordering::Relaxed);
+            u64::from(id)
+        }
+    }
+
+    /// Whether a step with footprint `step` conflicts with the accesses in flight for `task` now
+    /// (the primitive a waiting task resumes into: the beginning of its next step, numbered in
+    /// this execution).
+    pub(crate) fn in_flight_conflicts(&self, task: TaskId, step: &Footprint) -> bool {
+        self.in_flight.get(usize::from(task)).is_some_and(|mine| {
+            mine.iter().any(|a| {
+                step.accesses
+                    .iter()
+                    .any(|b| a.object == b.object && a.kind.conflicts(b.kind))
+            })
+        })
+    }
+
+    /// The scheduler grants a step to `task`.
+    pub(crate) fn begin_step(&mut self, task: TaskId) {
+        let i = usize::from(task);
+        let stop = self.stops.get(i).copied().flatten().unwrap_or(StepEnd::New);
+        self.running = Some(task);
+        self.step.clear();
+        if let Some(f) = self.in_flight.get(i) {
+            self.step.extend_from_slice(f);
+        }
+        self.resumed = self.step.len();
+        self.begun_unseen = stop == StepEnd::Unseen;
+        self.finishing = false;
+    }
+
+    /// The step of the running task ended at a scheduling point (`yielded`: a yield; `history`:
+    /// it recorded a call or a return): its footprint, written into `into`. `None` when no step
+    /// was running.
+    pub(crate) fn end_step(&mut self, yielded: bool, history: bool, into: &mut Footprint) -> Option<TaskId> {
+        let task = self.running.take()?;
+        let i = usize::from(task);
+        let in_flight = self.in_flight.get(i).is_some_and(|f| !f.is_empty());
+        let stop = if in_flight || yielded || self.finishing {
+            StepEnd::Seen
+        } else {
+            StepEnd::Unseen
+        };
+        if self.stops.len() <= i {
+            self.stops.resize(i + 1, None);
+        }
+        self.stops[i] = Some(stop);
+        into.accesses.clear();
+        into.accesses.extend_from_slice(&self.step);
+        into.resumed = self.resumed;
+        into.history = history;
+        into.opaque = self.begun_unseen || stop == StepEnd::Unseen;
+        Some(task)
+    }
 }
 
 /// Turns the record off (the exploration on this thread ended).
 pub(crate) fn end_exploration() {
     with(|s| s.on = false);
-}
-
-/// How many objects have numbers so far in this execution.
-pub(crate) fn objects_numbered() -> u32 {
-    with(|s| s.next_id)
 }
 
 /// Keeps an access in flight until dropped.
@@ -232,8 +316,8 @@ impl Drop for InFlight {
     fn drop(&mut self) {
         if let Some(task) = self.task {
             // `try_with`: the guard may drop while the thread local is torn down.
-            let _ = STATE.try_with(|s| {
-                if let Some(f) = s.borrow_mut().in_flight.get_mut(task) {
+            let _ = ExecutionContext::try_with(|cx| {
+                if let Some(f) = cx.footprints().in_flight.get_mut(task) {
                     f.pop();
                 }
             });
@@ -276,7 +360,7 @@ pub(crate) fn touch(object: &ObjectIdentity, write: bool) {
         if !s.on || shuttle::current::try_get_current_task().is_none() {
             return;
         }
-        let object = number(s, object);
+        let object = s.number(object);
         s.step.push(Access {
             object,
             kind: kind_of(write),
@@ -292,19 +376,6 @@ fn kind_of(write: bool) -> Kind {
     }
 }
 
-/// The number of `object` in this execution, given at its first touch.
-fn number(s: &mut State, object: &ObjectIdentity) -> u64 {
-    if object.stamp.load(Ordering::Relaxed) == s.stamp {
-        object.id.load(Ordering::Relaxed)
-    } else {
-        let id = s.next_id;
-        s.next_id += 1;
-        object.stamp.store(s.stamp, Ordering::Relaxed);
-        object.id.store(u64::from(id), Ordering::Relaxed);
-        u64::from(id)
-    }
-}
-
 fn announce_access(object: &ObjectIdentity, kind: Kind, acts_before: bool) -> InFlight {
     let task = with(|s| {
         if !s.on {
@@ -312,7 +383,7 @@ fn announce_access(object: &ObjectIdentity, kind: Kind, acts_before: bool) -> In
         }
         let me = shuttle::current::try_get_current_task()?;
         let access = Access {
-            object: number(s, object),
+            object: s.number(object),
             kind,
         };
         if acts_before {
@@ -328,21 +399,6 @@ fn announce_access(object: &ObjectIdentity, kind: Kind, acts_before: bool) -> In
     InFlight { task }
 }
 
-/// Whether a step with footprint `step` conflicts with the accesses in flight for `task` now (the
-/// primitive a waiting task resumes into: the beginning of its next step, numbered in this
-/// execution).
-pub(crate) fn in_flight_conflicts(task: TaskId, step: &Footprint) -> bool {
-    with(|s| {
-        s.in_flight.get(usize::from(task)).is_some_and(|mine| {
-            mine.iter().any(|a| {
-                step.accesses
-                    .iter()
-                    .any(|b| a.object == b.object && a.kind.conflicts(b.kind))
-            })
-        })
-    })
-}
-
 /// The running task is about to finish: its last step ends without a scheduling point.
 pub(crate) fn note_finishing() {
     with(|s| {
@@ -350,48 +406,6 @@ pub(crate) fn note_finishing() {
             s.finishing = true;
         }
     });
-}
-
-/// The scheduler grants a step to `task`.
-pub(crate) fn begin_step(task: TaskId) {
-    with(|s| {
-        let i = usize::from(task);
-        let stop = s.stops.get(i).copied().flatten().unwrap_or(Stop::New);
-        s.running = Some(task);
-        s.step.clear();
-        if let Some(f) = s.in_flight.get(i) {
-            s.step.extend_from_slice(f);
-        }
-        s.resumed = s.step.len();
-        s.begun_unseen = stop == Stop::Unseen;
-        s.finishing = false;
-    });
-}
-
-/// The step of the running task ended at a scheduling point (`yielded`: a yield; `history`: it
-/// recorded a call or a return): its footprint, written into `into`. `None` when no step was
-/// running.
-pub(crate) fn end_step(yielded: bool, history: bool, into: &mut Footprint) -> Option<TaskId> {
-    with(|s| {
-        let task = s.running.take()?;
-        let i = usize::from(task);
-        let in_flight = s.in_flight.get(i).is_some_and(|f| !f.is_empty());
-        let stop = if in_flight || yielded || s.finishing {
-            Stop::Seen
-        } else {
-            Stop::Unseen
-        };
-        if s.stops.len() <= i {
-            s.stops.resize(i + 1, None);
-        }
-        s.stops[i] = Some(stop);
-        into.accesses.clear();
-        into.accesses.extend_from_slice(&s.step);
-        into.resumed = s.resumed;
-        into.history = history;
-        into.opaque = s.begun_unseen || stop == Stop::Unseen;
-        Some(task)
-    })
 }
 
 #[cfg(test)]

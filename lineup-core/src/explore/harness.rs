@@ -3,7 +3,7 @@
 //! The main thread builds the object, runs the initial operations, spawns one worker thread per
 //! column, waits for the workers, and runs the final operations. Before each operation a worker
 //! passes a *gate*, a scheduling point at which the scheduler decides which operation starts
-//! next. Every call and return is appended to the [`recording`](crate::explore::recording).
+//! next. Every call and return is appended to the [`recording`].
 
 use std::panic::{self, AssertUnwindSafe};
 use std::sync::{Arc, Once};
@@ -41,19 +41,7 @@ where
         // "every thread is blocked" into a decision the scheduler sees (shuttle would otherwise
         // panic). While the workers run, the main thread waiting for them is that task; a matrix
         // with initial or final operations, which the main thread runs itself, needs a watchdog.
-        let watchdog = (!initial.is_empty() || !finals.is_empty()).then(|| {
-            let handle = shuttle::thread::spawn(|| {
-                while !recording::with(|r| r.done) {
-                    shuttle::thread::yield_now();
-                    // A stuck execution is being abandoned: wake the waiters so that they unwind.
-                    if abandonment::is_abandoning() {
-                        abandonment::wake_waiters();
-                    }
-                }
-            });
-            recording::set_role(task_of(&handle), Role::Watchdog);
-            handle
-        });
+        let watchdog = (!initial.is_empty() || !finals.is_empty()).then(spawn_watchdog);
         // Threads the constructor spawns belong to the object, not to any operation.
         recording::set_role(main, Role::Background);
         let object = Arc::new(subject.build());
@@ -61,57 +49,88 @@ where
         for slot in &initial {
             run_op(main, &subject, &object, slot);
         }
-        recording::with(|r| r.workers_unfinished = columns.len());
-        let workers: Vec<_> = (0..columns.len())
-            .map(|t| {
-                let first = columns[t].first().map(|slot| slot.id);
-                let (subject, object, columns) = (Arc::clone(&subject), Arc::clone(&object), Arc::clone(&columns));
-                let handle = shuttle::thread::spawn(move || {
-                    let worker = me();
-                    for (i, slot) in columns[t].iter().enumerate() {
-                        if i > 0 {
-                            recording::set_role(worker, Role::Gate(slot.id));
-                        }
-                        run_op(worker, &subject, &object, slot);
-                    }
-                    recording::set_role(worker, Role::Harness);
-                    recording::with(|r| r.workers_unfinished -= 1);
-                    crate::explore::footprint::note_finishing();
-                });
-                // A new worker waits at the gate of its first operation: shuttle creates it
-                // without a scheduling point, so the scheduler first sees it after this.
-                let role = first.map_or(Role::Harness, Role::Gate);
-                recording::set_role(task_of(&handle), role);
-                handle
-            })
-            .collect();
-        recording::set_role(main, Role::Waiting);
-        while recording::with(|r| r.workers_unfinished) > 0 {
-            shuttle::thread::yield_now();
-            if abandonment::is_abandoning() {
-                abandonment::wake_waiters();
-            }
-        }
-        recording::set_role(main, Role::Harness);
-        // Every worker has finished (a join would only add scheduling points).
-        drop(workers);
+        run_workers(main, &subject, &object, &columns);
         for slot in &finals {
             run_op(main, &subject, &object, slot);
         }
         drop(object);
-        // The watchdog ends now. Background threads of the object may run forever: if there are
-        // any, the scheduler stops the execution instead.
-        recording::with(|r| r.done = true);
-        // The quiet end: the object's own threads, if lineup's, are let finish.
-        if crate::explore::quiet_end::begin() {
-            while recording::with(|r| r.own_threads_running()) {
-                shuttle::thread::yield_now();
+        end_execution(watchdog);
+    }
+}
+
+/// Spawns the watchdog: it yields until the last operation has returned (waking, while a stuck
+/// execution is being abandoned, the waiters so that they unwind).
+fn spawn_watchdog() -> shuttle::thread::JoinHandle<()> {
+    let handle = shuttle::thread::spawn(|| {
+        while !recording::with(|r| r.done) {
+            shuttle::thread::yield_now();
+            // A stuck execution is being abandoned: wake the waiters so that they unwind.
+            if abandonment::is_abandoning() {
+                abandonment::wake_waiters();
             }
         }
-        // Joined, so that every task finishes and shuttle reuses their stacks.
-        if let Some(watchdog) = watchdog {
-            let _ = watchdog.join();
+    });
+    recording::set_role(task_of(&handle), Role::Watchdog);
+    handle
+}
+
+/// Spawns one worker per column, each running its column's operations behind their gates, and
+/// waits (yielding) until every worker has finished.
+fn run_workers<O: Send + Sync + 'static>(
+    main: TaskId,
+    subject: &Arc<Subject<O>>,
+    object: &Arc<O>,
+    columns: &Arc<Vec<Vec<OpSlot>>>,
+) {
+    recording::with(|r| r.workers_unfinished = columns.len());
+    let workers: Vec<_> = (0..columns.len())
+        .map(|t| {
+            let first = columns[t].first().map(|slot| slot.id);
+            let (subject, object, columns) = (Arc::clone(subject), Arc::clone(object), Arc::clone(columns));
+            let handle = shuttle::thread::spawn(move || {
+                let worker = me();
+                for (i, slot) in columns[t].iter().enumerate() {
+                    if i > 0 {
+                        recording::set_role(worker, Role::Gate(slot.id));
+                    }
+                    run_op(worker, &subject, &object, slot);
+                }
+                recording::set_role(worker, Role::Harness);
+                recording::with(|r| r.workers_unfinished -= 1);
+                crate::explore::footprint::note_finishing();
+            });
+            // A new worker waits at the gate of its first operation: shuttle creates it
+            // without a scheduling point, so the scheduler first sees it after this.
+            let role = first.map_or(Role::Harness, Role::Gate);
+            recording::set_role(task_of(&handle), role);
+            handle
+        })
+        .collect();
+    recording::set_role(main, Role::Waiting);
+    while recording::with(|r| r.workers_unfinished) > 0 {
+        shuttle::thread::yield_now();
+        if abandonment::is_abandoning() {
+            abandonment::wake_waiters();
         }
+    }
+    recording::set_role(main, Role::Harness);
+    // Every worker has finished (a join would only add scheduling points).
+    drop(workers);
+}
+
+/// After the last operation: the watchdog ends, and the object's own threads, if lineup's, are
+/// let finish (the quiet end). Background threads of the object may run forever: if there are
+/// any that are not lineup's, the scheduler stops the execution instead.
+fn end_execution(watchdog: Option<shuttle::thread::JoinHandle<()>>) {
+    recording::with(|r| r.done = true);
+    if crate::explore::quiet_end::begin() {
+        while recording::with(|r| r.own_threads_running()) {
+            shuttle::thread::yield_now();
+        }
+    }
+    // Joined, so that every task finishes and shuttle reuses their stacks.
+    if let Some(watchdog) = watchdog {
+        let _ = watchdog.join();
     }
 }
 
@@ -217,7 +236,7 @@ fn install_quiet_panic_hook() {
             // The task runs an operation under `run_op`'s `catch_unwind`: the panic is a response.
             Some(me) if recording::with(|r| r.runs_operation(me)) => {}
             // A thread of lineup's that panics during the quiet end is ended silently.
-            Some(me) if recording::with(|r| r.quiet_end && r.is_own_thread_running(me)) => {}
+            Some(me) if recording::with(|r| r.is_told_to_end(me)) => {}
             Some(_) => shuttle_hook(info),
             None => match HOOK_BEFORE_SHUTTLE.get() {
                 Some(before) => before(info),

@@ -1,10 +1,13 @@
 //! The shuttle backend: lineup's scheduler over a decision tree, the harness that runs one
-//! execution of a matrix, the recording of call and return events, the roles of tasks, and the
-//! set of traces seen.
+//! execution of a matrix, the execution context (the recording of call and return events, the
+//! footprints of steps, the abandonment and the quiet end of an execution), the roles of tasks,
+//! and the set of traces seen.
 
 #[cfg_attr(loom, allow(dead_code))]
 pub(crate) mod abandonment;
 pub(crate) mod concurrent;
+#[cfg_attr(loom, allow(dead_code))]
+pub(crate) mod context;
 pub(crate) mod decision_tree;
 #[cfg_attr(loom, allow(dead_code))]
 pub(crate) mod footprint;

@@ -15,38 +15,41 @@
 //!
 //! [`Recording::every_thread_of_its_own_is_lineup_s`]: crate::explore::recording::Recording::every_thread_of_its_own_is_lineup_s
 
-use std::cell::RefCell;
-
 use shuttle::current::TaskId;
 use shuttle_engine::runtime::execution::ExecutionState;
 
+use crate::explore::context::ExecutionContext;
 use crate::explore::recording;
 
 /// Steps the quiet end may take before the scheduler stops the execution.
 pub(crate) const MAX_QUIET_END_STEPS: u64 = 10_000;
 
-#[derive(Default)]
-struct State {
+/// The quiet end's sub-store of the [execution context](crate::explore::context).
+#[derive(Debug)]
+pub(crate) struct QuietEndReceives {
     /// Tasks waiting in a receive of `lineup::sync::mpsc`.
     receiving: Vec<TaskId>,
     /// Threads told, during the quiet end, that their channel is disconnected.
     told: Vec<TaskId>,
 }
 
-thread_local! {
-    static STATE: RefCell<State> = RefCell::new(State::default());
+impl QuietEndReceives {
+    /// No task receives (the thread local's first value).
+    pub(crate) const EMPTY: QuietEndReceives = QuietEndReceives {
+        receiving: Vec::new(),
+        told: Vec::new(),
+    };
+
+    /// Forgets the previous execution's.
+    pub(crate) fn clear(&mut self) {
+        self.receiving.clear();
+        self.told.clear();
+    }
 }
 
-fn with<R>(f: impl FnOnce(&mut State) -> R) -> R {
-    STATE.with(|s| f(&mut s.borrow_mut()))
-}
-
-/// Forgets the previous execution's.
-pub(crate) fn reset() {
-    with(|s| {
-        s.receiving.clear();
-        s.told.clear();
-    });
+/// Runs `f` on the quiet end's sub-store of this OS thread's execution context.
+fn with<R>(f: impl FnOnce(&mut QuietEndReceives) -> R) -> R {
+    ExecutionContext::with(|cx| f(&mut cx.quiet_end()))
 }
 
 /// The current task begins to wait in a receive.
@@ -82,16 +85,17 @@ pub(crate) fn end_receive(me: TaskId) {
 /// `Some(false)` after that (it waits for good).
 pub(crate) fn told_to_end() -> Option<bool> {
     let me = shuttle::current::try_get_current_task()?;
-    if !recording::with(|r| r.quiet_end && r.is_own_thread_running(me)) {
-        return None;
-    }
-    Some(with(|s| {
+    ExecutionContext::with(|cx| {
+        if !cx.recording().is_told_to_end(me) {
+            return None;
+        }
+        let mut s = cx.quiet_end();
         let first = !s.told.contains(&me);
         if first {
             s.told.push(me);
         }
-        first
-    }))
+        Some(first)
+    })
 }
 
 /// The harness, after the last operation returned: begins the quiet end if every thread of the
@@ -99,8 +103,8 @@ pub(crate) fn told_to_end() -> Option<bool> {
 /// Returns whether it began.
 pub(crate) fn begin() -> bool {
     let begun = recording::with(|r| {
-        r.quiet_end = r.own_threads_running() && r.every_thread_of_its_own_is_lineup_s();
-        r.quiet_end
+        r.own_threads.quiet_end = r.own_threads_running() && r.every_thread_of_its_own_is_lineup_s();
+        r.own_threads.quiet_end
     });
     if begun {
         let waiting = take_receiving();
@@ -117,7 +121,7 @@ pub(crate) fn begin() -> bool {
 mod tests {
     use crate::check::check;
     use crate::config::{Config, Reduction};
-    use crate::explore::abandonment::{stopped_executions, TURN};
+    use crate::explore::abandonment::stopped_executions;
     use crate::model::invocation::Invocation;
     use crate::model::matrix::TestMatrix;
     use crate::model::subject::Subject;
@@ -179,7 +183,6 @@ mod tests {
     }
 
     fn run(mailbox: Mailbox) -> (crate::judge::verdict::CheckStats, u64) {
-        let _turn = TURN.lock().unwrap_or_else(|e| e.into_inner());
         let subject = Subject::new("Counter", move || Counter::new(mailbox)).with(Invocation::new("inc", Counter::inc));
         // Without the reduction: no redundant executions, which end the old way.
         let config = Config {

@@ -1,18 +1,69 @@
 //! The record of the execution in progress, shared by the harness (which appends call and
 //! return events from inside the tasks) and the scheduler (which reads it at every decision).
 //!
-//! A shuttle execution runs every task and the scheduler on one OS thread, so the record is a
-//! thread local; checks on different OS threads have records of their own.
-
-use std::cell::RefCell;
+//! It is a sub-store of the [execution context](crate::explore::context), reached through
+//! [`with`].
 
 use shuttle::current::TaskId;
 
+use crate::explore::context::ExecutionContext;
 use crate::explore::role::Role;
 use crate::model::history::Event;
 use crate::model::history::History;
 use crate::model::history::OpTable;
 use crate::model::trace::{ResponseInterner, TraceRef};
+
+/// The threads spawned by `lineup::thread::spawn` in the execution in progress, and the quiet end
+/// that lets them finish (see [`quiet_end`](crate::explore::quiet_end)).
+#[derive(Debug, Default)]
+pub(crate) struct OwnThreads {
+    /// By task id, and whether each is still running its function.
+    spawned: Vec<(TaskId, bool)>,
+    /// The execution is over and these threads are being let finish (see
+    /// `lineup::sync::mpsc`'s receive): the *quiet end*.
+    pub quiet_end: bool,
+}
+
+impl OwnThreads {
+    const EMPTY: OwnThreads = OwnThreads {
+        spawned: Vec::new(),
+        quiet_end: false,
+    };
+
+    fn clear(&mut self) {
+        self.spawned.clear();
+        self.quiet_end = false;
+    }
+
+    /// `task` was spawned by `lineup::thread::spawn`; it runs its function.
+    #[cfg_attr(loom, allow(dead_code))]
+    pub fn spawned(&mut self, task: TaskId) {
+        self.spawned.push((task, true));
+    }
+
+    /// `task`, spawned by `lineup::thread::spawn`, has returned from its function (or unwound).
+    #[cfg_attr(loom, allow(dead_code))]
+    pub fn finished(&mut self, task: TaskId) {
+        if let Some(entry) = self.spawned.iter_mut().find(|(t, _)| *t == task) {
+            entry.1 = false;
+        }
+    }
+
+    /// Whether the task with id `task` was spawned by `lineup::thread::spawn`.
+    pub fn contains(&self, task: usize) -> bool {
+        self.spawned.iter().any(|&(t, _)| usize::from(t) == task)
+    }
+
+    /// Whether `task` was spawned by `lineup::thread::spawn` and still runs its function.
+    pub fn is_running(&self, task: TaskId) -> bool {
+        self.spawned.iter().any(|&(t, running)| t == task && running)
+    }
+
+    /// Whether some thread spawned by `lineup::thread::spawn` still runs its function.
+    pub fn any_running(&self) -> bool {
+        self.spawned.iter().any(|&(_, running)| running)
+    }
+}
 
 /// The events of the execution in progress.
 #[derive(Debug, Default)]
@@ -37,12 +88,8 @@ pub(crate) struct Recording {
     pub owners: Vec<Option<TaskId>>,
     /// The main thread has run the last operation: the execution is over.
     pub done: bool,
-    /// Threads spawned by `lineup::thread::spawn` in this execution, by task id, and whether
-    /// each is still running its function.
-    pub own_threads: Vec<(TaskId, bool)>,
-    /// The execution is over and the threads of `own_threads` are being let finish (see
-    /// `lineup::sync::mpsc`'s receive): the *quiet end*.
-    pub quiet_end: bool,
+    /// Threads spawned by `lineup::thread::spawn` in this execution, and their quiet end.
+    pub own_threads: OwnThreads,
     /// The responses seen in this exploration.
     pub interner: ResponseInterner,
     /// A buffer that responses are rendered into before they are interned.
@@ -50,7 +97,8 @@ pub(crate) struct Recording {
 }
 
 impl Recording {
-    const EMPTY: Recording = Recording {
+    /// A record of no execution (the thread local's first value).
+    pub(crate) const EMPTY: Recording = Recording {
         events: Vec::new(),
         responses: Vec::new(),
         pending: Vec::new(),
@@ -60,8 +108,7 @@ impl Recording {
         owners: Vec::new(),
         workers_unfinished: 0,
         done: false,
-        own_threads: Vec::new(),
-        quiet_end: false,
+        own_threads: OwnThreads::EMPTY,
         interner: ResponseInterner::EMPTY,
         buffer: String::new(),
     };
@@ -148,35 +195,31 @@ impl Recording {
     }
 }
 
-thread_local! {
-    // `const`-initialized: the scheduler and the harness reach it hundreds of times per execution.
-    static RECORDING: RefCell<Recording> = const { RefCell::new(Recording::EMPTY) };
-}
-
 /// Runs `f` on the record of the execution in progress on this OS thread.
+#[inline]
 pub(crate) fn with<R>(f: impl FnOnce(&mut Recording) -> R) -> R {
-    RECORDING.with(|r| f(&mut r.borrow_mut()))
+    ExecutionContext::with(|cx| f(&mut cx.recording()))
 }
 
-/// Starts a fresh record for an execution of a matrix with `ops` operations.
-pub(crate) fn reset(ops: usize) {
-    with(|r| {
-        r.events.clear();
-        r.responses.clear();
-        r.responses.resize(ops, None);
-        r.pending.clear();
-        r.pending.resize(ops, false);
-        r.yields.clear();
-        r.yields.resize(ops, 0);
-        r.roles.clear();
-        r.run_roles.clear();
-        r.owners.clear();
-        r.owners.resize(ops, None);
-        r.done = false;
-        r.own_threads.clear();
-        r.quiet_end = false;
-        r.workers_unfinished = 0;
-    });
+impl Recording {
+    /// Starts a fresh record for an execution of a matrix with `ops` operations (the responses
+    /// interned so far are kept: they are the exploration's).
+    pub(crate) fn begin_execution(&mut self, ops: usize) {
+        self.events.clear();
+        self.responses.clear();
+        self.responses.resize(ops, None);
+        self.pending.clear();
+        self.pending.resize(ops, false);
+        self.yields.clear();
+        self.yields.resize(ops, 0);
+        self.roles.clear();
+        self.run_roles.clear();
+        self.owners.clear();
+        self.owners.resize(ops, None);
+        self.done = false;
+        self.own_threads.clear();
+        self.workers_unfinished = 0;
+    }
 }
 
 /// Forgets the responses of an earlier exploration.
@@ -212,12 +255,18 @@ pub(crate) fn history_of(trace: TraceRef<'_>, ops: &OpTable) -> History {
 impl Recording {
     /// Whether `task` is a thread spawned by `lineup::thread::spawn` still running its function.
     pub fn is_own_thread_running(&self, task: TaskId) -> bool {
-        self.own_threads.iter().any(|&(t, running)| t == task && running)
+        self.own_threads.is_running(task)
+    }
+
+    /// Whether `task` is a thread spawned by `lineup::thread::spawn` still running its function
+    /// during the quiet end.
+    pub fn is_told_to_end(&self, task: TaskId) -> bool {
+        self.own_threads.quiet_end && self.own_threads.is_running(task)
     }
 
     /// Whether some thread spawned by `lineup::thread::spawn` still runs its function.
     pub fn own_threads_running(&self) -> bool {
-        self.own_threads.iter().any(|&(_, running)| running)
+        self.own_threads.any_running()
     }
 
     /// Whether every thread of the object's own (spawned by the constructor, or outliving the
@@ -225,10 +274,8 @@ impl Recording {
     /// can let them finish.
     pub fn every_thread_of_its_own_is_lineup_s(&self) -> bool {
         self.roles.iter().enumerate().skip(1).all(|(i, role)| match role {
-            Some(Role::Background) => self.own_threads.iter().any(|&(t, _)| usize::from(t) == i),
-            Some(Role::InOp(op)) if self.owners[op - 1] != Some(TaskId::from(i)) => {
-                self.own_threads.iter().any(|&(t, _)| usize::from(t) == i)
-            }
+            Some(Role::Background) => self.own_threads.contains(i),
+            Some(Role::InOp(op)) if self.owners[op - 1] != Some(TaskId::from(i)) => self.own_threads.contains(i),
             _ => true,
         })
     }

@@ -10,30 +10,18 @@ use shuttle::{FailurePersistence, MaxSteps, Runner};
 
 use crate::config::{Config, Reduction};
 use crate::error::CheckError;
-use crate::explore::decision_tree::DecisionTree;
+use crate::explore::decision_tree::{DecisionTree, Divergence};
 use crate::explore::harness::{panic_message, remember_panic_hook, test_body};
 use crate::explore::recording;
-use crate::explore::scheduler::{Control, ExecutionResult, Exploration, Limits, LineupScheduler, Mode};
+use crate::explore::scheduler::{
+    Control, ExecutionResult, ExplorationTotals, LineupScheduler, Mode, SchedulerState, Settings,
+};
 use crate::explore::split::SplitQueue;
+use crate::explore::strategy::serial_dfs::SerialDfs;
 use crate::explore::strategy::SchedulingStrategy;
 use crate::model::matrix::TestMatrix;
 use crate::model::subject::Subject;
 
-/// Totals of one exploration.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub(crate) struct Explored {
-    pub executions: u64,
-    /// Of those, the executions the partial-order reduction ended early (never judged).
-    pub redundant: u64,
-    pub steps: u64,
-    pub elapsed: Duration,
-    /// Some execution had a thread of the object's own running (see [`Reduction::Auto`]).
-    pub background: bool,
-}
-
-/// Explores `matrix`: its serial executions (phase 1) without a `strategy`, else the concurrent
-/// ones the strategy chooses, handing every execution to `sink` until it says stop or the
-/// exploration is complete (or, with `split`, until the workers sharing the tree are done).
 /// Whether the object has threads of its own ([`Reduction::Auto`]): one serial execution, without
 /// the reduction, sees a thread that runs outside every pending operation (spawned by the
 /// constructor, or outliving its operation). A probe that fails says no: the exploration that
@@ -53,6 +41,9 @@ pub(crate) fn has_threads_of_its_own<O: Send + Sync + 'static>(
     .is_ok_and(|(explored, _)| explored.background)
 }
 
+/// Explores `matrix`: its serial executions (phase 1) without a `strategy`, else the concurrent
+/// ones the strategy chooses, handing every execution to `sink` until it says stop or the
+/// exploration is complete (or, with `split`, until the workers sharing the tree are done).
 pub(crate) fn explore<O: Send + Sync + 'static>(
     subject: &Subject<O>,
     matrix: &TestMatrix,
@@ -61,7 +52,7 @@ pub(crate) fn explore<O: Send + Sync + 'static>(
     split: Option<&Arc<SplitQueue>>,
     config: &Config,
     sink: impl for<'a> FnMut(ExecutionResult<'a>) -> Control + 'static,
-) -> Result<Explored, CheckError> {
+) -> Result<ExplorationTotals, CheckError> {
     explore_keeping_tree(subject, matrix, tree, strategy, split, config, sink).map(|(explored, _)| explored)
 }
 
@@ -76,17 +67,49 @@ pub(crate) fn explore_keeping_tree<O: Send + Sync + 'static>(
     split: Option<&Arc<SplitQueue>>,
     config: &Config,
     sink: impl for<'a> FnMut(ExecutionResult<'a>) -> Control + 'static,
-) -> Result<(Explored, DecisionTree), CheckError> {
-    let mode = if strategy.is_some() {
-        Mode::Concurrent
-    } else {
-        Mode::Serial
+) -> Result<(ExplorationTotals, DecisionTree), CheckError> {
+    let (mode, strategy) = match strategy {
+        Some(strategy) => (Mode::Concurrent, strategy),
+        None => (Mode::Serial, Box::new(SerialDfs) as Box<dyn SchedulingStrategy>),
     };
     let phase = match mode {
         Mode::Serial => "phase 1 (serial executions)",
         Mode::Concurrent => "phase 2 (concurrent executions)",
     };
-    let limits = Limits {
+    let settings = settings_for(subject, matrix, config, mode, &tree, strategy.as_ref());
+    let state = Rc::new(RefCell::new(SchedulerState::new(
+        settings,
+        tree,
+        strategy,
+        split.cloned(),
+        Box::new(sink),
+    )));
+    let elapsed =
+        run_on_shuttle(subject, matrix, &state).map_err(|message| CheckError::ExecutionFailed { phase, message })?;
+    crate::explore::footprint::end_exploration();
+    let mut state = state.borrow_mut();
+    if let Some(divergence) = &state.divergence {
+        return Err(divergence_error(divergence, phase));
+    }
+    let totals = ExplorationTotals {
+        elapsed,
+        ..state.totals
+    };
+    Ok((totals, state.take_tree()))
+}
+
+/// The settings of an exploration in `mode` of `tree` with `strategy`.
+fn settings_for<O: Send + Sync + 'static>(
+    subject: &Subject<O>,
+    matrix: &TestMatrix,
+    config: &Config,
+    mode: Mode,
+    tree: &DecisionTree,
+    strategy: &dyn SchedulingStrategy,
+) -> Settings {
+    Settings {
+        mode,
+        op_count: matrix.op_count(),
         spin_bound: config.spin_bound,
         fair_switch_steps: config.fair_switch_steps.max(1),
         max_steps: config.max_steps,
@@ -99,78 +122,63 @@ pub(crate) fn explore_keeping_tree<O: Send + Sync + 'static>(
             && !tree.is_replay()
             && match mode {
                 Mode::Serial => true,
-                Mode::Concurrent => {
-                    config.strategy == crate::config::Strategy::PbDfs
-                        && strategy.as_ref().is_some_and(|s| s.supports_reduction())
-                }
+                Mode::Concurrent => config.strategy == crate::config::Strategy::PbDfs && strategy.supports_reduction(),
             }
             && (config.reduction == Reduction::On || has_threads_of_its_own(subject, matrix, config)),
         reduction_fault: config.reduction_fault,
-    };
-    let exploration = Rc::new(RefCell::new(Exploration::new(
-        mode,
-        limits,
-        matrix.op_count(),
-        tree,
-        strategy,
-        split.cloned(),
-        Box::new(sink),
-    )));
+    }
+}
+
+/// Runs every execution of the exploration `state` on shuttle: how long it took, or the message
+/// of a panic that escaped an execution.
+fn run_on_shuttle<O: Send + Sync + 'static>(
+    subject: &Subject<O>,
+    matrix: &TestMatrix,
+    state: &Rc<RefCell<SchedulerState>>,
+) -> Result<Duration, String> {
     let mut shuttle_config = shuttle::Config::new();
     shuttle_config.max_steps = MaxSteps::None;
     shuttle_config.failure_persistence = FailurePersistence::None;
     shuttle_config.silence_warnings = true;
     remember_panic_hook();
     recording::reset_interner();
-    let runner = Runner::new(LineupScheduler(Rc::clone(&exploration)), shuttle_config);
+    let runner = Runner::new(LineupScheduler(Rc::clone(state)), shuttle_config);
     let body = test_body(subject.clone(), matrix);
     let start = Instant::now();
     let outcome = panic::catch_unwind(AssertUnwindSafe(|| runner.run(body)));
     let elapsed = start.elapsed();
-    if let Err(payload) = outcome {
-        return Err(CheckError::ExecutionFailed {
-            phase,
-            message: panic_message(payload.as_ref()),
-        });
+    outcome
+        .map(|_| elapsed)
+        .map_err(|payload| panic_message(payload.as_ref()))
+}
+
+/// The error of an exploration whose schedule diverged in `phase`: a replay token that does not
+/// fit the execution, or nondeterminism the model checker does not control.
+fn divergence_error(d: &Divergence, phase: &'static str) -> CheckError {
+    if d.from_token {
+        let problem = if d.found_options == 0 {
+            format!(
+                "the execution has {} branch points, the token more choices than that",
+                d.depth
+            )
+        } else {
+            format!(
+                "choice {} at branch point {} is out of range: there are {} options",
+                d.expected_options - 1,
+                d.depth,
+                d.found_options
+            )
+        };
+        // The caller knows the token and fills it in.
+        return CheckError::BadReplayToken {
+            token: String::new(),
+            problem,
+        };
     }
-    crate::explore::footprint::end_exploration();
-    let state = exploration.borrow();
-    if let Some(d) = &state.divergence {
-        if d.from_token {
-            let problem = if d.found_options == 0 {
-                format!(
-                    "the execution has {} branch points, the token more choices than that",
-                    d.depth
-                )
-            } else {
-                format!(
-                    "choice {} at branch point {} is out of range: there are {} options",
-                    d.expected_options - 1,
-                    d.depth,
-                    d.found_options
-                )
-            };
-            // The caller knows the token and fills it in.
-            return Err(CheckError::BadReplayToken {
-                token: String::new(),
-                problem,
-            });
-        }
-        return Err(CheckError::UncontrolledNondeterminism {
-            phase,
-            depth: d.depth,
-            expected: d.expected_options,
-            found: d.found_options,
-        });
+    CheckError::UncontrolledNondeterminism {
+        phase,
+        depth: d.depth,
+        expected: d.expected_options,
+        found: d.found_options,
     }
-    let explored = Explored {
-        executions: state.executions,
-        redundant: state.redundant,
-        steps: state.steps,
-        elapsed,
-        background: state.background_seen,
-    };
-    drop(state);
-    let tree = exploration.borrow_mut().take_tree();
-    Ok((explored, tree))
 }

@@ -1,5 +1,14 @@
-//! lineup's shuttle scheduler: serial exploration for phase 1 and preemption-bounded
-//! exploration for phase 2, both depth-first over a [`DecisionTree`].
+//! lineup's shuttle scheduler: every serial execution for phase 1, the concurrent executions its
+//! [strategy](crate::explore::strategy) chooses for phase 2, over a [`DecisionTree`].
+//!
+//! Its state, [`SchedulerState`], keeps apart what lasts for the exploration (its [`Settings`],
+//! the tree, the strategy, the [`ExplorationTotals`]) and what lasts for one execution (an
+//! `ExecutionState`, and the partial-order reduction's `ReductionState`), which each new
+//! execution replaces whole; what the tasks of the execution record themselves lives in the
+//! [execution context](crate::explore::context). A decision ([`SchedulerState`]'s `decide`) first
+//! settles what is not a choice (the end, the step limit, fast paths, harness code, stuck and
+//! redundant executions) and hands every choice to the strategy (phase 1's is
+//! [`SerialDfs`](crate::explore::strategy::serial_dfs::SerialDfs)).
 //!
 //! At every scheduling point the scheduler looks at the [`Role`] of each runnable task:
 //!
@@ -28,14 +37,16 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 use std::sync::Arc;
+use std::time::Duration;
 
 use shuttle::current::TaskId;
 use shuttle::scheduler::{Schedule, Scheduler, Task};
 
 use crate::config::ReductionFault;
 use crate::explore::abandonment::{self, Abandonment};
+use crate::explore::context::ExecutionContext;
 use crate::explore::decision_tree::{DecisionTree, Divergence};
-use crate::explore::footprint::{self, Footprint};
+use crate::explore::footprint::{Footprint, FootprintLog};
 use crate::explore::recording;
 use crate::explore::recording::Recording;
 use crate::explore::role::Role;
@@ -66,7 +77,7 @@ pub(crate) struct ExecutionResult<'a> {
     /// The execution reached the step limit: its history is not judged.
     pub inconclusive: bool,
     tree: &'a DecisionTree,
-    strategy: Option<&'a dyn SchedulingStrategy>,
+    strategy: &'a dyn SchedulingStrategy,
     by_index: &'a [u32],
 }
 
@@ -84,10 +95,7 @@ impl ExecutionResult<'_> {
 
     /// The phase and the choices of the execution's replay token.
     pub fn token(&self) -> (Phase, Vec<u32>) {
-        match self.strategy {
-            Some(strategy) => strategy.token(self.tree, self.by_index),
-            None => (Phase::Serial, self.tree.choices()),
-        }
+        self.strategy.token(self.tree, self.by_index)
     }
 }
 
@@ -98,9 +106,13 @@ pub(crate) enum Control {
     Stop,
 }
 
-/// Bounds on one execution.
+/// How an exploration explores, and the bounds on each of its executions: fixed for the
+/// exploration.
 #[derive(Clone, Copy, Debug)]
-pub(crate) struct Limits {
+pub(crate) struct Settings {
+    pub mode: Mode,
+    /// The operations of the matrix.
+    pub op_count: usize,
     pub spin_bound: u32,
     pub fair_switch_steps: u32,
     pub max_steps: u64,
@@ -113,7 +125,7 @@ pub(crate) struct Limits {
 
 /// The step granted at the last decision, for its sleep record.
 #[derive(Clone, Copy, Debug)]
-struct Grant {
+struct GrantedStep {
     task: TaskId,
     /// The branch point and option it was chosen at, if it was a choice.
     branch: Option<(usize, u32)>,
@@ -129,60 +141,188 @@ struct Grant {
 
 type Sink = Box<dyn for<'a> FnMut(ExecutionResult<'a>) -> Control>;
 
-/// The state of an exploration, shared between the scheduler that shuttle owns and the phase
-/// that runs it.
-pub(crate) struct Exploration {
-    mode: Mode,
-    limits: Limits,
-    op_count: usize,
-    tree: DecisionTree,
-    /// Phase 2's strategy (`None` in phase 1).
-    strategy: Option<Box<dyn SchedulingStrategy>>,
-    /// The index of the thread chosen at every point of this execution with more than one (the
-    /// replay token of every strategy but `pb-dfs`).
-    by_index: Vec<u32>,
-    /// The queue shared with the other workers exploring the same tree, if any.
-    split: Option<Arc<SplitQueue>>,
-    sink: Sink,
-    started: bool,
-    stopped: bool,
+/// Totals of one exploration.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct ExplorationTotals {
+    /// Executions run to their end (or stopped), redundant ones included.
     pub executions: u64,
-    /// Executions ended because every thread that could run was asleep (counted in
-    /// `executions`, never judged).
+    /// Of those, the executions the partial-order reduction ended early (never judged).
     pub redundant: u64,
-    /// Redundant executions since the last one handed to the sink.
-    redundant_unreported: u64,
+    /// Scheduling steps of every execution together (their abandonments not counted).
     pub steps: u64,
-    pub divergence: Option<Divergence>,
-    /// Some execution so far had a thread of the object's own (see `saw_background`).
-    pub background_seen: bool,
-    // Per execution.
+    /// Wall-clock time of the exploration (set by its [run](crate::explore::run) when it ends).
+    pub elapsed: Duration,
+    /// Some execution had a thread of the object's own running (see
+    /// [`Reduction::Auto`](crate::config::Reduction::Auto)).
+    pub background: bool,
+}
+
+/// Where the exploration is in its life.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Lifecycle {
+    /// No execution has begun yet.
+    NotStarted,
+    /// An execution is in progress.
+    Running,
+    /// The exploration is over: no execution follows.
+    Stopped,
+}
+
+/// How an execution ended before its last operation returned.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum EarlyEnd {
+    /// The history is stuck (recorded, then the execution is abandoned).
+    Stuck(StuckKind),
+    /// Every thread that could run was asleep (the execution is abandoned, never judged).
+    Redundant,
+    /// The execution reached the step limit (stopped, never judged).
+    Inconclusive,
+}
+
+/// The state of the execution in progress, replaced whole when the next one begins (see
+/// [`ExecutionState::next`]).
+#[derive(Debug, Default)]
+struct ExecutionState {
+    /// Scheduling points decided so far (not those of its abandonment).
     step: u64,
+    /// The step at which each task last ran, indexed by task id (0: not yet).
     last_run: Vec<u64>,
     /// The task that ran last, and how many steps in a row it has run since it was switched to
     /// (or since its last yield or fair switch).
     run: Option<(TaskId, u32)>,
-    stuck: Option<StuckKind>,
-    inconclusive: bool,
-    diverged: bool,
+    /// Set once, when the execution ends before its last operation returned.
+    early_end: Option<EarlyEnd>,
+    /// A thread of the object's own ran in this execution.
     saw_background: bool,
-    members_buffer: Vec<(TaskId, Class)>,
-    ids_buffer: Vec<TaskId>,
-    /// The execution is stuck, its history recorded, and it is being ended cleanly.
+    /// Set when the execution is stuck or redundant, its history recorded: it is being ended
+    /// cleanly, and every later scheduling point is the abandonment's.
     abandonment: Option<Abandonment>,
-    // The reduction, per execution.
+    /// Steps of the quiet end so far (see `quiet_end`).
+    quiet_end_steps: u64,
+    /// The index of the thread chosen at every point of this execution with more than one (the
+    /// replay token of every strategy but `pb-dfs`).
+    by_index: Vec<u32>,
+}
+
+impl ExecutionState {
+    /// The state of the next execution: fresh, in this one's buffers.
+    fn next(self) -> Self {
+        let Self {
+            mut last_run,
+            mut by_index,
+            ..
+        } = self;
+        last_run.clear();
+        by_index.clear();
+        Self {
+            last_run,
+            by_index,
+            ..Self::default()
+        }
+    }
+
+    /// `task` runs at this step.
+    fn note_run(&mut self, task: TaskId) {
+        let i = usize::from(task);
+        if self.last_run.len() <= i {
+            self.last_run.resize(i + 1, 0);
+        }
+        self.last_run[i] = self.step;
+        self.run = match self.run {
+            Some((t, n)) if t == task => Some((t, n + 1)),
+            _ => Some((task, 1)),
+        };
+    }
+}
+
+/// The partial-order reduction's state in the execution in progress (see
+/// [`sleep`](crate::explore::sleep)), replaced whole with the [`ExecutionState`].
+#[derive(Debug, Default)]
+struct ReductionState {
+    /// The threads asleep now.
     sleep: SleepSet,
-    granted: Option<Grant>,
+    /// The step granted at the last decision, until the next decision closes it.
+    granted: Option<GrantedStep>,
+    /// The footprint of the step closed last (a buffer: valid right after `close_step` wrote it).
     closed: Footprint,
     /// The execution gave way with a choice of fair thread, or switched for fairness, after this
     /// many branch points (the deepest such point).
     taint_depth: Option<usize>,
-    /// Every thread that could run was asleep: the execution is being ended.
-    redundant_now: bool,
-    /// Steps of the quiet end so far (see `quiet_end`).
-    quiet_end_steps: u64,
     /// The decision in progress gives way (a yield or a fair switch).
-    give_way_now: bool,
+    gives_way: bool,
+}
+
+impl ReductionState {
+    /// The state of the next execution: fresh, in this one's buffers.
+    fn next(self) -> Self {
+        let Self {
+            mut sleep, mut closed, ..
+        } = self;
+        sleep.clear();
+        closed.accesses.clear();
+        Self {
+            sleep,
+            closed: Footprint {
+                accesses: closed.accesses,
+                ..Footprint::default()
+            },
+            ..Self::default()
+        }
+    }
+}
+
+/// The tasks that may run at one decision (its *members*), in task order, with their classes:
+/// a buffer reused from decision to decision.
+#[derive(Debug, Default)]
+struct Members {
+    ids: Vec<TaskId>,
+    /// The class of each of `ids`, at the same position.
+    classes: Vec<MemberClass>,
+}
+
+impl Members {
+    fn clear(&mut self) {
+        self.ids.clear();
+        self.classes.clear();
+    }
+
+    fn push(&mut self, id: TaskId, class: MemberClass) {
+        self.ids.push(id);
+        self.classes.push(class);
+    }
+
+    fn len(&self) -> usize {
+        self.ids.len()
+    }
+}
+
+/// The scheduler's state over one exploration, shared between the scheduler that shuttle owns
+/// and the phase that runs it.
+pub(crate) struct SchedulerState {
+    settings: Settings,
+    /// The choices explored so far; the execution in progress follows its current path.
+    tree: DecisionTree,
+    /// Phase 1's [`SerialDfs`](crate::explore::strategy::serial_dfs::SerialDfs), or phase 2's
+    /// strategy.
+    strategy: Box<dyn SchedulingStrategy>,
+    /// The queue shared with the other workers exploring the same tree, if any.
+    split: Option<Arc<SplitQueue>>,
+    /// Where every execution that is not redundant goes when it ends.
+    sink: Sink,
+    /// `Running` from the first `new_execution` until the one that stops the exploration.
+    lifecycle: Lifecycle,
+    /// Set once, when the schedule diverges: the exploration stops at the end of that execution.
+    pub divergence: Option<Divergence>,
+    /// Of the totals' redundant executions, those since the last one handed to the sink.
+    redundant_unreported: u64,
+    /// Counted as executions end (`elapsed` is the run's to set).
+    pub totals: ExplorationTotals,
+    /// Replaced whole by each `new_execution` that begins one.
+    execution: ExecutionState,
+    /// Replaced with `execution`; never touched while the reduction is off.
+    reduction: ReductionState,
+    /// Only `next_task` holds it (taken out for the decision).
+    members: Members,
 }
 
 /// What the scheduler decided at one scheduling point.
@@ -202,56 +342,61 @@ enum Decision {
 
 /// The classification of a runnable task at one decision.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Class {
+enum MemberClass {
     Gate,
     Active(usize),
     Background,
 }
 
-impl Exploration {
+/// How the thread that ran last gives way at a decision, if it does.
+#[derive(Clone, Copy, Debug)]
+struct GiveWay {
+    /// It yielded (`yield_now`, a spin hint).
+    program_yield: bool,
+    /// It ran `fair_switch_steps` steps in a row: fairness makes it give way.
+    fair_switch: bool,
+}
+
+impl GiveWay {
+    fn gives_way(self) -> bool {
+        self.program_yield || self.fair_switch
+    }
+}
+
+/// The members of one decision, classified, and what else could run.
+#[derive(Clone, Copy, Debug, Default)]
+struct Classified {
+    /// The position among the members of the thread that ran last, if it is one.
+    current_index: Option<usize>,
+    /// The thread that ran last can run.
+    current_runnable: bool,
+    /// A task in harness code (the current one if it is one, else the first).
+    harness: Option<TaskId>,
+    /// The main thread waiting for the workers.
+    waiting: Option<TaskId>,
+}
+
+impl SchedulerState {
     pub fn new(
-        mode: Mode,
-        limits: Limits,
-        op_count: usize,
+        settings: Settings,
         tree: DecisionTree,
-        strategy: Option<Box<dyn SchedulingStrategy>>,
+        strategy: Box<dyn SchedulingStrategy>,
         split: Option<Arc<SplitQueue>>,
         sink: Sink,
     ) -> Self {
         Self {
-            mode,
-            limits,
-            op_count,
+            settings,
             tree,
             strategy,
-            by_index: Vec::new(),
             split,
             sink,
-            started: false,
-            stopped: false,
-            executions: 0,
-            redundant: 0,
-            redundant_unreported: 0,
-            steps: 0,
+            lifecycle: Lifecycle::NotStarted,
             divergence: None,
-            background_seen: false,
-            step: 0,
-            last_run: Vec::new(),
-            run: None,
-            stuck: None,
-            inconclusive: false,
-            diverged: false,
-            saw_background: false,
-            members_buffer: Vec::new(),
-            ids_buffer: Vec::new(),
-            abandonment: None,
-            sleep: SleepSet::default(),
-            granted: None,
-            closed: Footprint::default(),
-            taint_depth: None,
-            redundant_now: false,
-            quiet_end_steps: 0,
-            give_way_now: false,
+            redundant_unreported: 0,
+            totals: ExplorationTotals::default(),
+            execution: ExecutionState::default(),
+            reduction: ReductionState::default(),
+            members: Members::default(),
         }
     }
 
@@ -261,189 +406,182 @@ impl Exploration {
         std::mem::take(&mut self.tree)
     }
 
+    /// Counts the execution that just ended and hands it to the sink, unless it was redundant.
     fn finish_execution(&mut self) -> Control {
-        if let Some(depth) = self.taint_depth.take() {
+        if let Some(depth) = self.reduction.taint_depth.take() {
             self.tree.taint_path(depth);
         }
-        self.executions += 1;
-        self.steps += self.step;
-        if std::mem::take(&mut self.redundant_now) {
+        self.totals.executions += 1;
+        self.totals.steps += self.execution.step;
+        if self.execution.early_end == Some(EarlyEnd::Redundant) {
             // Every history it could reach has been reached: not judged.
-            self.redundant += 1;
+            self.totals.redundant += 1;
             self.redundant_unreported += 1;
-            self.stuck = None;
             return Control::Continue;
         }
         let (events, responses) = recording::take();
-        if !self.diverged {
-            let unused = match &self.strategy {
-                Some(strategy) => strategy.unused_choices().or_else(|| self.tree.unused_replay_choices()),
-                None => self.tree.unused_replay_choices(),
-            };
-            if let Some(unused) = unused {
-                self.divergence = Some(unused);
-                self.diverged = true;
-            }
+        if self.divergence.is_none() {
+            self.divergence = self
+                .strategy
+                .unused_choices()
+                .or_else(|| self.tree.unused_replay_choices());
         }
-        if self.diverged {
+        if self.divergence.is_some() {
             recording::give_back(events, responses);
             return Control::Stop;
         }
-        let stuck = self.stuck.take();
-        let trace = TraceRef {
-            events: &events,
-            responses: &responses,
-            stuck: stuck.is_some(),
+        let stuck = match self.execution.early_end {
+            Some(EarlyEnd::Stuck(kind)) => Some(kind),
+            _ => None,
         };
         let result = ExecutionResult {
-            trace,
+            trace: TraceRef {
+                events: &events,
+                responses: &responses,
+                stuck: stuck.is_some(),
+            },
             stuck,
             redundant_before: std::mem::take(&mut self.redundant_unreported),
-            inconclusive: std::mem::take(&mut self.inconclusive),
+            inconclusive: self.execution.early_end == Some(EarlyEnd::Inconclusive),
             tree: &self.tree,
-            strategy: self.strategy.as_deref(),
-            by_index: &self.by_index,
+            strategy: self.strategy.as_ref(),
+            by_index: &self.execution.by_index,
         };
         let control = (self.sink)(result);
         recording::give_back(events, responses);
         control
     }
 
-    fn new_execution(&mut self) -> Option<Schedule> {
-        self.abandonment = None;
-        abandonment::reset();
-        if self.stopped {
-            return None;
-        }
-        if self.started {
-            let control = self.finish_execution();
-            let exhausted = self.limits.max_executions.is_some_and(|max| self.executions >= max);
-            if self.diverged {
-                if let Some(split) = &self.split {
-                    split.abort();
-                }
-            }
-            if self.diverged || exhausted {
-                self.stopped = true;
-                return None;
-            }
-            let mut more = control == Control::Continue
-                && match &mut self.strategy {
-                    Some(strategy) => strategy.advance(&mut self.tree),
-                    None => self.tree.advance(),
-                };
+    /// After an execution: whether another one follows (the tree, or the split queue, has one,
+    /// and neither the sink, a divergence nor `max_executions` stops the exploration).
+    fn another_execution(&mut self, control: Control) -> bool {
+        let exhausted = self
+            .settings
+            .max_executions
+            .is_some_and(|max| self.totals.executions >= max);
+        if self.divergence.is_some() {
             if let Some(split) = &self.split {
-                // Shared with other workers: a stop ends this subtree (the sink told the queue
-                // why); the worker goes on with another one.
-                more = more && split.keep_going(&mut self.tree);
-                if !more {
-                    match split.next_subtree() {
-                        Some(tree) => {
-                            self.tree = tree;
-                            more = true;
-                        }
-                        None => more = false,
-                    }
+                split.abort();
+            }
+        }
+        if self.divergence.is_some() || exhausted {
+            return false;
+        }
+        let more = control == Control::Continue && self.strategy.advance(&mut self.tree);
+        let Some(split) = &self.split else {
+            return more;
+        };
+        // Shared with other workers: a stop ends this subtree (the sink told the queue why); the
+        // worker goes on with another one.
+        if more && split.keep_going(&mut self.tree) {
+            return true;
+        }
+        match split.next_subtree() {
+            Some(tree) => {
+                self.tree = tree;
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Begins the next execution: its state and the reduction's are replaced whole, and the
+    /// records of this OS thread are cleared.
+    fn begin_execution(&mut self) {
+        self.lifecycle = Lifecycle::Running;
+        self.execution = std::mem::take(&mut self.execution).next();
+        self.reduction = std::mem::take(&mut self.reduction).next();
+        self.strategy.begin_execution();
+        ExecutionContext::begin_execution(
+            self.settings.op_count,
+            self.settings.reduction,
+            self.settings.reduction_fault == Some(ReductionFault::SendsCommute),
+        );
+    }
+
+    fn new_execution(&mut self) -> Option<Schedule> {
+        abandonment::end();
+        match self.lifecycle {
+            Lifecycle::Stopped => return None,
+            Lifecycle::NotStarted => {}
+            Lifecycle::Running => {
+                let control = self.finish_execution();
+                if !self.another_execution(control) {
+                    self.lifecycle = Lifecycle::Stopped;
+                    return None;
                 }
             }
-            if !more {
-                self.stopped = true;
-                return None;
-            }
         }
-        self.started = true;
-        self.step = 0;
-        self.by_index.clear();
-        if let Some(strategy) = &mut self.strategy {
-            strategy.begin_execution();
-        }
-        self.last_run.clear();
-        self.run = None;
-        self.stuck = None;
-        self.inconclusive = false;
-        self.saw_background = false;
-        self.sleep.clear();
-        self.granted = None;
-        self.taint_depth = None;
-        self.redundant_now = false;
-        self.quiet_end_steps = 0;
-        crate::explore::quiet_end::reset();
-        footprint::begin_execution(
-            self.limits.reduction,
-            self.limits.reduction_fault == Some(ReductionFault::SendsCommute),
-        );
-        recording::reset(self.op_count);
+        self.begin_execution();
         Some(Schedule::new(0))
     }
 
     fn next_task(&mut self, runnable: &[&Task], current: Option<TaskId>, is_yielding: bool) -> Option<TaskId> {
-        if let Some(abandonment) = &mut self.abandonment {
+        if let Some(abandonment) = &mut self.execution.abandonment {
             return abandonment.next_task(runnable);
         }
-        self.step += 1;
-        let mut members = std::mem::take(&mut self.members_buffer);
+        self.execution.step += 1;
+        let mut members = std::mem::take(&mut self.members);
         members.clear();
-        let decision = recording::with(|r| {
-            if self.limits.reduction {
-                self.close_step(r, runnable, is_yielding);
+        // One access to the execution context for the whole decision.
+        let decision = ExecutionContext::with(|cx| {
+            let r = &mut *cx.recording();
+            if self.settings.reduction {
+                self.close_step(&mut cx.footprints(), r, runnable, is_yielding);
             }
             let depth_before = self.tree.depth();
             let decision = self.decide(r, runnable, current, is_yielding, &mut members);
             if let Decision::Run(task) = decision {
-                if self.limits.reduction {
-                    self.grant(r, task, depth_before, current, is_yielding);
+                if self.settings.reduction {
+                    self.grant(&mut cx.footprints(), r, task, depth_before, current, is_yielding);
                 }
                 // A worker let through its gate begins its operation now.
                 r.let_run(task);
             }
             decision
         });
-        self.members_buffer = members;
+        self.members = members;
+        self.carry_out(decision, runnable)
+    }
+
+    /// Carries out `decision`: the task that runs, or `None` to stop the execution.
+    fn carry_out(&mut self, decision: Decision, runnable: &[&Task]) -> Option<TaskId> {
         match decision {
             Decision::Run(task) => {
-                let i = usize::from(task);
-                if self.last_run.len() <= i {
-                    self.last_run.resize(i + 1, 0);
-                }
-                self.last_run[i] = self.step;
-                self.run = match self.run {
-                    Some((t, n)) if t == task => Some((t, n + 1)),
-                    _ => Some((task, 1)),
-                };
+                self.execution.note_run(task);
                 Some(task)
             }
             Decision::End => None,
             Decision::Inconclusive => {
-                self.inconclusive = true;
+                self.execution.early_end = Some(EarlyEnd::Inconclusive);
                 None
             }
-            Decision::Stuck(_) | Decision::Redundant => {
-                match decision {
-                    Decision::Stuck(kind) => self.stuck = Some(kind),
-                    _ => self.redundant_now = true,
-                }
-                // The stuck history is recorded: end the execution cleanly, without branching
-                // (or stop it, if it cannot be ended).
-                if !Abandonment::can_begin(runnable) {
-                    return None;
-                }
-                let mut abandonment = Abandonment::begin();
-                let next = abandonment.next_task(runnable);
-                self.abandonment = Some(abandonment);
-                next
-            }
+            Decision::Stuck(kind) => self.abandon(EarlyEnd::Stuck(kind), runnable),
+            Decision::Redundant => self.abandon(EarlyEnd::Redundant, runnable),
             Decision::Diverged(divergence) => {
                 self.divergence = Some(divergence);
-                self.diverged = true;
                 None
             }
         }
     }
 
+    /// The execution ends early (stuck or redundant), its history recorded: it is ended cleanly,
+    /// without branching (or stopped, if it cannot be ended).
+    fn abandon(&mut self, end: EarlyEnd, runnable: &[&Task]) -> Option<TaskId> {
+        self.execution.early_end = Some(end);
+        if !Abandonment::can_begin(runnable) {
+            return None;
+        }
+        let mut abandonment = Abandonment::begin();
+        let next = abandonment.next_task(runnable);
+        self.execution.abandonment = Some(abandonment);
+        next
+    }
+
     /// The step granted at the last decision ended: its footprint wakes the sleepers it conflicts
     /// with, and, if it was a choice, it is kept for the sleep sets of its later siblings.
-    fn close_step(&mut self, r: &Recording, runnable: &[&Task], yielded: bool) {
-        let Some(grant) = self.granted.take() else {
+    fn close_step(&mut self, footprints: &mut FootprintLog, r: &Recording, runnable: &[&Task], yielded: bool) {
+        let Some(grant) = self.reduction.granted.take() else {
             return;
         };
         let task = grant.task;
@@ -452,27 +590,31 @@ impl Exploration {
         // A worker that blocked at the first scheduling point of its operation: its call is
         // recorded now, in this step.
         let history = r.events.len() != grant.events_before || (!runs && matches!(role, Some(Role::Gate(_))));
-        let history = history && self.limits.reduction_fault != Some(ReductionFault::HistoryIndependent);
-        if footprint::end_step(yielded, history, &mut self.closed).is_none() {
+        let history = history && self.settings.reduction_fault != Some(ReductionFault::HistoryIndependent);
+        let reduction = &mut self.reduction;
+        if footprints.end_step(yielded, history, &mut reduction.closed).is_none() {
             return;
         }
-        self.sleep.step(task, &self.closed, footprint::in_flight_conflicts);
+        reduction.sleep.step(task, &reduction.closed, |t, step| {
+            footprints.in_flight_conflicts(t, step)
+        });
         if let Some((index, option)) = grant.branch {
             let unable_to_go_on = !runs || matches!(role, Some(Role::Harness | Role::Waiting));
             let eligible = !grant.give_way
-                && (self.mode == Mode::Serial
+                && (self.settings.mode == Mode::Serial
                     || grant.free_continuation
                     || unable_to_go_on
-                    || self.limits.reduction_fault == Some(ReductionFault::IgnoreBound));
+                    || self.settings.reduction_fault == Some(ReductionFault::IgnoreBound));
+            let closed = &self.reduction.closed;
             self.tree.keep_record(
                 index,
                 SleepRecord {
                     option,
                     task,
                     footprint: Footprint {
-                        accesses: self.closed.accesses[self.closed.resumed..].to_vec(),
-                        history: self.closed.history,
-                        opaque: self.closed.opaque,
+                        accesses: closed.accesses[closed.resumed..].to_vec(),
+                        history: closed.history,
+                        opaque: closed.opaque,
                         resumed: 0,
                     },
                     young_from: grant.young_from,
@@ -484,285 +626,330 @@ impl Exploration {
 
     /// The decision grants a step to `task`; if it was a choice at a branch point, the options
     /// explored there before it go to sleep.
-    fn grant(&mut self, r: &Recording, task: TaskId, depth_before: usize, current: Option<TaskId>, yielded: bool) {
+    fn grant(
+        &mut self,
+        footprints: &mut FootprintLog,
+        r: &Recording,
+        task: TaskId,
+        depth_before: usize,
+        current: Option<TaskId>,
+        yielded: bool,
+    ) {
         let branch = self
             .tree
             .branch_index(depth_before)
             .and_then(|i| Some((i, self.tree.chosen_at(i)?)));
         if let Some((index, _)) = branch {
             for record in self.tree.sleepers_at(index) {
-                self.sleep.add(record);
+                self.reduction.sleep.add(record);
             }
         }
-        let give_way = yielded || self.give_way_now;
-        self.granted = Some(Grant {
+        let give_way = yielded || self.reduction.gives_way;
+        self.reduction.granted = Some(GrantedStep {
             task,
             branch,
-            young_from: footprint::objects_numbered(),
+            young_from: footprints.objects_numbered(),
             events_before: r.events.len(),
             free_continuation: Some(task) == current && !give_way,
             give_way,
         });
-        footprint::begin_step(task);
+        footprints.begin_step(task);
     }
 
     /// The members asleep, as a bit set over their positions (below 64).
-    fn asleep_members(&self, members: &[(TaskId, Class)]) -> u64 {
-        if self.sleep.is_empty() {
+    fn asleep_members(&self, members: &Members) -> u64 {
+        let sleep = &self.reduction.sleep;
+        if sleep.is_empty() {
             return 0;
         }
         members
+            .ids
             .iter()
             .take(64)
             .enumerate()
-            .filter(|(_, (t, _))| self.sleep.contains(*t))
+            .filter(|&(_, &t)| sleep.contains(t))
             .fold(0, |mask, (k, _)| mask | (1 << k))
     }
 
-    /// Decides one scheduling point, in one pass over the runnable tasks.
+    /// Decides one scheduling point, in one pass over the runnable tasks: what is not a choice
+    /// first (the end, the step limit, fast paths, harness code, stuck and redundant executions),
+    /// then the choice among the members.
     fn decide(
         &mut self,
         r: &mut Recording,
         runnable: &[&Task],
         current: Option<TaskId>,
         is_yielding: bool,
-        members: &mut Vec<(TaskId, Class)>,
+        members: &mut Members,
     ) -> Decision {
-        self.give_way_now = false;
+        self.reduction.gives_way = false;
         if r.done {
-            // The last operation has returned. Let the watchdog end, unless the object has threads
-            // of its own that may never end: then stop the execution, or, in the quiet end (see
-            // `quiet_end`), run those threads that can, one at a time, until they finish.
-            if self.saw_background && r.quiet_end && r.own_threads_running() {
-                self.quiet_end_steps += 1;
-                let own = runnable
-                    .iter()
-                    .map(|t| t.id())
-                    .filter(|&t| r.is_own_thread_running(t))
-                    .min();
-                return match own {
-                    Some(t) if self.quiet_end_steps <= crate::explore::quiet_end::MAX_QUIET_END_STEPS => {
-                        Decision::Run(t)
-                    }
-                    _ => Decision::End,
-                };
-            }
-            if self.saw_background && !r.quiet_end {
-                return Decision::End;
-            }
-            let role_of = |t: TaskId| r.roles.get(usize::from(t)).copied().flatten();
-            let finishing = |wanted: Role| runnable.iter().map(|t| t.id()).find(|&t| role_of(t) == Some(wanted));
-            return finishing(Role::Watchdog)
-                .or_else(|| finishing(Role::Harness))
-                .map_or(Decision::End, Decision::Run);
+            return self.finish_after_last_return(r, runnable);
         }
-        if self.step > self.limits.max_steps {
+        if self.execution.step > self.settings.max_steps {
             return Decision::Inconclusive;
         }
-        // A thread that has run `fair_switch_steps` steps in a row without yielding is treated as
-        // if it yielded: a free switch to the thread that ran least recently (fairness), counted
-        // towards livelock like a yield. A yield ends a run too.
-        let fair_switch = matches!(self.run, Some((t, n)) if Some(t) == current && n >= self.limits.fair_switch_steps);
-        if is_yielding || fair_switch {
-            self.run = None;
-        }
-        let program_yield = is_yielding;
-        let is_yielding = is_yielding || fair_switch;
-
+        let give_way = self.give_way_of(current, is_yielding);
         let current_role = current.and_then(|c| r.roles.get(usize::from(c)).copied().flatten());
         let current_op = match current_role {
             Some(Role::InOp(op)) if r.pending[op - 1] => Some(op),
             _ => None,
         };
-        if let (true, Some(op)) = (is_yielding, current_op) {
+        if let (true, Some(op)) = (give_way.gives_way(), current_op) {
             r.yields[op - 1] += 1;
         }
-        // Fast path: a thread inside an operation (or at its gate) goes on when the strategy
-        // allows no switch (pb-dfs with the preemption budget spent).
-        let current_can_go_on = current_op.is_some() || matches!(current_role, Some(Role::Gate(_)));
-        if let (Some(strategy), Some(c), true, false) = (&self.strategy, current, current_can_go_on, is_yielding) {
-            if strategy.keeps_current() && runnable.iter().any(|t| t.id() == c) {
-                return Decision::Run(c);
-            }
+        if let Some(task) = self.fast_path(r, runnable, current, current_role, current_op, give_way) {
+            return Decision::Run(task);
         }
-        // Fast path: in a serial execution, the one thread of the pending operation goes on while
-        // every other thread waits at a gate.
-        if let (Mode::Serial, Some(c), Some(_), false) = (self.mode, current, current_op, is_yielding) {
-            let role_of = |t: TaskId| r.roles.get(usize::from(t)).copied().flatten();
-            let mut alone = false;
-            for t in runnable {
-                if t.id() == c {
-                    alone = true;
-                } else if !matches!(role_of(t.id()), Some(Role::Gate(_) | Role::Waiting | Role::Watchdog)) {
-                    alone = false;
-                    break;
-                }
-            }
-            if alone {
-                return Decision::Run(c);
-            }
-        }
-        let serial_pending = self.mode == Mode::Serial && r.pending.iter().any(|&p| p);
-        let mut current_runnable = false;
-        let mut current_index = None;
-        let mut harness = None;
-        let mut waiting = None;
-        for t in runnable {
-            let id = t.id();
-            let is_current = Some(id) == current;
-            current_runnable |= is_current;
-            let class = match r.role(id, t.parent_task_id()) {
-                // Harness code first, without branching: the current task if it is in harness
-                // code, else the first one.
-                Role::Harness => {
-                    if harness.is_none() || is_current {
-                        harness = Some(id);
-                    }
-                    continue;
-                }
-                Role::Waiting => {
-                    waiting = Some(id);
-                    continue;
-                }
-                Role::Watchdog => continue,
-                Role::Gate(_) => Class::Gate,
-                Role::InOp(op) if r.pending[op - 1] => Class::Active(op),
-                Role::InOp(_) | Role::Background => {
-                    if usize::from(id) != 0 {
-                        self.saw_background = true;
-                        self.background_seen = true;
-                    }
-                    Class::Background
-                }
-            };
-            let member = match self.mode {
-                // While an operation is pending, only its threads (and the object's) may run.
-                Mode::Serial if serial_pending => class != Class::Gate,
-                Mode::Serial => !matches!(class, Class::Active(_)),
-                Mode::Concurrent => true,
-            };
-            if member {
-                if is_current {
-                    current_index = Some(members.len());
-                }
-                members.push((id, class));
-            }
-        }
-        if let (Some(c), false) = (current, current_runnable) {
+        let classified = self.classify_members(r, runnable, current, members);
+        if let (Some(c), false) = (current, classified.current_runnable) {
             // A worker that blocked at the first scheduling point of its operation has begun it.
             r.let_run(c);
         }
-        if let Some(t) = harness {
-            return Decision::Run(t);
+        if let Some(decision) = self.no_choice(r, &classified, members) {
+            return decision;
         }
-        if r.workers_unfinished == 0 {
-            if let Some(t) = waiting {
-                return Decision::Run(t);
-            }
-        }
-        if members.is_empty() {
-            // Only the watchdog (or threads barred from running in a serial execution) can run.
-            return Decision::Stuck(StuckKind::Deadlock);
-        }
-        let spin_bound = self.limits.spin_bound;
-        if members
-            .iter()
-            .all(|(_, c)| matches!(c, Class::Active(op) if r.yields[op - 1] >= spin_bound))
-        {
-            return Decision::Stuck(StuckKind::Livelock);
-        }
-
         // A thread that may go on gives way (harness threads yield too, but choose nothing).
-        self.give_way_now = is_yielding && current_index.is_some();
-        if self.give_way_now {
-            // The fair choice depends on the order in which threads ran, not on the state: every
-            // sleeper wakes (see `sleep`), and if it was a real choice (two or more others, or a
-            // fair switch), the options on the path so far may not sleep in their later siblings.
-            self.sleep.clear();
-            if fair_switch || members.len() > 2 {
-                let depth = self.tree.depth();
-                self.taint_depth = Some(self.taint_depth.map_or(depth, |d| d.max(depth)));
-            }
+        if give_way.gives_way() && classified.current_index.is_some() {
+            self.give_way(give_way, members.len());
         }
-        if self.limits.reduction && !self.sleep.is_empty() && members.iter().all(|(t, _)| self.sleep.contains(*t)) {
+        if self.settings.reduction
+            && !self.reduction.sleep.is_empty()
+            && members.ids.iter().all(|&t| self.reduction.sleep.contains(t))
+        {
             return Decision::Redundant;
         }
-        let asleep = if self.limits.reduction {
+        let asleep = if self.settings.reduction {
             self.asleep_members(members)
         } else {
             0
         };
-        // The member other than the current one that ran least recently: the fair choice after a
-        // yield (only then).
-        let least_recent = if is_yielding {
-            members
-                .iter()
-                .enumerate()
-                .filter(|&(k, _)| Some(k) != current_index)
-                .min_by_key(|&(_, &(t, _))| (self.last_run.get(usize::from(t)).copied().unwrap_or(0), t))
-                .map(|(k, _)| k)
-        } else {
-            None
-        };
-        let Some(strategy) = &mut self.strategy else {
-            // Phase 1: a yield is a free switch to the member that ran least recently; else the
-            // current member first (if it is one), then every other member in task order, all free.
-            if let (Some(i), true) = (current_index, is_yielding) {
-                return Decision::Run(members[least_recent.unwrap_or(i)].0);
-            }
-            // Option k is the member at position `member(k)`.
-            let member = |k: usize| match current_index {
-                Some(i) if k == 0 => i,
-                Some(i) if k - 1 < i => k - 1,
-                Some(_) => k,
-                None => k,
-            };
-            let asleep_options = (0..members.len().min(64))
-                .filter(|&k| member(k) < 64 && asleep & (1 << member(k)) != 0)
-                .fold(0u64, |mask, k| mask | (1 << k));
-            let chosen = if members.len() == 1 {
-                0
-            } else {
-                match self.tree.choose_awake(members.len(), asleep_options) {
-                    Ok(i) => i,
-                    Err(divergence) => return Decision::Diverged(divergence),
-                }
-            };
-            return match current_index {
-                Some(i) if chosen == 0 => Decision::Run(members[i].0),
-                // The (chosen - 1)-th member other than the current one.
-                Some(i) => Decision::Run(members[if chosen - 1 < i { chosen - 1 } else { chosen }].0),
-                None => Decision::Run(members[chosen].0),
-            };
-        };
-        let mut ids = std::mem::take(&mut self.ids_buffer);
-        ids.clear();
-        ids.extend(members.iter().map(|&(t, _)| t));
         let point = Point {
-            members: &ids,
-            current: current_index,
-            yielded: program_yield,
-            fair_switch,
-            least_recent,
+            members: &members.ids,
+            current: classified.current_index,
+            yielded: give_way.program_yield,
+            fair_switch: give_way.fair_switch,
+            least_recent: self.least_recent(members, classified.current_index, give_way),
             last: current,
             asleep,
         };
-        let decision = match strategy.pick(&point, &mut self.tree) {
-            Ok(k) => {
-                if ids.len() > 1 {
-                    self.by_index.push(k as u32);
+        self.choose(&point)
+    }
+
+    /// The last operation has returned. Let the watchdog end, unless the object has threads of
+    /// its own that may never end: then stop the execution, or, in the quiet end (see
+    /// `quiet_end`), run those threads that can, one at a time, until they finish.
+    fn finish_after_last_return(&mut self, r: &Recording, runnable: &[&Task]) -> Decision {
+        if self.execution.saw_background && r.own_threads.quiet_end && r.own_threads_running() {
+            self.execution.quiet_end_steps += 1;
+            let own = runnable
+                .iter()
+                .map(|t| t.id())
+                .filter(|&t| r.is_own_thread_running(t))
+                .min();
+            return match own {
+                Some(t) if self.execution.quiet_end_steps <= crate::explore::quiet_end::MAX_QUIET_END_STEPS => {
+                    Decision::Run(t)
                 }
-                Decision::Run(ids[k])
+                _ => Decision::End,
+            };
+        }
+        if self.execution.saw_background && !r.own_threads.quiet_end {
+            return Decision::End;
+        }
+        let role_of = |t: TaskId| r.roles.get(usize::from(t)).copied().flatten();
+        let finishing = |wanted: Role| runnable.iter().map(|t| t.id()).find(|&t| role_of(t) == Some(wanted));
+        finishing(Role::Watchdog)
+            .or_else(|| finishing(Role::Harness))
+            .map_or(Decision::End, Decision::Run)
+    }
+
+    /// Whether the thread that ran last gives way: it yielded, or it has run `fair_switch_steps`
+    /// steps in a row without yielding and is treated as if it yielded (a free switch to the
+    /// thread that ran least recently, counted towards livelock like a yield). Either ends its run.
+    fn give_way_of(&mut self, current: Option<TaskId>, is_yielding: bool) -> GiveWay {
+        let fair_switch =
+            matches!(self.execution.run, Some((t, n)) if Some(t) == current && n >= self.settings.fair_switch_steps);
+        if is_yielding || fair_switch {
+            self.execution.run = None;
+        }
+        GiveWay {
+            program_yield: is_yielding,
+            fair_switch,
+        }
+    }
+
+    /// The thread that ran last goes on without a choice: in a serial execution, the one thread
+    /// of the pending operation while every other thread waits at a gate; else a thread inside an
+    /// operation (or at its gate) when the strategy allows no switch (pb-dfs with the preemption
+    /// budget spent).
+    fn fast_path(
+        &self,
+        r: &Recording,
+        runnable: &[&Task],
+        current: Option<TaskId>,
+        current_role: Option<Role>,
+        current_op: Option<usize>,
+        give_way: GiveWay,
+    ) -> Option<TaskId> {
+        let c = current?;
+        if give_way.gives_way() {
+            return None;
+        }
+        if self.settings.mode == Mode::Serial && current_op.is_some() && Self::alone(r, runnable, c) {
+            return Some(c);
+        }
+        let current_can_go_on = current_op.is_some() || matches!(current_role, Some(Role::Gate(_)));
+        if current_can_go_on && self.strategy.keeps_current() && runnable.iter().any(|t| t.id() == c) {
+            return Some(c);
+        }
+        None
+    }
+
+    /// Whether `current` can run and every other runnable task waits (at a gate, for the
+    /// workers, or as the watchdog).
+    fn alone(r: &Recording, runnable: &[&Task], current: TaskId) -> bool {
+        let role_of = |t: TaskId| r.roles.get(usize::from(t)).copied().flatten();
+        let mut alone = false;
+        for t in runnable {
+            if t.id() == current {
+                alone = true;
+            } else if !matches!(role_of(t.id()), Some(Role::Gate(_) | Role::Waiting | Role::Watchdog)) {
+                return false;
+            }
+        }
+        alone
+    }
+
+    /// One pass over the runnable tasks: the members (the tasks that may be chosen: in a serial
+    /// execution, while an operation is pending, only its threads and the object's; between
+    /// operations, the workers at their gates), and the tasks that run without a choice.
+    fn classify_members(
+        &mut self,
+        r: &mut Recording,
+        runnable: &[&Task],
+        current: Option<TaskId>,
+        members: &mut Members,
+    ) -> Classified {
+        let serial_pending = self.settings.mode == Mode::Serial && r.pending.iter().any(|&p| p);
+        let mut classified = Classified::default();
+        for t in runnable {
+            let id = t.id();
+            let is_current = Some(id) == current;
+            classified.current_runnable |= is_current;
+            let class = match r.role(id, t.parent_task_id()) {
+                // Harness code first, without branching: the current task if it is in harness
+                // code, else the first one.
+                Role::Harness => {
+                    if classified.harness.is_none() || is_current {
+                        classified.harness = Some(id);
+                    }
+                    continue;
+                }
+                Role::Waiting => {
+                    classified.waiting = Some(id);
+                    continue;
+                }
+                Role::Watchdog => continue,
+                Role::Gate(_) => MemberClass::Gate,
+                Role::InOp(op) if r.pending[op - 1] => MemberClass::Active(op),
+                Role::InOp(_) | Role::Background => {
+                    if usize::from(id) != 0 {
+                        self.execution.saw_background = true;
+                        self.totals.background = true;
+                    }
+                    MemberClass::Background
+                }
+            };
+            let member = match self.settings.mode {
+                // While an operation is pending, only its threads (and the object's) may run.
+                Mode::Serial if serial_pending => class != MemberClass::Gate,
+                Mode::Serial => !matches!(class, MemberClass::Active(_)),
+                Mode::Concurrent => true,
+            };
+            if member {
+                if is_current {
+                    classified.current_index = Some(members.len());
+                }
+                members.push(id, class);
+            }
+        }
+        classified
+    }
+
+    /// The decisions that need no choice among the members: harness code runs, the main thread
+    /// goes on once every worker has finished, and an execution in which no member can run, or
+    /// every member spins for good, is stuck.
+    fn no_choice(&self, r: &Recording, classified: &Classified, members: &Members) -> Option<Decision> {
+        if let Some(t) = classified.harness {
+            return Some(Decision::Run(t));
+        }
+        if r.workers_unfinished == 0 {
+            if let Some(t) = classified.waiting {
+                return Some(Decision::Run(t));
+            }
+        }
+        if members.ids.is_empty() {
+            // Only the watchdog (or threads barred from running in a serial execution) can run.
+            return Some(Decision::Stuck(StuckKind::Deadlock));
+        }
+        let spin_bound = self.settings.spin_bound;
+        if members
+            .classes
+            .iter()
+            .all(|c| matches!(c, MemberClass::Active(op) if r.yields[op - 1] >= spin_bound))
+        {
+            return Some(Decision::Stuck(StuckKind::Livelock));
+        }
+        None
+    }
+
+    /// The current member gives way. The fair choice depends on the order in which threads ran,
+    /// not on the state: every sleeper wakes (see `sleep`), and if it was a real choice (two or
+    /// more others, or a fair switch), the options on the path so far may not sleep in their
+    /// later siblings.
+    fn give_way(&mut self, give_way: GiveWay, member_count: usize) {
+        self.reduction.gives_way = true;
+        self.reduction.sleep.clear();
+        if give_way.fair_switch || member_count > 2 {
+            let depth = self.tree.depth();
+            self.reduction.taint_depth = Some(self.reduction.taint_depth.map_or(depth, |d| d.max(depth)));
+        }
+    }
+
+    /// The member other than the current one that ran least recently: the fair choice after a
+    /// yield (computed only then).
+    fn least_recent(&self, members: &Members, current_index: Option<usize>, give_way: GiveWay) -> Option<usize> {
+        if !give_way.gives_way() {
+            return None;
+        }
+        let last_run = &self.execution.last_run;
+        members
+            .ids
+            .iter()
+            .enumerate()
+            .filter(|&(k, _)| Some(k) != current_index)
+            .min_by_key(|&(_, &t)| (last_run.get(usize::from(t)).copied().unwrap_or(0), t))
+            .map(|(k, _)| k)
+    }
+
+    /// The strategy's choice among the members at `point`.
+    fn choose(&mut self, point: &Point<'_>) -> Decision {
+        match self.strategy.pick(point, &mut self.tree) {
+            Ok(k) => {
+                // Phase 1's tokens are the tree's choices: no index to keep.
+                if point.members.len() > 1 && self.settings.mode == Mode::Concurrent {
+                    self.execution.by_index.push(k as u32);
+                }
+                Decision::Run(point.members[k])
             }
             Err(divergence) => Decision::Diverged(divergence),
-        };
-        self.ids_buffer = ids;
-        decision
+        }
     }
 }
 
 /// The [`Scheduler`] handed to shuttle; the exploration stays readable by the phase that runs it.
-pub(crate) struct LineupScheduler(pub Rc<RefCell<Exploration>>);
+pub(crate) struct LineupScheduler(pub Rc<RefCell<SchedulerState>>);
 
 impl Scheduler for LineupScheduler {
     fn new_execution(&mut self) -> Option<Schedule> {

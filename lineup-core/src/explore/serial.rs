@@ -11,10 +11,10 @@ use crate::explore::decision_tree::DecisionTree;
 use crate::explore::recording;
 use crate::explore::run::explore;
 use crate::explore::scheduler::Control;
-use crate::explore::split::{on_workers, worker_count};
+use crate::explore::split::{on_workers, worker_count, SplitQueue};
 use crate::explore::trace_set::TraceSet;
 use crate::memory_limit::{serial_history_bytes, MemoryBudget};
-use crate::model::history::{op_table, History};
+use crate::model::history::{op_table, History, OpTable};
 use crate::model::matrix::TestMatrix;
 use crate::model::replay_token::Phase;
 use crate::model::replay_token::ReplayToken;
@@ -51,77 +51,12 @@ pub(crate) fn serial_executions<O: Send + Sync + 'static>(
     }));
     let start = Instant::now();
     let results = on_workers(worker_count(config.workers), DecisionTree::new(), |tree, split| {
-        let step_limit: Rc<RefCell<Option<Vec<u32>>>> = Rc::default();
-        let sink_step_limit = Rc::clone(&step_limit);
-        let queue = split.cloned();
-        let shared = Arc::clone(&shared);
-        // This worker's response numbers, in the shared interner.
-        let mut numbers: Vec<Option<u32>> = Vec::new();
-        let mut responses: Vec<Option<u32>> = Vec::new();
-        let explored = explore(subject, matrix, tree, None, split, config, move |result| {
-            let schedule = result.schedule();
-            if result.inconclusive {
-                *sink_step_limit.borrow_mut() = Some(schedule);
-                if let Some(queue) = &queue {
-                    queue.abort();
-                }
-                return Control::Stop;
-            }
-            let mut shared = shared.lock().unwrap_or_else(|e| e.into_inner());
-            let shared = &mut *shared;
-            responses.clear();
-            recording::with(|r| {
-                for response in result.trace.responses {
-                    responses.push(response.map(|id| {
-                        let id = id as usize;
-                        if numbers.len() <= id {
-                            numbers.resize(id + 1, None);
-                        }
-                        *numbers[id].get_or_insert_with(|| shared.interner.intern(r.interner.value(id as u32)))
-                    }));
-                }
-            });
-            let trace = TraceRef {
-                events: result.trace.events,
-                responses: &responses,
-                stuck: result.trace.stuck,
-            };
-            // Every distinct execution with its first schedule in depth-first order: executions
-            // are deduplicated on their interned traces, before histories are built.
-            let Some(index) = shared.traces.insert_keeping_least(trace, schedule) else {
-                return Control::Continue;
-            };
-            shared.held += serial_history_bytes(trace.events.len(), trace.responses.len());
-            if shared.budget.exceeded(shared.held) {
-                shared.memory = Some((shared.budget.limit(), shared.held));
-                if let Some(queue) = &queue {
-                    queue.abort();
-                }
-                return Control::Stop;
-            }
-            // The determinism check as traces arrive: a pair that proves nondeterminism ends the
-            // exploration of every execution after the later of the two.
-            if let Some((first, _)) = shared.watch.insert(index, trace) {
-                shared.proof = true;
-                if let Some(queue) = &queue {
-                    let later = shared
-                        .traces
-                        .value(first)
-                        .clone()
-                        .max(shared.traces.value(index).clone());
-                    queue.found(later);
-                }
-                return Control::Stop;
-            }
-            Control::Continue
-        })?;
-        let step_limit = step_limit.take();
-        Ok((explored.executions, step_limit, explored.redundant))
+        explore_on_worker(subject, matrix, config, tree, split, &shared)
     })?;
     let elapsed = start.elapsed();
-    let executions = results.iter().map(|r| r.0).sum();
-    let redundant = results.iter().map(|r| r.2).sum();
-    if let Some(schedule) = results.into_iter().filter_map(|r| r.1).min() {
+    let executions = results.iter().map(|r| r.executions).sum();
+    let redundant = results.iter().map(|r| r.redundant).sum();
+    if let Some(schedule) = results.into_iter().filter_map(|r| r.step_limit).min() {
         return Err(CheckError::StepLimit {
             phase: "phase 1 (serial executions)",
             limit: format!("Config::max_steps = {}", config.max_steps),
@@ -141,41 +76,7 @@ pub(crate) fn serial_executions<O: Send + Sync + 'static>(
             executions,
         });
     }
-    // The distinct serial histories in depth-first order of their first schedules: what one
-    // worker alone meets, in the order it meets them (workers met them in another order).
-    let mut entries = shared.traces.into_entries();
-    entries.sort_by(|a, b| a.1.cmp(&b.1));
-    let to_history = |trace: &Trace| {
-        let responses = shared.interner.resolve(&trace.responses);
-        History::from_recording(ops.clone(), trace.events.clone(), responses, trace.stuck)
-    };
-    let mut nondeterminism = None;
-    let mut spec = ObservationSet::new(ops.clone());
-    if shared.proof {
-        // The first proof in depth-first order, and the specification up to it.
-        let mut watch = DeterminismWatch::new(tolerated);
-        for (index, (trace, schedule)) in entries.iter().enumerate() {
-            spec.insert_new(to_history(trace));
-            if let Some((first, op)) = watch.insert(index, trace.as_ref()) {
-                let proof = Nondeterminism {
-                    op,
-                    first: to_history(&entries[first].0),
-                    second: to_history(trace),
-                };
-                let token = ReplayToken {
-                    phase: Phase::Serial,
-                    choices: schedule.clone(),
-                };
-                nondeterminism = Some((proof, token));
-                break;
-            }
-        }
-        assert!(nondeterminism.is_some(), "a proof among the executions before it");
-    } else {
-        for (trace, _) in &entries {
-            spec.insert_new(to_history(trace));
-        }
-    }
+    let (spec, nondeterminism) = shared.into_spec(ops, tolerated);
     Ok(Synthesis {
         spec,
         nondeterminism,
@@ -183,6 +84,84 @@ pub(crate) fn serial_executions<O: Send + Sync + 'static>(
         redundant,
         elapsed,
     })
+}
+
+/// What one worker of phase 1 explored.
+struct WorkerTotals {
+    executions: u64,
+    redundant: u64,
+    /// The schedule of an execution that reached the step limit, if one did.
+    step_limit: Option<Vec<u32>>,
+}
+
+/// One worker of phase 1: explores `tree` (shared through `split`, if any), handing every
+/// execution to the traces shared by the workers.
+fn explore_on_worker<O: Send + Sync + 'static>(
+    subject: &Subject<O>,
+    matrix: &TestMatrix,
+    config: &Config,
+    tree: DecisionTree,
+    split: Option<&Arc<SplitQueue>>,
+    shared: &Arc<Mutex<SerialTraces>>,
+) -> Result<WorkerTotals, CheckError> {
+    let step_limit: Rc<RefCell<Option<Vec<u32>>>> = Rc::default();
+    let sink_step_limit = Rc::clone(&step_limit);
+    let queue = split.cloned();
+    let shared = Arc::clone(shared);
+    // This worker's response numbers, in the shared interner.
+    let mut numbers: Vec<Option<u32>> = Vec::new();
+    let mut responses: Vec<Option<u32>> = Vec::new();
+    let explored = explore(subject, matrix, tree, None, split, config, move |result| {
+        let schedule = result.schedule();
+        if result.inconclusive {
+            *sink_step_limit.borrow_mut() = Some(schedule);
+            if let Some(queue) = &queue {
+                queue.abort();
+            }
+            return Control::Stop;
+        }
+        let mut shared = shared.lock().unwrap_or_else(|e| e.into_inner());
+        renumber(
+            result.trace.responses,
+            &mut numbers,
+            &mut shared.interner,
+            &mut responses,
+        );
+        let trace = TraceRef {
+            events: result.trace.events,
+            responses: &responses,
+            stuck: result.trace.stuck,
+        };
+        shared.insert(trace, schedule, queue.as_ref())
+    })?;
+    let step_limit = step_limit.take();
+    Ok(WorkerTotals {
+        executions: explored.executions,
+        redundant: explored.redundant,
+        step_limit,
+    })
+}
+
+/// The worker's interned `responses`, renumbered into the shared `interner` (`numbers`: the
+/// worker's numbers met so far, in the shared interner), into `into`.
+fn renumber(
+    responses: &[Option<u32>],
+    numbers: &mut Vec<Option<u32>>,
+    interner: &mut ResponseInterner,
+    into: &mut Vec<Option<u32>>,
+) {
+    into.clear();
+    recording::with(|r| {
+        for response in responses {
+            into.push(response.map(|id| {
+                let id = id as usize;
+                if numbers.len() <= id {
+                    numbers.resize(id + 1, None);
+                }
+                *numbers[id].get_or_insert_with(|| interner.intern(r.interner.value(id as u32)))
+            }));
+        }
+    });
 }
 
 /// Phase 1's distinct serial traces, shared by its workers: numbered by one interner, each with
@@ -198,4 +177,74 @@ struct SerialTraces {
     held: u64,
     /// The budget and what was held when the traces went past it.
     memory: Option<(u64, u64)>,
+}
+
+impl SerialTraces {
+    /// Takes the serial `trace` of an execution with `schedule` (renumbered in the shared
+    /// interner): every distinct execution is kept with its first schedule in depth-first order
+    /// (executions are deduplicated on their interned traces, before histories are built), and
+    /// checked for determinism as it arrives. Stops the worker (and, through `queue`, those after
+    /// it) at the memory budget or at a proof of nondeterminism.
+    fn insert(&mut self, trace: TraceRef<'_>, schedule: Vec<u32>, queue: Option<&Arc<SplitQueue>>) -> Control {
+        let Some(index) = self.traces.insert_keeping_least(trace, schedule) else {
+            return Control::Continue;
+        };
+        self.held += serial_history_bytes(trace.events.len(), trace.responses.len());
+        if self.budget.exceeded(self.held) {
+            self.memory = Some((self.budget.limit(), self.held));
+            if let Some(queue) = queue {
+                queue.abort();
+            }
+            return Control::Stop;
+        }
+        // The determinism check as traces arrive: a pair that proves nondeterminism ends the
+        // exploration of every execution after the later of the two.
+        if let Some((first, _)) = self.watch.insert(index, trace) {
+            self.proof = true;
+            if let Some(queue) = queue {
+                let later = self.traces.value(first).clone().max(self.traces.value(index).clone());
+                queue.found(later);
+            }
+            return Control::Stop;
+        }
+        Control::Continue
+    }
+
+    /// The specification the distinct serial histories make, in depth-first order of their first
+    /// schedules (what one worker alone meets, in the order it meets them), and the first proof
+    /// of nondeterminism in that order, if the watch found one (the specification then goes up to
+    /// it).
+    fn into_spec(self, ops: OpTable, tolerated: Vec<bool>) -> (ObservationSet, Option<(Nondeterminism, ReplayToken)>) {
+        let mut entries = self.traces.into_entries();
+        entries.sort_by(|a, b| a.1.cmp(&b.1));
+        let interner = &self.interner;
+        let to_history = |trace: &Trace| {
+            let responses = interner.resolve(&trace.responses);
+            History::from_recording(ops.clone(), trace.events.clone(), responses, trace.stuck)
+        };
+        let mut spec = ObservationSet::new(ops.clone());
+        if !self.proof {
+            for (trace, _) in &entries {
+                spec.insert_new(to_history(trace));
+            }
+            return (spec, None);
+        }
+        let mut watch = DeterminismWatch::new(tolerated);
+        for (index, (trace, schedule)) in entries.iter().enumerate() {
+            spec.insert_new(to_history(trace));
+            if let Some((first, op)) = watch.insert(index, trace.as_ref()) {
+                let proof = Nondeterminism {
+                    op,
+                    first: to_history(&entries[first].0),
+                    second: to_history(trace),
+                };
+                let token = ReplayToken {
+                    phase: Phase::Serial,
+                    choices: schedule.clone(),
+                };
+                return (spec, Some((proof, token)));
+            }
+        }
+        unreachable!("a proof among the executions before it")
+    }
 }

@@ -18,15 +18,16 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 
 use crate::error::CheckError;
+use crate::explore::context::ExecutionContext;
 use crate::explore::decision_tree::{DecisionTree, Subtree};
 
 /// The subtrees waiting for a worker, and what the workers found, shared by the workers of one
 /// exploration.
 #[derive(Debug)]
 pub(crate) struct SplitQueue {
-    state: Mutex<State>,
+    state: Mutex<SplitState>,
     wake: Condvar,
-    /// Workers waiting for a subtree (a copy of `State::idle`, read without the lock).
+    /// Workers waiting for a subtree (a copy of `SplitState::idle`, read without the lock).
     idle: AtomicUsize,
     /// A schedule was found: executions after it are not needed.
     found: AtomicBool,
@@ -34,12 +35,18 @@ pub(crate) struct SplitQueue {
     aborted: AtomicBool,
 }
 
+/// What the workers of one exploration share under the queue's lock.
 #[derive(Debug)]
-struct State {
+struct SplitState {
+    /// The subtrees handed out and not taken yet, in depth-first order.
     queue: BTreeSet<Subtree>,
+    /// The workers of the exploration.
     workers: usize,
+    /// Workers waiting for a subtree.
     idle: usize,
+    /// The first schedule found so far in depth-first order, if any (see [`SplitQueue::found`]).
     best: Option<Vec<u32>>,
+    /// Every worker waits for a subtree and nothing is queued: the exploration is over.
     done: bool,
 }
 
@@ -47,7 +54,7 @@ impl SplitQueue {
     /// A queue for `workers` workers, the first of which explores the whole tree.
     pub fn new(workers: usize) -> Self {
         Self {
-            state: Mutex::new(State {
+            state: Mutex::new(SplitState {
                 queue: BTreeSet::new(),
                 workers,
                 idle: 0,
@@ -61,7 +68,7 @@ impl SplitQueue {
         }
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, State> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, SplitState> {
         self.state.lock().unwrap_or_else(|e| e.into_inner())
     }
 
@@ -143,8 +150,10 @@ impl SplitQueue {
 
 /// Runs `work` on `workers` OS threads over one decision tree: the first worker starts with
 /// `tree`, the others with subtrees the workers hand out. With one worker, `work` runs once, on
-/// this thread, without a queue. Returns each worker's result (in worker order; a worker that never got
-/// a subtree has none), or the first worker's error.
+/// a thread of its own, without a queue. Returns each worker's result (in worker order; a worker
+/// that never got a subtree has none), or the first worker's error. The executions the workers'
+/// schedulers stopped count for this thread (see
+/// [`stopped_executions`](crate::explore::abandonment::stopped_executions)).
 pub(crate) fn on_workers<R: Send>(
     workers: usize,
     tree: DecisionTree,
@@ -155,19 +164,21 @@ pub(crate) fn on_workers<R: Send>(
         // times slower on a 4x3 queue matrix (370,000 serial executions before it; measured with
         // `lineup-bench workers`, the cause not pinned down: likely what phase 1 leaves in the
         // thread's heap).
-        return std::thread::scope(|scope| {
+        let (result, stopped) = std::thread::scope(|scope| {
             std::thread::Builder::new()
-                .spawn_scoped(scope, || work(tree, None).map(|r| vec![r]))
+                .spawn_scoped(scope, || with_stopped_executions(|| work(tree, None).map(|r| vec![r])))
                 .expect("a worker thread can be spawned")
                 .join()
                 .unwrap_or_else(|payload| std::panic::resume_unwind(payload))
         });
+        ExecutionContext::with(|cx| cx.add_stopped_executions(stopped));
+        return result;
     }
     let queue = Arc::new(SplitQueue::new(workers));
     // Workers carry the name of the calling thread (the test's name under libtest).
     let name = std::thread::current().name().unwrap_or("main").to_string();
     let mut first = Some(tree);
-    let results: Vec<Option<Result<R, CheckError>>> = std::thread::scope(|scope| {
+    let results: Vec<(Option<Result<R, CheckError>>, u64)> = std::thread::scope(|scope| {
         let handles: Vec<_> = (0..workers)
             .map(|k| {
                 let (queue, work) = (&queue, &work);
@@ -175,12 +186,14 @@ pub(crate) fn on_workers<R: Send>(
                 std::thread::Builder::new()
                     .name(name.clone())
                     .spawn_scoped(scope, move || {
-                        let tree = if k == 0 { first } else { queue.next_subtree() };
-                        let result = tree.map(|tree| work(tree, Some(queue)));
-                        if matches!(result, Some(Err(_))) {
-                            queue.abort();
-                        }
-                        result
+                        with_stopped_executions(|| {
+                            let tree = if k == 0 { first } else { queue.next_subtree() };
+                            let result = tree.map(|tree| work(tree, Some(queue)));
+                            if matches!(result, Some(Err(_))) {
+                                queue.abort();
+                            }
+                            result
+                        })
                     })
                     .expect("a worker thread can be spawned")
             })
@@ -190,7 +203,19 @@ pub(crate) fn on_workers<R: Send>(
             .map(|h| h.join().unwrap_or_else(|payload| std::panic::resume_unwind(payload)))
             .collect()
     });
-    results.into_iter().flatten().collect()
+    let stopped = results.iter().map(|(_, stopped)| stopped).sum();
+    ExecutionContext::with(|cx| cx.add_stopped_executions(stopped));
+    results.into_iter().filter_map(|(result, _)| result).collect()
+}
+
+/// Runs `work` on a worker thread, and the executions its schedulers stopped there.
+fn with_stopped_executions<T>(work: impl FnOnce() -> T) -> (T, u64) {
+    let before = ExecutionContext::with(ExecutionContext::stopped_executions);
+    let result = work();
+    (
+        result,
+        ExecutionContext::with(ExecutionContext::stopped_executions) - before,
+    )
 }
 
 /// How many workers one exploration uses: `configured`, or one per core when it is 0.

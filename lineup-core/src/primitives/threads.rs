@@ -37,10 +37,8 @@ pub mod thread {
             let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f));
             let me = shuttle::current::me();
             let quiet = recording::with(|r| {
-                if let Some(entry) = r.own_threads.iter_mut().find(|(t, _)| *t == me) {
-                    entry.1 = false;
-                }
-                r.quiet_end
+                r.own_threads.finished(me);
+                r.own_threads.quiet_end
             });
             crate::explore::footprint::note_finishing();
             match result {
@@ -50,7 +48,7 @@ pub mod thread {
             }
         });
         let task = shuttle::current::TaskId::from(usize::from(inner.thread().id()));
-        recording::with(|r| r.own_threads.push((task, true)));
+        recording::with(|r| r.own_threads.spawned(task));
         JoinHandle { inner }
     }
 

@@ -1,10 +1,11 @@
-//! How phase 2 picks the thread that runs at each scheduling point: one small trait,
+//! How each phase picks the thread that runs at each scheduling point: one small trait,
 //! [`SchedulingStrategy`], and one file per strategy.
 //!
 //! The scheduler ([`scheduler`](crate::explore::scheduler)) decides everything that is not a
 //! choice (harness code, gates of a serial execution, stuck and inconclusive executions) and hands
 //! each real choice to the strategy as a [`Point`]: the threads that may run, the one that ran last
-//! if it may go on, and whether it yielded. The strategies:
+//! if it may go on, and whether it yielded. Phase 1 explores with [`serial_dfs`] (every serial
+//! execution, depth-first, never bounded); phase 2 with one of:
 //!
 //! * [`pb_dfs`]: exhaustive preemption-bounded depth-first search (CHESS), with yields as
 //!   choices from a budget of their own;
@@ -16,15 +17,16 @@
 //! * [`schedule_replay`]: one execution, replayed from a token of any strategy but `pb-dfs`.
 //!
 //! The DFS strategies enumerate their options through the [`DecisionTree`] (so they can be split
-//! among workers); every strategy but `pb-dfs` names its executions by the index of the chosen
+//! among workers); every phase 2 strategy but `pb-dfs` names its executions by the index of the chosen
 //! thread among the threads that could run, in task order, at every point with more than one
-//! ([`Phase::Scheduled`](crate::Phase::Scheduled) tokens), which [`schedule_replay`] follows.
+//! ([`Phase::Scheduled`] tokens), which [`schedule_replay`] follows.
 
 pub(crate) mod db_dfs;
 pub(crate) mod pb_dfs;
 pub(crate) mod pct;
 pub(crate) mod random_walk;
 pub(crate) mod schedule_replay;
+pub(crate) mod serial_dfs;
 
 use shuttle::current::TaskId;
 
@@ -68,7 +70,7 @@ impl Point<'_> {
     }
 }
 
-/// How phase 2 explores: which executions, and which thread runs at each point of one.
+/// How a phase explores: which executions, and which thread runs at each point of one.
 pub(crate) trait SchedulingStrategy: std::fmt::Debug {
     /// A new execution begins.
     fn begin_execution(&mut self);

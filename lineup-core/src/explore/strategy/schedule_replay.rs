@@ -1,4 +1,4 @@
-//! Replays one execution from a [`Phase::Scheduled`] token: at every scheduling point with more
+//! Replays one execution from a [`Phase::Scheduled`](crate::Phase::Scheduled) token: at every scheduling point with more
 //! than one thread that can run, the token names the index of the one that ran, in task order.
 
 use crate::explore::decision_tree::{DecisionTree, Divergence};

@@ -1,0 +1,131 @@
+//! The execution context: everything the execution in progress on this OS thread keeps outside
+//! the scheduler's own state, in one thread local with one sub-store per concern:
+//!
+//! * the [`Recording`]: call and return events, task roles, what the harness tells the scheduler;
+//! * the [`FootprintLog`]: what each step touches, for the partial-order reduction;
+//! * the [`AbandonmentWaits`] and the abandoning flag: ending a stuck execution cleanly;
+//! * the [`QuietEndReceives`]: letting the object's own threads finish at the end.
+//!
+//! A shuttle execution runs every task and the scheduler on one OS thread, so the context is a
+//! thread local; checks on different OS threads have contexts of their own. The scheduler resets
+//! it once, at the start of each execution ([`ExecutionContext::begin_execution`]), and reaches
+//! every sub-store it needs at a scheduling point through one access to the thread local
+//! ([`ExecutionContext::with`]); each module reaches its own sub-store through its accessor
+//! (`recording::with`, and the functions of `footprint`, `abandonment` and `quiet_end`).
+
+use std::cell::{Cell, RefCell, RefMut};
+
+use crate::explore::abandonment::AbandonmentWaits;
+use crate::explore::footprint::FootprintLog;
+use crate::explore::quiet_end::QuietEndReceives;
+use crate::explore::recording::Recording;
+
+/// The state of the execution in progress on this OS thread, one sub-store per concern. Each
+/// sub-store is borrowed on its own, so that one may be used while another is held.
+#[derive(Debug)]
+pub(crate) struct ExecutionContext {
+    recording: RefCell<Recording>,
+    footprints: RefCell<FootprintLog>,
+    /// The execution in progress is being abandoned. Read at every abandonment point: a plain
+    /// flag, apart from the rest.
+    abandoning: Cell<bool>,
+    abandonment: RefCell<AbandonmentWaits>,
+    quiet_end: RefCell<QuietEndReceives>,
+    /// Executions the scheduler stopped on this OS thread, and on the workers it ran (never
+    /// reset: see [`abandonment::stopped_executions`](crate::explore::abandonment::stopped_executions)).
+    stopped_executions: Cell<u64>,
+}
+
+thread_local! {
+    // `const`-initialized: the scheduler, the harness and the primitives reach it hundreds of
+    // times per execution.
+    static CONTEXT: ExecutionContext = const { ExecutionContext::new() };
+}
+
+impl ExecutionContext {
+    /// The context of no execution (the thread local's first value).
+    const fn new() -> Self {
+        ExecutionContext {
+            recording: RefCell::new(Recording::EMPTY),
+            footprints: RefCell::new(FootprintLog::EMPTY),
+            abandoning: Cell::new(false),
+            abandonment: RefCell::new(AbandonmentWaits::EMPTY),
+            quiet_end: RefCell::new(QuietEndReceives::EMPTY),
+            stopped_executions: Cell::new(0),
+        }
+    }
+
+    /// Runs `f` on this OS thread's context.
+    #[inline]
+    pub fn with<R>(f: impl FnOnce(&ExecutionContext) -> R) -> R {
+        CONTEXT.with(f)
+    }
+
+    /// [`with`](Self::with), or `None` while the thread local is torn down.
+    pub fn try_with<R>(f: impl FnOnce(&ExecutionContext) -> R) -> Option<R> {
+        CONTEXT.try_with(f).ok()
+    }
+
+    /// The record of the execution in progress.
+    #[inline]
+    pub fn recording(&self) -> RefMut<'_, Recording> {
+        self.recording.borrow_mut()
+    }
+
+    /// The footprints of the execution's steps.
+    #[inline]
+    pub fn footprints(&self) -> RefMut<'_, FootprintLog> {
+        self.footprints.borrow_mut()
+    }
+
+    /// Whether the execution in progress is being abandoned.
+    #[inline]
+    pub fn is_abandoning(&self) -> bool {
+        self.abandoning.get()
+    }
+
+    /// Begins (`true`) or ends (`false`) the abandonment of the execution in progress.
+    pub fn set_abandoning(&self, abandoning: bool) {
+        self.abandoning.set(abandoning);
+    }
+
+    /// The waits an abandonment wakes.
+    pub fn abandonment(&self) -> RefMut<'_, AbandonmentWaits> {
+        self.abandonment.borrow_mut()
+    }
+
+    /// The receives the quiet end wakes.
+    pub fn quiet_end(&self) -> RefMut<'_, QuietEndReceives> {
+        self.quiet_end.borrow_mut()
+    }
+
+    /// Executions stopped on this OS thread so far, and on the workers it ran.
+    pub fn stopped_executions(&self) -> u64 {
+        self.stopped_executions.get()
+    }
+
+    /// Counts `n` more stopped executions (on this thread, or on a worker it ran).
+    pub fn add_stopped_executions(&self, n: u64) {
+        self.stopped_executions.set(self.stopped_executions.get() + n);
+    }
+
+    /// The one reset: a fresh context for an execution of a matrix with `ops` operations (`reduction`:
+    /// the partial-order reduction is on for it; `sends_commute`: the broken reduction of
+    /// [`ReductionFault::SendsCommute`](crate::config::ReductionFault)). Buffers keep their
+    /// capacity; the responses interned so far are kept (they are the exploration's).
+    pub fn begin_execution(ops: usize, reduction: bool, sends_commute: bool) {
+        Self::with(|cx| {
+            cx.recording().begin_execution(ops);
+            cx.footprints().begin_execution(reduction, sends_commute);
+            cx.end_abandonment();
+            cx.quiet_end().clear();
+        });
+    }
+
+    /// Forgets the abandonment of the execution that just ended, if any (also when no execution
+    /// follows: the flag must not outlive the exploration).
+    pub fn end_abandonment(&self) {
+        self.abandoning.set(false);
+        self.abandonment().clear();
+    }
+}
