@@ -474,6 +474,7 @@
 //! lost-wake-up twin (a stuck history) and a non-atomic `recv` (a full history without witness).
 //! Actor systems (objects whose constructor spawns tasks or threads that serve requests) are in
 //! `docs/actors.md`.
+#![forbid(unsafe_code)]
 
 pub use lineup_core::*;
 /// The procedural macros (they arrive with `#[lineup_test]`; they only generate calls into

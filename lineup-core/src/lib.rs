@@ -50,6 +50,7 @@
 //! * Replaying one schedule from a report's token: [`replay`].
 
 #![warn(missing_docs)]
+#![deny(clippy::undocumented_unsafe_blocks)]
 
 /// The model checker lineup runs on, re-exported so that one dependency is enough: build the
 /// object under test from `lineup::shuttle::sync` and `lineup::shuttle::thread`.
