@@ -132,78 +132,114 @@ fn serve_child_job<O: Send + Sync + 'static>(
     builder.checkpoint_file = None;
     builder.log = false;
     match job.kind {
-        JobKind::Serial { resume_after } => {
-            let orders = SerialOrders::new(plan.worker_ops());
-            let mut next = match resume_after {
-                None => orders.first(),
-                Some(prefix) => orders.next_after(&prefix),
-            };
-            // No preemption at all: the only choices left are the ones inside an operation. (A
-            // thread an operation spawned therefore runs only when the serial thread blocks or
-            // ends; shuttle's phase 1 also runs it at other points. Such an object has serial
-            // histories this misses, which phase 2 may then report without a witness: the
-            // verdict, not deterministically linearizable, stands, since the missed history and
-            // the one found for the same order differ; the evidence is not the one shuttle gives,
-            // nondeterminism. Without a bound the exploration of the turn hand-over explodes.)
-            builder.preemption_bound = Some(0);
-            while let Some(order) = next {
-                harness::HOOK.with(|c| {
-                    *c.borrow_mut() = Some(HookContext {
-                        results: job.results.clone(),
-                        phase: HookPhase::Serial { order: order.clone() },
-                        executions: 0,
-                        distinct: HashSet::new(),
-                        weak_violations: HashSet::new(),
-                        stuck_histories: HashSet::new(),
-                    })
-                });
-                builder.check(harness::serial_body(Arc::clone(&plan), Arc::new(order.clone())));
-                next = orders.next_after(&order);
-            }
-            child::report(&job.results, &Record::SerialDone);
-        }
+        JobKind::Serial { resume_after } => serve_serial_job(&plan, builder, &job.results, resume_after),
         JobKind::Concurrent {
             spec,
             checkpoint,
             preemption_bound,
             max_executions,
         } => {
-            let spec = match observation_file::read_observation_file(&spec) {
-                Ok(spec) => Arc::new(spec),
-                Err(e) => {
-                    child::report(&job.results, &Record::Failed { message: e.to_string() });
-                    std::process::exit(0);
-                }
-            };
-            let ops = spec.ops().clone();
-            harness::HOOK.with(|c| {
-                *c.borrow_mut() = Some(HookContext {
-                    results: job.results.clone(),
-                    phase: HookPhase::Concurrent {
-                        spec,
-                        ops,
-                        check_stuck: job.check_stuck,
-                        checkpoint: checkpoint.clone(),
-                    },
-                    executions: 0,
-                    distinct: HashSet::new(),
-                    weak_violations: HashSet::new(),
-                    stuck_histories: HashSet::new(),
-                })
-            });
-            builder.preemption_bound = Some(preemption_bound as usize);
-            builder.checkpoint_file = Some(checkpoint);
-            builder.checkpoint_interval = 1;
-            builder.check(harness::concurrent_body(
-                Arc::clone(&plan),
+            let concurrent = ConcurrentJob {
+                spec,
+                checkpoint,
+                preemption_bound,
                 max_executions,
-                job.real_time,
-            ));
-            let tally = harness::HOOK.with(|c| c.borrow().as_ref().expect("the hook context is set").tally());
-            child::report(&job.results, &Record::ConcurrentDone { tally });
+                check_stuck: job.check_stuck,
+                real_time: job.real_time,
+            };
+            serve_concurrent_job(&plan, builder, &job.results, concurrent);
         }
     }
     std::process::exit(0);
+}
+
+/// Sets the harness's hook context of this child for `phase`, its counts at zero.
+fn set_hook_context(results: &std::path::Path, phase: HookPhase) {
+    harness::HOOK.with(|c| {
+        *c.borrow_mut() = Some(HookContext {
+            results: results.to_path_buf(),
+            phase,
+            executions: 0,
+            distinct: HashSet::new(),
+            weak_violations: HashSet::new(),
+            stuck_histories: HashSet::new(),
+        })
+    });
+}
+
+/// A child's phase-1 job: every serial order after `resume_after` (from the first if `None`),
+/// each explored by loom, then [`Record::SerialDone`].
+fn serve_serial_job<O: Send + Sync + 'static>(
+    plan: &Arc<Plan<O>>,
+    mut builder: loom::model::Builder,
+    results: &std::path::Path,
+    resume_after: Option<Vec<usize>>,
+) {
+    let orders = SerialOrders::new(plan.worker_ops());
+    let mut next = match resume_after {
+        None => orders.first(),
+        Some(prefix) => orders.next_after(&prefix),
+    };
+    // No preemption at all: the only choices left are the ones inside an operation. (A
+    // thread an operation spawned therefore runs only when the serial thread blocks or
+    // ends; shuttle's phase 1 also runs it at other points. Such an object has serial
+    // histories this misses, which phase 2 may then report without a witness: the
+    // verdict, not deterministically linearizable, stands, since the missed history and
+    // the one found for the same order differ; the evidence is not the one shuttle gives,
+    // nondeterminism. Without a bound the exploration of the turn hand-over explodes.)
+    builder.preemption_bound = Some(0);
+    while let Some(order) = next {
+        set_hook_context(results, HookPhase::Serial { order: order.clone() });
+        builder.check(harness::serial_body(Arc::clone(plan), Arc::new(order.clone())));
+        next = orders.next_after(&order);
+    }
+    child::report(results, &Record::SerialDone);
+}
+
+/// What a child's phase-2 job explores (the fields of [`JobKind::Concurrent`] and the job's).
+struct ConcurrentJob {
+    spec: std::path::PathBuf,
+    checkpoint: std::path::PathBuf,
+    preemption_bound: u32,
+    max_executions: Option<u64>,
+    check_stuck: bool,
+    real_time: bool,
+}
+
+/// A child's phase-2 job: loom explores from the stored path, judging against the specification
+/// file, then [`Record::ConcurrentDone`] with the tally (or [`Record::Failed`] if the
+/// specification cannot be read).
+fn serve_concurrent_job<O: Send + Sync + 'static>(
+    plan: &Arc<Plan<O>>,
+    mut builder: loom::model::Builder,
+    results: &std::path::Path,
+    job: ConcurrentJob,
+) {
+    let spec = match observation_file::read_observation_file(&job.spec) {
+        Ok(spec) => Arc::new(spec),
+        Err(e) => {
+            child::report(results, &Record::Failed { message: e.to_string() });
+            std::process::exit(0);
+        }
+    };
+    let ops = spec.ops().clone();
+    let phase = HookPhase::Concurrent {
+        spec,
+        ops,
+        check_stuck: job.check_stuck,
+        checkpoint: job.checkpoint.clone(),
+    };
+    set_hook_context(results, phase);
+    builder.preemption_bound = Some(job.preemption_bound as usize);
+    builder.checkpoint_file = Some(job.checkpoint);
+    builder.checkpoint_interval = 1;
+    builder.check(harness::concurrent_body(
+        Arc::clone(plan),
+        job.max_executions,
+        job.real_time,
+    ));
+    let tally = harness::HOOK.with(|c| c.borrow().as_ref().expect("the hook context is set").tally());
+    child::report(results, &Record::ConcurrentDone { tally });
 }
 
 fn child_failure(phase: &'static str, report: &child::ChildReport, what: &str) -> CheckError {
@@ -235,98 +271,141 @@ pub(crate) fn serial_executions<O: Send + Sync + 'static>(
     config: &Config,
     environment: &Environment,
 ) -> Result<Synthesis, CheckError> {
-    const PHASE: &str = "phase 1 (loom)";
-    validate(subject, matrix, PHASE)?;
+    validate(subject, matrix, PHASE1)?;
     let check = begin_check(subject, matrix);
     serve_child_job(subject, matrix, &check, &environment.loom);
-    let max_branches = environment.loom.max_branches;
     let start = Instant::now();
-    let ops = op_table(matrix, &subject.labels());
     let dir = child::scratch_dir().map_err(|e| CheckError::ExecutionFailed {
-        phase: PHASE,
+        phase: PHASE1,
         message: format!("cannot create a scratch directory: {e}"),
     })?;
-    let mut spec = ObservationSet::new(ops.clone());
-    let mut executions = 0u64;
-    let mut orders_of: Vec<(crate::model::history::History, Vec<usize>)> = Vec::new();
+    let mut serial = SerialRun::new(op_table(matrix, &subject.labels()));
     let mut resume_after = None;
-    'children: loop {
+    loop {
         let job = Job {
             key: check.clone(),
-            kind: JobKind::Serial {
-                resume_after: resume_after.clone(),
-            },
+            kind: JobKind::Serial { resume_after },
             results: dir.join("results.jsonl"),
             check_stuck: config.check_stuck,
-            max_branches,
+            max_branches: environment.loom.max_branches,
             real_time: config.real_time_happens_before,
         };
-        let report = child::run(&job, &dir, PHASE, &environment.loom)?;
-        let mut progressed = false;
+        let report = child::run(&job, &dir, PHASE1, &environment.loom)?;
+        match serial.absorb(&report, environment.loom.max_branches)? {
+            SerialNext::Done => break,
+            SerialNext::ResumeAfter(prefix) => resume_after = Some(prefix),
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    Ok(serial.synthesis(subject, matrix, start))
+}
+
+/// The name of phase 1 under loom in its errors.
+const PHASE1: &str = "phase 1 (loom)";
+
+/// What phase 1's children found so far: the specification, the executions, and the serial
+/// order of each history (for the replay token of a nondeterminism).
+struct SerialRun {
+    ops: crate::model::history::OpTable,
+    spec: ObservationSet,
+    executions: u64,
+    orders_of: Vec<(crate::model::history::History, Vec<usize>)>,
+}
+
+/// What follows a phase-1 child's run.
+enum SerialNext {
+    /// Every serial order has been explored.
+    Done,
+    /// A child stopped at a stuck serial execution: the next one resumes after this prefix.
+    ResumeAfter(Vec<usize>),
+}
+
+impl SerialRun {
+    fn new(ops: crate::model::history::OpTable) -> Self {
+        SerialRun {
+            spec: ObservationSet::new(ops.clone()),
+            ops,
+            executions: 0,
+            orders_of: Vec::new(),
+        }
+    }
+
+    /// Takes in the records of one child's run, and says what follows it.
+    fn absorb(&mut self, report: &child::ChildReport, max_branches: usize) -> Result<SerialNext, CheckError> {
         for record in &report.records {
             match record {
                 Record::Serial { order, history } => {
-                    let h = history
-                        .history(&ops)
-                        .map_err(|e| child_failure(PHASE, &report, &format!("a malformed serial history: {e}")))?;
-                    executions += 1;
-                    progressed = true;
-                    orders_of.push((h.clone(), order.clone()));
-                    spec.insert(h);
+                    self.insert(report, history, order, "a malformed serial history")?;
                 }
                 Record::SerialStuck { prefix, history, .. } => {
-                    let h = history
-                        .history(&ops)
-                        .map_err(|e| child_failure(PHASE, &report, &format!("a malformed stuck history: {e}")))?;
-                    executions += 1;
-                    orders_of.push((h.clone(), prefix.clone()));
-                    spec.insert(h);
+                    self.insert(report, history, prefix, "a malformed stuck history")?;
                     if prefix.is_empty() {
-                        break 'children;
+                        return Ok(SerialNext::Done);
                     }
-                    resume_after = Some(prefix.clone());
-                    continue 'children;
+                    return Ok(SerialNext::ResumeAfter(prefix.clone()));
                 }
                 Record::SerialInconclusive { order } => {
                     return Err(CheckError::StepLimit {
-                        phase: PHASE,
+                        phase: PHASE1,
                         limit: format!("loom's branch limit (LOOM_MAX_BRANCHES = {max_branches})"),
                         execution: format!("of the order {order:?}"),
                     })
                 }
-                Record::SerialDone => break 'children,
-                other => return Err(record_error(PHASE, &report, other)),
+                Record::SerialDone => return Ok(SerialNext::Done),
+                other => return Err(record_error(PHASE1, report, other)),
             }
         }
-        let _ = progressed;
-        return Err(child_failure(
-            PHASE,
-            &report,
+        Err(child_failure(
+            PHASE1,
+            report,
             "the child process ended before reaching the check, or without finishing phase 1",
-        ));
+        ))
     }
-    let _ = std::fs::remove_dir_all(&dir);
-    let nondeterminism = find_nondeterminism_tolerating(spec.histories(), &subject.tolerated_ops(matrix)).map(|n| {
-        let order = orders_of
-            .iter()
-            .find(|(h, _)| *h == n.second)
-            .map(|(_, o)| o.iter().map(|&op| op as u32).collect())
-            .unwrap_or_default();
-        (
-            n,
-            ReplayToken {
-                phase: Phase::LoomSerial,
-                choices: order,
-            },
-        )
-    });
-    Ok(Synthesis {
-        redundant: 0,
-        spec,
-        nondeterminism,
-        executions,
-        elapsed: start.elapsed(),
-    })
+
+    /// One serial history a child reported, reached by `order`.
+    fn insert(
+        &mut self,
+        report: &child::ChildReport,
+        history: &wire::WireHistory,
+        order: &[usize],
+        malformed: &str,
+    ) -> Result<(), CheckError> {
+        let h = history
+            .history(&self.ops)
+            .map_err(|e| child_failure(PHASE1, report, &format!("{malformed}: {e}")))?;
+        self.executions += 1;
+        self.orders_of.push((h.clone(), order.to_vec()));
+        self.spec.insert(h);
+        Ok(())
+    }
+
+    /// The specification, with the determinism check of §2.3 (its replay token the serial order
+    /// of the second history).
+    fn synthesis<O>(self, subject: &Subject<O>, matrix: &TestMatrix, start: Instant) -> Synthesis {
+        let orders_of = self.orders_of;
+        let nondeterminism =
+            find_nondeterminism_tolerating(self.spec.histories(), &subject.tolerated_ops(matrix)).map(|n| {
+                let order = orders_of
+                    .iter()
+                    .find(|(h, _)| *h == n.second)
+                    .map(|(_, o)| o.iter().map(|&op| op as u32).collect())
+                    .unwrap_or_default();
+                (
+                    n,
+                    ReplayToken {
+                        phase: Phase::LoomSerial,
+                        choices: order,
+                    },
+                )
+            });
+        Synthesis {
+            redundant: 0,
+            spec: self.spec,
+            nondeterminism,
+            executions: self.executions,
+            elapsed: start.elapsed(),
+        }
+    }
 }
 
 /// Phase 2 under loom (see the module). A violation that no tracked load explains (the object's
