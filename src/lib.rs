@@ -138,7 +138,7 @@
 //! }
 //!
 //! // The same runner as a builder: 5 random matrices up to 2x2, a fixed seed.
-//! let summary = LineupTest::new("counter").threads(2).ops(2).samples(5).seed(7).check(Counter::default);
+//! let summary = LineupTest::new("counter").threads(2).ops(2).samples(5).seed(7).time_budget(None).check(Counter::default);
 //! assert!(summary.is_ok(), "{}", summary.unwrap_err());
 //! ```
 //!

@@ -219,7 +219,12 @@ fn the_derived_invocations_are_async_operations() {
     // exhaustive exploration is slower, one explicit matrix instead).
     // One name per object: loom's child processes find their check by subject name and matrix.
     let run = |name: &str, build: fn() -> Channel| {
-        let test = LineupTest::new(name).threads(2).ops(2).seed(14).workers(1);
+        let test = LineupTest::new(name)
+            .time_budget(None)
+            .threads(2)
+            .ops(2)
+            .seed(14)
+            .workers(1);
         let test = if cfg!(loom) {
             test.samples(0).matrix(&[&["recv()", "send(2)"], &["send(1)"]])
         } else {

@@ -47,6 +47,7 @@ impl LostWakeUpQueue {
 /// Doc comments stay on the generated test. Explicit matrices, then a seeded random sample of
 /// 2x2 matrices over `add(200)`, `add(400)`, `try_take()`, `take()`, on two workers.
 #[lineup_test(
+    time_budget = "off",
     threads = 2,
     ops = 2,
     samples = 8,
@@ -75,6 +76,7 @@ fn blocking_queue_passes_with_initial_and_final_operations() -> BlockingQueue {
 }
 
 #[lineup_test(
+    time_budget = "off",
     samples = 0,
     matrix = [["add(200)", "try_take()"], ["add(400)", "try_take()"]]
 )]
@@ -84,27 +86,27 @@ fn give_up_queue_fails() -> GiveUpQueue {
 }
 
 #[should_panic(expected = "FULL HISTORY WITHOUT SERIAL WITNESS")]
-#[lineup_test(samples = 0, matrix = [["add(200)", "try_take()"], ["add(400)", "try_take()"]])]
+#[lineup_test(time_budget = "off", samples = 0, matrix = [["add(200)", "try_take()"], ["add(400)", "try_take()"]])]
 fn give_up_queue_fails_attribute_before() -> GiveUpQueue {
     GiveUpQueue::default()
 }
 
 /// Labels are matched exactly as they print.
-#[lineup_test(samples = 0, matrix = [["add(300)"], ["try_take()"]])]
+#[lineup_test(time_budget = "off", samples = 0, matrix = [["add(300)"], ["try_take()"]])]
 #[should_panic(expected = "`add(300)` is not an invocation of the object; it has add(200), add(400), try_take()")]
 fn an_unknown_label_is_reported() -> GiveUpQueue {
     GiveUpQueue::default()
 }
 
 /// The lost wake-up blocks where no serial execution does: found with the stuck check on ...
-#[lineup_test(samples = 0, matrix = [["take()"], ["add(200)"]])]
+#[lineup_test(time_budget = "off", samples = 0, matrix = [["take()"], ["add(200)"]])]
 #[should_panic(expected = "STUCK HISTORY WITHOUT STUCK SERIAL WITNESS")]
 fn lost_wake_up_fails_with_the_stuck_check() -> LostWakeUpQueue {
     LostWakeUpQueue::default()
 }
 
 /// ... and invisible to classic linearizability (`check_stuck = false`).
-#[lineup_test(samples = 0, check_stuck = false, matrix = [["take()"], ["add(200)"]])]
+#[lineup_test(time_budget = "off", samples = 0, check_stuck = false, matrix = [["take()"], ["add(200)"]])]
 fn lost_wake_up_passes_without_the_stuck_check() -> LostWakeUpQueue {
     LostWakeUpQueue::default()
 }
@@ -112,7 +114,7 @@ fn lost_wake_up_passes_without_the_stuck_check() -> LostWakeUpQueue {
 /// The phase-1 specification of the explicit matrix is kept in
 /// `observations/lineup_test_attr__blocking_queue_spec_is_committed-0.xml` and compared on
 /// every run (re-bless with `LINEUP_BLESS=1`).
-#[lineup_test(samples = 0, observations = "observations", matrix = [["add(200)", "take()"], ["try_take()"]])]
+#[lineup_test(time_budget = "off", samples = 0, observations = "observations", matrix = [["add(200)", "take()"], ["try_take()"]])]
 fn blocking_queue_spec_is_committed() -> BlockingQueue {
     BlockingQueue::default()
 }

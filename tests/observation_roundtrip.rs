@@ -214,6 +214,7 @@ fn a_nondeterministic_object_with_a_committed_specification_fails_with_its_nonde
     // compared with (or blessed into) the committed file; the test reports the nondeterminism.
     let dir = tempfile::tempdir().unwrap();
     let failure = lineup::LineupTest::new("race_snapshot")
+        .time_budget(None)
         .samples(0)
         .observations(dir.path().to_str().unwrap())
         .matrix(&[&["race()"], &["race()"]])

@@ -25,6 +25,7 @@ fn the_fig1_bug_is_found_in_a_random_2x2_sample_and_shrunk() {
     std::fs::write(&source, "// a test source file").unwrap();
     let run = || {
         LineupTest::new("random_check::fig1")
+            .time_budget(None)
             .source_file(source.to_str().unwrap())
             .threads(2)
             .ops(2)
@@ -66,6 +67,7 @@ fn the_report_shows_the_smallest_matrix_first_and_the_original_after_it() {
     // 3x3 samples: the first failing one is larger than the smallest failing matrix.
     let failure = failure(
         LineupTest::new("random_check::report")
+            .time_budget(None)
             .threads(3)
             .ops(3)
             .seed(11)
@@ -93,6 +95,7 @@ fn the_report_shows_the_smallest_matrix_first_and_the_original_after_it() {
 fn one_worker_and_two_report_the_same_first_failure() {
     let run = |workers| {
         LineupTest::new("random_check::workers")
+            .time_budget(None)
             .threads(2)
             .ops(2)
             .seed(5)
@@ -134,12 +137,14 @@ fn a_correct_queue_passes_100_random_3x3_matrices() {
         (
             "blocking",
             LineupTest::new("random_check::blocking")
+                .time_budget(None)
                 .seed(1)
                 .check(BlockingQueue::default),
         ),
         (
             "non-blocking",
             LineupTest::new("random_check::non_blocking")
+                .time_budget(None)
                 .seed(1)
                 .check(NonBlockingQueue::default),
         ),
@@ -150,14 +155,14 @@ fn a_correct_queue_passes_100_random_3x3_matrices() {
 }
 
 /// A correct queue passes a small random sample in every build.
-#[lineup_test(threads = 2, ops = 3, samples = 20, seed = 7)]
+#[lineup_test(time_budget = "off", threads = 2, ops = 3, samples = 20, seed = 7)]
 fn non_blocking_queue_passes_a_random_sample() -> NonBlockingQueue {
     NonBlockingQueue::default()
 }
 
 /// Under `#[lineup_test]` with default settings but the dimensions, the Fig. 1 bug fails the
 /// test (the failing matrix is saved in `tests/lineup-regressions/random_check.jsonl`).
-#[lineup_test(threads = 2, ops = 2)]
+#[lineup_test(time_budget = "off", threads = 2, ops = 2)]
 #[should_panic(expected = "FULL HISTORY WITHOUT SERIAL WITNESS")]
 fn the_fig1_bug_fails_a_lineup_test() -> GiveUpQueue {
     GiveUpQueue::default()
@@ -216,6 +221,7 @@ fn a_committed_specification_fails_with_a_diff_when_serial_behaviour_changes() {
 #[test]
 fn the_default_sample_mixes_smaller_shapes_and_says_which() {
     let summary = lineup::LineupTest::new("shapes_mix")
+        .time_budget(None)
         .threads(3)
         .ops(3)
         .samples(40)
@@ -227,6 +233,7 @@ fn the_default_sample_mixes_smaller_shapes_and_says_which() {
     assert!(shapes.len() > 3, "{}", summary.shapes);
     assert!(shapes.get(&(3, 3)).copied().unwrap_or(0) >= 10, "{}", summary.shapes);
     let exact = lineup::LineupTest::new("shapes_exact")
+        .time_budget(None)
         .threads(3)
         .ops(3)
         .samples(10)
@@ -237,8 +244,8 @@ fn the_default_sample_mixes_smaller_shapes_and_says_which() {
     assert_eq!(exact.shapes.to_string(), "3x3 \u{d7}10");
 }
 
-/// With a time budget, a passing sample is followed by deeper stages (the sample with PCT, with
-/// one preemption more, 4-thread matrices, AutoCheck), and the summary says how far each got.
+/// With a time budget, a passing sample is followed by deeper stages (here the sample with PCT,
+/// then AutoCheck), and the summary says how far each got.
 #[test]
 fn the_time_budget_deepens_after_the_sample_and_says_what_it_covered() {
     let summary = lineup::LineupTest::new("deepening_pass")
@@ -247,6 +254,7 @@ fn the_time_budget_deepens_after_the_sample_and_says_what_it_covered() {
         .samples(3)
         .seed(3)
         .time_budget(std::time::Duration::from_millis(400))
+        .stages(&[lineup::Stage::Pct, lineup::Stage::AutoCheck])
         .check_subject(&objects::counters::atomic_counter())
         .unwrap();
     let first = summary.deepening.first().expect("a stage ran");
@@ -266,6 +274,7 @@ fn a_deeper_stage_finds_what_the_sample_cannot_and_names_itself() {
         .seed(1)
         .preemption_bound(0)
         .time_budget(std::time::Duration::from_secs(60))
+        .stages(&[lineup::Stage::Pct])
         .check_subject(&objects::counters::counter1())
         .unwrap_err();
     let TestFailure::Violation { origin, .. } = &failure else {

@@ -173,6 +173,7 @@ fn strategies_are_read_from_their_names() {
 #[test]
 fn a_lineup_test_runs_the_strategy_it_names_and_says_so() {
     let summary = lineup::LineupTest::new("strategy_named")
+        .time_budget(None)
         .threads(2)
         .ops(2)
         .samples(3)
@@ -190,6 +191,7 @@ fn a_lineup_test_runs_the_strategy_it_names_and_says_so() {
         }
     );
     let failure = lineup::LineupTest::new("bad_strategy")
+        .time_budget(None)
         .strategy_named("dfs")
         .check_subject(&counters::atomic_counter())
         .unwrap_err()
@@ -201,6 +203,7 @@ fn a_lineup_test_runs_the_strategy_it_names_and_says_so() {
 fn a_lineup_test_takes_its_interlude_by_setting() {
     // A tree past the interlude's start: the PASS line counts the matrices that ran it.
     let summary = lineup::LineupTest::new("interlude_named")
+        .time_budget(None)
         .matrix(&[
             &["add(200)", "try_take()"],
             &["add(400)", "try_take()"],
@@ -212,6 +215,7 @@ fn a_lineup_test_takes_its_interlude_by_setting() {
     let summary = summary.unwrap();
     assert_eq!(summary.interludes, 1);
     let off = lineup::LineupTest::new("interlude_off")
+        .time_budget(None)
         .matrix(&[
             &["add(200)", "try_take()"],
             &["add(400)", "try_take()"],
@@ -223,6 +227,7 @@ fn a_lineup_test_takes_its_interlude_by_setting() {
         .unwrap();
     assert_eq!(off.interludes, 0);
     let failure = lineup::LineupTest::new("bad_interlude")
+        .time_budget(None)
         .interlude_named("50:pb-dfs")
         .check_subject(&counters::atomic_counter())
         .unwrap_err()

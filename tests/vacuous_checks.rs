@@ -86,6 +86,7 @@ fn a_foreign_runtime_in_the_constructor_is_the_same_error() {
 #[test]
 fn a_lineup_test_of_a_vacuous_check_fails() {
     let result = LineupTest::new("always_panics")
+        .time_budget(None)
         .threads(2)
         .ops(1)
         .samples(2)

@@ -3,5 +3,6 @@
 
 pub mod actors;
 pub mod counters;
+pub mod deep;
 pub mod queues;
 pub mod spin;

@@ -54,7 +54,7 @@ impl Counter {
 }
 
 // 5 random matrices of 2 threads x 1 operation (an actor multiplies the schedules: keep them small).
-#[lineup_test(threads = 2, ops = 1, samples = 5)]
+#[lineup_test(time_budget = "off", threads = 2, ops = 1, samples = 5)]
 fn counter_actor_is_linearizable() -> Counter {
     Counter::new()
 }

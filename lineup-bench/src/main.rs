@@ -1,7 +1,7 @@
 //! Benchmarks of lineup. Each prints one JSON object per line.
 //!
 //! `cargo run --release -p lineup-bench -- phases`, `... -- random`, `... -- workers`,
-//! `... -- table2 [--samples K]`
+//! `... -- table2 [--samples K]`, `... -- depth [--stages]`
 //! and `... -- loom [queue|counter1]`
 //!
 //! * `phase1_3x3`: phase 1 (every serial execution) of a non-blocking 3x3 queue matrix, median
@@ -21,6 +21,7 @@
 #![deny(clippy::undocumented_unsafe_blocks, clippy::missing_safety_doc)]
 
 mod actors;
+mod depth;
 mod histories;
 mod loom_vs_shuttle;
 #[path = "../../examples/objects/mod.rs"]
@@ -345,6 +346,7 @@ fn main() {
             };
             table2(samples);
         }
+        "depth" => depth::run(&std::env::args().skip(2).collect::<Vec<_>>()),
         "histories" => histories::run(&std::env::args().skip(2).collect::<Vec<_>>()),
         "phase1" => phase1_3x3(),
         "workers" => one_matrix_workers::run(),
@@ -364,7 +366,7 @@ fn main() {
         }
         other => {
             eprintln!(
-                "unknown benchmark `{other}`; available: phases, random, workers, strategies, actors [BUDGET], shapes [K], \
+                "unknown benchmark `{other}`; available: phases, random, depth [--stages], workers, strategies, actors [BUDGET], shapes [K], \
                  table2 [--samples K], phase1, phase2, loom [queue|counter1]"
             );
             std::process::exit(2);

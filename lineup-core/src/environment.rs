@@ -30,7 +30,7 @@ pub const SAMPLES_ENV: &str = "LINEUP_SAMPLES";
 pub const SEED_ENV: &str = "LINEUP_SEED";
 /// Preemption bound of phase 2 (`LINEUP_PREEMPTION_BOUND=3`).
 pub const PREEMPTION_BOUND_ENV: &str = "LINEUP_PREEMPTION_BOUND";
-/// Time budget for the deeper stages after the sample (see `LineupTest::time_budget`) (`LINEUP_TIME_BUDGET=90s`, `15m`, `2h`, `500ms`).
+/// Time budget for the deeper stages after the sample (see `LineupTest::time_budget`) (`LINEUP_TIME_BUDGET=90s`, `15m`, `2h`, `500ms`; `off` for a fixed run).
 pub const TIME_BUDGET_ENV: &str = "LINEUP_TIME_BUDGET";
 /// The shard of the sample this machine checks (`LINEUP_SHARD=2/8`: the third of eight).
 pub const SHARD_ENV: &str = "LINEUP_SHARD";
@@ -101,8 +101,9 @@ pub struct SweepOverrides {
     pub seed: Option<u64>,
     /// [`PREEMPTION_BOUND_ENV`]: phase 2's preemption bound.
     pub preemption_bound: Option<u32>,
-    /// [`TIME_BUDGET_ENV`]: the time budget of the deeper stages after the sample.
-    pub time_budget: Option<Duration>,
+    /// [`TIME_BUDGET_ENV`]: the time budget of the deeper stages after the sample (`Some(None)`:
+    /// `off`, a fixed run).
+    pub time_budget: Option<Option<Duration>>,
     /// [`SHARD_ENV`]: `(index, count)`, index from 0: this machine checks the sample indices
     /// `index, index + count, ...`.
     pub shard: Option<(usize, usize)>,
@@ -206,7 +207,7 @@ impl SweepOverrides {
             seed: reader.number(SEED_ENV)?,
             preemption_bound: reader.number(PREEMPTION_BOUND_ENV)?,
             time_budget: reader.parsed(TIME_BUDGET_ENV, |value| {
-                parse_duration(value).ok_or_else(|| "expected a duration such as 500ms, 90s, 15m or 2h".into())
+                parse_budget(value).ok_or_else(|| "expected off or a duration such as 500ms, 90s, 15m or 2h".into())
             })?,
             shard: reader.parsed(SHARD_ENV, parse_shard)?,
             workers: reader.number(WORKERS_ENV)?,
@@ -340,6 +341,14 @@ fn parse_shard(value: &str) -> Result<(usize, usize), String> {
     Ok((i, n))
 }
 
+/// A time budget: `off` (none, `Some(None)`) or a duration as [`parse_duration`] reads it.
+pub(crate) fn parse_budget(text: &str) -> Option<Option<Duration>> {
+    match text {
+        "off" => Some(None),
+        _ => parse_duration(text).map(Some),
+    }
+}
+
 /// `500ms`, `90s`, `15m`, `2h`, or a bare number of seconds.
 fn parse_duration(text: &str) -> Option<Duration> {
     let split = text.find(|c: char| !c.is_ascii_digit()).unwrap_or(text.len());
@@ -391,7 +400,8 @@ mod tests {
         assert_eq!(o.samples, Some(1000));
         assert_eq!(o.seed, Some(42));
         assert_eq!(o.preemption_bound, Some(3));
-        assert_eq!(o.time_budget, Some(Duration::from_secs(900)));
+        assert_eq!(o.time_budget, Some(Some(Duration::from_secs(900))));
+        assert_eq!(sweep(&[(TIME_BUDGET_ENV, "off")]).unwrap().time_budget, Some(None));
         assert_eq!(o.shard, Some((2, 8)));
         assert_eq!(o.workers, Some(4));
         assert_eq!(
@@ -471,7 +481,7 @@ mod tests {
         let err = sweep(&[(TIME_BUDGET_ENV, "10 years")]).unwrap_err();
         assert_eq!(
             err.to_string(),
-            "LINEUP_TIME_BUDGET=\"10 years\": expected a duration such as 500ms, 90s, 15m or 2h"
+            "LINEUP_TIME_BUDGET=\"10 years\": expected off or a duration such as 500ms, 90s, 15m or 2h"
         );
         let err = sweep(&[(STRATEGY_ENV, "pct:x")]).unwrap_err();
         assert_eq!(

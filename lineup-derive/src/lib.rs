@@ -158,6 +158,7 @@ pub fn invocations(args: TokenStream, input: TokenStream) -> TokenStream {
 /// | `seed = 42` | `.seed(42u64)` |
 /// | `workers = 2` | `.workers(2usize)` |
 /// | `time_budget_ms = 500` | `.time_budget(Duration::from_millis(500u64))` |
+/// | `time_budget = "90s"` | `.time_budget_named("90s")` (`"off"`: a fixed run, the sample only; a bad value fails the test with what is wrong) |
 /// | `check_stuck = false` | `.check_stuck(false)` |
 /// | `allow_all_panics = true` | `.allow_all_panics(true)` (an object whose operations all panic by design) |
 /// | `strategy = "pct:3:1000"` | `.strategy_named("pct:3:1000")` (phase 2's strategy; a bad name fails the test with the list) |
@@ -174,6 +175,10 @@ pub fn invocations(args: TokenStream, input: TokenStream) -> TokenStream {
 /// object's invocations: a label that is not one fails the test when it runs, with the list
 /// of the object's labels. `observations` is a directory relative to the working directory of
 /// the test (the package root under `cargo test`).
+///
+/// Without `time_budget` or `time_budget_ms` a test has `LineupTest`'s default budget
+/// (`lineup::DEFAULT_TIME_BUDGET`) for the deepening after its sample, as a `LineupTest` built
+/// by hand has; `LINEUP_TIME_BUDGET` overrides both.
 ///
 /// What a run checks and in which order (saved failing matrices, the explicit matrices, the
 /// seeded random sample, deeper stages within the time budget), and the environment variables that

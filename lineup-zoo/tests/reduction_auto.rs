@@ -51,11 +51,11 @@ fn an_object_with_threads_of_its_own_runs_on_every_core_unless_told() {
     }
     let run = |test: lineup::LineupTest| test.threads(2).ops(1).samples(2).seed(3);
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let actor = run(lineup::LineupTest::new("actor"))
+    let actor = run(lineup::LineupTest::new("actor").time_budget(None))
         .check_subject(&objects::actors::actor_queue())
         .unwrap();
     assert_eq!(actor.workers, cores);
-    let told = run(lineup::LineupTest::new("actor_told").workers(1))
+    let told = run(lineup::LineupTest::new("actor_told").time_budget(None).workers(1))
         .check_subject(&objects::actors::actor_queue())
         .unwrap();
     assert_eq!(told.workers, 1);

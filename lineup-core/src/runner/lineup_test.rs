@@ -12,17 +12,17 @@ use crate::config::Config;
 use crate::config::{Strategy, StrategyParseError};
 use crate::environment::{Environment, EnvironmentError};
 use crate::error::CheckError;
-use crate::judge::verdict::Verdict;
 use crate::judge::verdict::Violation;
+use crate::judge::verdict::{CheckStats, Verdict};
 use crate::model::invocation::InvocationLabel;
 use crate::model::invocations::Invocations;
 use crate::model::matrix::TestMatrix;
 use crate::model::subject::Subject;
 use crate::report::html::{write_report_in, Picture};
-use crate::runner::parallel::check_matrices;
+use crate::runner::deepening::{distinct_smallest_first, plan, DeepeningStage, Plan, PlanInput, Stage};
+use crate::runner::parallel::{check_matrices, Inconclusiveness};
 use crate::runner::progress::Progress;
 use crate::runner::regressions::{Regression, RegressionError, RegressionFile};
-use crate::runner::sampling::auto_matrices;
 use crate::runner::sampling::shard_indices;
 use crate::runner::shapes::{sample_shaped, ShapeCounts, Shapes};
 use crate::runner::shrink::shrink;
@@ -93,6 +93,9 @@ pub struct TestSummary {
     /// Phase-2 executions of passing matrices that reached the step limit
     /// ([`Config::max_steps`](crate::Config)): not judged, so the PASS does not cover them.
     pub inconclusive_executions: u64,
+    /// Passing matrices whose inconclusive executions outnumber their judged ones, and those
+    /// with none judged (a run all of whose matrices have none judged fails).
+    pub inconclusive_matrices: Inconclusiveness,
     /// Time taken.
     pub elapsed: Duration,
     /// How phase 2 explored each matrix (a sampling strategy covers a sample of the schedules,
@@ -100,8 +103,12 @@ pub struct TestSummary {
     pub strategy: Strategy,
     /// How many matrices of each shape the random sample checked.
     pub shapes: ShapeCounts,
+    /// The time budget of the deepening after the sample (`None`: a fixed run).
+    pub budget: Option<Duration>,
     /// What the time budget covered after the sample, stage by stage, in order.
     pub deepening: Vec<DeepeningStage>,
+    /// Phase 2's preemption bound on the sample.
+    pub preemption_bound: u32,
     /// Passing matrices whose phase 2 ran the [interlude](crate::Interlude) (their trees were
     /// larger than its start).
     pub interludes: usize,
@@ -109,26 +116,87 @@ pub struct TestSummary {
     pub workers: usize,
 }
 
-/// The matrices of one deepening stage, in order (AutoCheck's are endless).
-type Matrices<'a> = Box<dyn Iterator<Item = TestMatrix> + 'a>;
+impl TestSummary {
+    /// Whether the run checked matrices and judged no execution of any of them: the test fails
+    /// ([`TestFailure::Inconclusive`]), as a vacuous check does.
+    pub fn all_inconclusive(&self) -> bool {
+        self.matrices > 0 && self.inconclusive_matrices.wholly == self.matrices
+    }
 
-/// One stage of the deepening within the time budget, and how far it got.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct DeepeningStage {
-    /// What the stage checks (`pb-dfs bound 3 on the sample`).
-    pub name: String,
-    /// Matrices it checked.
-    pub checked: usize,
-    /// Matrices it has (`None`: endless, AutoCheck).
-    pub of: Option<usize>,
+    /// How phase 2 explored each matrix of the sample.
+    fn phase2(&self) -> String {
+        match self.strategy {
+            Strategy::PbDfs => format!("pb-dfs, preemption bound {}", self.preemption_bound),
+            Strategy::DbDfs { delays } => format!("db-dfs, delay bound {delays}"),
+            sampling => format!("{sampling}: a sample of the schedules"),
+        }
+    }
+
+    /// What the time budget covered, stage by stage, or that there was none.
+    fn deepening_line(&self) -> String {
+        match &self.budget {
+            None => "; no time budget: no deepening".to_string(),
+            Some(budget) if self.deepening.is_empty() => {
+                format!("; time budget {budget:.0?}: spent before any deepening stage")
+            }
+            Some(budget) => format!(
+                "; within the time budget of {budget:.0?}: {}",
+                self.deepening
+                    .iter()
+                    .map(ToString::to_string)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        }
+    }
 }
 
-impl fmt::Display for DeepeningStage {
+/// The PASS line: what the run covered, sample and deepening stages, and what it did not.
+impl fmt::Display for TestSummary {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.of {
-            Some(of) => write!(f, "{} {}/{of}", self.name, self.checked),
-            None => write!(f, "{} {}", self.name, self.checked),
+        write!(
+            f,
+            "PASS, {} matrices, {} executions in {:.2?} (seed {}, phase 2 {})",
+            self.matrices,
+            self.executions,
+            self.elapsed,
+            self.seed,
+            self.phase2()
+        )?;
+        if self.interludes > 0 {
+            write!(
+                f,
+                "; {} matrices had trees past the interlude's start and ran it",
+                self.interludes
+            )?;
         }
+        if !self.shapes.0.is_empty() {
+            write!(f, "; sample shapes {}", self.shapes)?;
+        }
+        write!(f, "{}", self.deepening_line())?;
+        if self.inconclusive_executions > 0 {
+            write!(
+                f,
+                "; {} executions reached the step limit (max_steps) and were not judged: the PASS does not cover them",
+                self.inconclusive_executions
+            )?;
+        }
+        let Inconclusiveness { mostly, wholly } = self.inconclusive_matrices;
+        if wholly > 0 {
+            write!(
+                f,
+                "; {wholly} of {} matrices inconclusive (no execution judged)",
+                self.matrices
+            )?;
+        }
+        if mostly > wholly {
+            write!(
+                f,
+                "; in {} matrices inconclusive executions outnumber judged ones",
+                mostly - wholly
+            )?;
+        }
+        Ok(())
     }
 }
 
@@ -166,6 +234,14 @@ pub enum TestFailure {
         test: String,
         /// What is wrong.
         problem: String,
+    },
+    /// Every matrix checked was inconclusive: none of its phase-2 executions was judged (each
+    /// reached the step limit), so a PASS would be vacuous.
+    Inconclusive {
+        /// The test.
+        test: String,
+        /// What the run checked.
+        summary: Box<TestSummary>,
     },
     /// An environment variable cannot be read.
     Env(EnvironmentError),
@@ -221,6 +297,13 @@ impl fmt::Display for TestFailure {
             }
             TestFailure::Check { test, origin, error } => write!(f, "lineup_test `{test}`: {origin}: {error}"),
             TestFailure::Setup { test, problem } => write!(f, "lineup_test `{test}`: {problem}"),
+            TestFailure::Inconclusive { test, summary } => write!(
+                f,
+                "lineup_test `{test}`: INCONCLUSIVE: every one of its {} matrices reached the step limit (Config::max_steps) \
+                 in every phase-2 execution, so nothing was judged; raise max_steps, or look for an operation that never \
+                 returns (a spin loop on a primitive lineup cannot see). What ran: {summary}",
+                summary.matrices
+            ),
             TestFailure::Env(e) => write!(f, "lineup_test: {e}"),
             TestFailure::Regressions(e) => write!(f, "lineup_test: {e}"),
             TestFailure::Snapshot(e) => write!(f, "lineup_test: {e}"),
@@ -253,7 +336,7 @@ impl std::error::Error for TestFailure {}
 ///     }
 /// }
 ///
-/// let summary = LineupTest::new("counter").threads(2).ops(2).samples(10).seed(1).check(Counter::default).unwrap();
+/// let summary = LineupTest::new("counter").threads(2).ops(2).samples(10).seed(1).time_budget(None).check(Counter::default).unwrap();
 /// assert_eq!(summary.matrices, 10);
 /// ```
 #[derive(Clone, Debug)]
@@ -272,8 +355,15 @@ pub struct LineupTest {
     finals: Vec<String>,
     observations: Option<PathBuf>,
     strategy_error: Option<StrategyParseError>,
+    budget_error: Option<String>,
     shapes: Shapes,
+    stages: Vec<Stage>,
 }
+
+/// The time budget of a run when neither the test nor `LINEUP_TIME_BUDGET` sets one: the
+/// deepening stages after the sample stop when it is spent. Measured so that the default check
+/// of a passing object stays within about 10 to 20 s on two cores (docs/strategies.md).
+pub const DEFAULT_TIME_BUDGET: Duration = Duration::from_secs(10);
 
 impl LineupTest {
     /// A run named `name` (the test's path) with the paper's defaults: 100 samples of 3x3.
@@ -286,14 +376,16 @@ impl LineupTest {
             samples: 100,
             seed: None,
             workers: None,
-            time_budget: None,
+            time_budget: Some(DEFAULT_TIME_BUDGET),
             config: Config::default(),
             matrices: Vec::new(),
             initial: Vec::new(),
             finals: Vec::new(),
             observations: None,
             strategy_error: None,
+            budget_error: None,
             shapes: Shapes::default(),
+            stages: Stage::DEFAULT_ORDER.to_vec(),
         }
     }
 
@@ -391,11 +483,33 @@ impl LineupTest {
         self
     }
 
-    /// After the sample, deeper stages until this much time has passed: the sample with PCT, the
-    /// sample at one preemption more, 4x2 matrices, then AutoCheck (growing square matrices);
-    /// [`TestSummary::deepening`] says how far each got.
-    pub fn time_budget(mut self, budget: Duration) -> Self {
-        self.time_budget = Some(budget);
+    /// After the sample, deeper stages until this much time has passed ([`DEFAULT_TIME_BUDGET`]
+    /// unless set; `None`: a fixed run, the saved, explicit and sampled matrices only), in the
+    /// order of [`stages`](Self::stages); [`TestSummary::deepening`] says how far each got.
+    /// `LINEUP_TIME_BUDGET` overrides it (`off` for none).
+    pub fn time_budget(mut self, budget: impl Into<Option<Duration>>) -> Self {
+        self.time_budget = budget.into();
+        self
+    }
+
+    /// [`time_budget`](Self::time_budget) by its setting (`"90s"`, `"500ms"`, `"15m"`, or
+    /// `"off"` for a fixed run), as `LINEUP_TIME_BUDGET` reads it; a setting that cannot be read
+    /// fails the run with what is wrong.
+    pub fn time_budget_named(mut self, setting: &str) -> Self {
+        match crate::environment::parse_budget(setting) {
+            Some(budget) => self.time_budget = budget,
+            None => {
+                self.budget_error = Some(format!(
+                    "time_budget = {setting:?}: expected off or a duration such as 500ms, 90s, 15m or 2h"
+                ))
+            }
+        }
+        self
+    }
+
+    /// The deepening stages and their order ([`Stage::DEFAULT_ORDER`] unless set).
+    pub fn stages(mut self, stages: &[Stage]) -> Self {
+        self.stages = stages.to_vec();
         self
     }
 
@@ -474,50 +588,11 @@ impl LineupTest {
     /// let subject = Subject::new("Mutex<Vec<u32>>", || Mutex::new(Vec::<u32>::new()))
     ///     .with(Invocation::new("push", |v: &Mutex<Vec<u32>>| v.lock().unwrap().push(1)).arg(1))
     ///     .with(Invocation::new("pop", |v: &Mutex<Vec<u32>>| v.lock().unwrap().pop()));
-    /// LineupTest::new("vec").threads(2).ops(2).samples(5).seed(9).run_subject(&subject);
+    /// LineupTest::new("vec").threads(2).ops(2).samples(5).seed(9).time_budget(None).run_subject(&subject);
     /// ```
     pub fn run_subject<O: Send + Sync + 'static>(self, subject: &Subject<O>) {
         match self.check_subject(subject) {
-            Ok(summary) => eprintln!(
-                "lineup_test `{}`: PASS, {} matrices, {} executions in {:.2?} (seed {}, phase 2 {}{}){}{}{}",
-                self.name,
-                summary.matrices,
-                summary.executions,
-                summary.elapsed,
-                summary.seed,
-                match summary.strategy {
-                    Strategy::PbDfs => format!("pb-dfs, preemption bound {}", self.config.preemption_bound),
-                    Strategy::DbDfs { delays } => format!("db-dfs, delay bound {delays}"),
-                    sampling => format!("{sampling}: a sample of the schedules"),
-                },
-                match summary.interludes {
-                    0 => String::new(),
-                    n => format!("; {n} matrices had trees past the interlude's start and ran it"),
-                },
-                match summary.shapes.0.is_empty() {
-                    true => String::new(),
-                    false => format!("; sample shapes {}", summary.shapes),
-                },
-                match summary.deepening.is_empty() {
-                    true => String::new(),
-                    false => format!(
-                        "; within the time budget: {}",
-                        summary
-                            .deepening
-                            .iter()
-                            .map(ToString::to_string)
-                            .collect::<Vec<_>>()
-                            .join(", ")
-                    ),
-                },
-                match summary.inconclusive_executions {
-                    0 => String::new(),
-                    n => format!(
-                        "; {n} executions reached the step limit (max_steps) and were not judged: the PASS does \
-                         not cover them"
-                    ),
-                }
-            ),
+            Ok(summary) => eprintln!("lineup_test `{}`: {summary}", self.name),
             Err(failure) => panic!("{failure}"),
         }
     }
@@ -533,6 +608,9 @@ impl LineupTest {
         }
         if let Some(e) = &self.strategy_error {
             return Err(self.setup(e.to_string()));
+        }
+        if let Some(e) = &self.budget_error {
+            return Err(self.setup(e.clone()));
         }
         let frame = Frame {
             initial: self.resolve(&labels, &self.initial)?,
@@ -554,10 +632,13 @@ impl LineupTest {
                 matrices: 0,
                 executions: 0,
                 inconclusive_executions: 0,
+                inconclusive_matrices: Inconclusiveness::default(),
                 elapsed: Duration::ZERO,
                 strategy: settings.config.strategy,
                 shapes: ShapeCounts::default(),
+                budget: settings.time_budget,
                 deepening: Vec::new(),
+                preemption_bound: settings.config.preemption_bound,
                 interludes: 0,
                 workers: settings.workers,
             },
@@ -573,10 +654,18 @@ impl LineupTest {
         let sampled = run.sample()?;
         // 4. Deepening within the time budget.
         if let Some(budget) = run.settings.time_budget {
-            run.deepen(budget, &sampled)?;
+            let rate = run.summary.executions as f64 / start.elapsed().as_secs_f64().max(1e-3);
+            run.deepen(budget, rate, &sampled)?;
         }
         run.summary.elapsed = start.elapsed();
-        Ok(run.summary)
+        let summary = run.summary;
+        if summary.all_inconclusive() {
+            return Err(TestFailure::Inconclusive {
+                test: self.name.clone(),
+                summary: Box::new(summary),
+            });
+        }
+        Ok(summary)
     }
 
     /// The settings of a run: the test's, with the sweep environment's overrides, a seed (drawn
@@ -611,7 +700,7 @@ impl LineupTest {
             config,
             samples,
             seed,
-            time_budget: env.time_budget.or(self.time_budget),
+            time_budget: env.time_budget.unwrap_or(self.time_budget),
             workers,
             shard: env.shard,
             environment,
@@ -653,7 +742,7 @@ impl LineupTest {
         save_in: Option<&RegressionFile>,
         summary: &mut TestSummary,
         environment: &Environment,
-    ) -> Result<(), TestFailure> {
+    ) -> Result<CheckStats, TestFailure> {
         let result = check(subject, matrix, config);
         summary.matrices += 1;
         match result {
@@ -661,7 +750,8 @@ impl LineupTest {
                 summary.executions += stats.serial_executions + stats.concurrent_executions;
                 summary.inconclusive_executions += stats.inconclusive_executions;
                 summary.interludes += usize::from(stats.interlude.is_some());
-                Ok(())
+                summary.inconclusive_matrices.add(&stats);
+                Ok(stats)
             }
             Ok(Verdict::Fail(v)) => Err(self.failed(subject, matrix, Ok(v), config, origin, save_in, environment)),
             Err(e) => Err(self.failed(subject, matrix, Err(e), config, origin, save_in, environment)),
@@ -767,6 +857,7 @@ fn seeded(strategy: Strategy, seed: u64) -> Strategy {
 }
 
 /// The operations every matrix of a test runs before and after its threads.
+#[derive(Clone)]
 struct Frame {
     initial: Vec<usize>,
     finals: Vec<usize>,
@@ -893,6 +984,7 @@ impl<O: Send + Sync + 'static> TestRun<'_, O> {
         self.summary.executions += outcome.executions;
         self.summary.inconclusive_executions += outcome.inconclusive_executions;
         self.summary.interludes += outcome.interludes;
+        self.summary.inconclusive_matrices.merge(outcome.inconclusive);
         let Some((position, result)) = outcome.first_failure else {
             matrices.iter().for_each(|m| self.summary.shapes.add(m));
             return Ok(matrices);
@@ -915,94 +1007,177 @@ impl<O: Send + Sync + 'static> TestRun<'_, O> {
         ))
     }
 
-    /// Deepening within the time budget: the sample again with PCT, then one preemption more,
-    /// then four threads, then AutoCheck's growing square matrices, each stage as far as the
-    /// budget goes (cheapest first; see docs/strategies.md).
-    fn deepen(&mut self, budget: Duration, sampled: &[TestMatrix]) -> Result<(), TestFailure> {
-        let deadline = Instant::now() + budget;
-        let stages = deepening_stages(&self.settings, &self.frame, self.labels.len(), sampled);
-        for (name, stage_config, matrices, of) in stages {
-            if Instant::now() >= deadline {
+    /// Deepening within the time budget: the test's stages in order, each as far as its equal
+    /// share of what is left goes. Every check gets a share of what is left (in executions, at `rate` executions per
+    /// second); one that reaches its share is cut and counted as not covered.
+    fn deepen(&mut self, budget: Duration, rate: f64, sampled: &[TestMatrix]) -> Result<(), TestFailure> {
+        let budget = Budget {
+            deadline: Instant::now() + budget,
+            rate: if rate.is_finite() && rate > 1.0 { rate } else { 1000.0 },
+        };
+        let around = self.frame.clone();
+        let frame = move |m: TestMatrix| around.around(m);
+        let config = self.settings.config.clone();
+        let input = PlanInput {
+            config: &config,
+            seed: self.settings.seed,
+            samples: self.settings.samples,
+            threads: self.test.threads,
+            ops: self.test.ops,
+            shapes: self.test.shapes,
+            invocations: self.labels.len(),
+            sampled,
+            frame: &frame,
+        };
+        let plans: Vec<Option<Plan>> = self.test.stages.iter().map(|&s| plan(s, &input)).collect();
+        let stages = plans.len();
+        for (index, plan) in plans.into_iter().enumerate() {
+            if budget.spent() {
                 break;
             }
-            let mut checked = 0;
-            for (index, matrix) in matrices.enumerate() {
-                if Instant::now() >= deadline {
-                    break;
-                }
-                let origin = MatrixOrigin::Deepening {
-                    stage: name.clone(),
-                    index,
-                };
-                let regressions = self.regressions.as_ref();
-                self.test.check_one(
-                    self.subject,
-                    &matrix,
-                    &stage_config,
-                    origin,
-                    regressions,
-                    &mut self.summary,
-                    &self.settings.environment,
-                )?;
-                checked += 1;
-            }
-            self.summary.deepening.push(DeepeningStage { name, checked, of });
+            // Each stage gets an equal share of what is left, so that every stage runs; one that
+            // ends early leaves its time to the stages after it.
+            let slice = Budget {
+                deadline: Instant::now()
+                    + budget.deadline.saturating_duration_since(Instant::now()) / (stages - index) as u32,
+                rate: budget.rate,
+            };
+            let done = match plan {
+                Some(plan) => self.run_plan(plan, &slice)?,
+                None => self.iterative_deepening(sampled, &slice)?,
+            };
+            self.summary.deepening.push(done);
         }
         Ok(())
     }
+
+    /// Checks a stage's matrices in order until the budget is spent.
+    fn run_plan(&mut self, plan: Plan, budget: &Budget) -> Result<DeepeningStage, TestFailure> {
+        let mut done = DeepeningStage::new(plan.name, plan.of);
+        let mut left = plan.of.unwrap_or(usize::MAX);
+        for (index, matrix) in plan.matrices.enumerate() {
+            if budget.spent() {
+                break;
+            }
+            // An exhaustive search gets a share of what is left; a sampling one runs its fixed
+            // number of executions.
+            let cap = match plan.config.strategy.is_exhaustive() {
+                true => budget.share(left.min(64)),
+                false => u64::MAX,
+            };
+            left = left.saturating_sub(1);
+            let config = Config {
+                max_executions: (cap < u64::MAX).then_some(cap),
+                ..plan.config.clone()
+            };
+            let origin = MatrixOrigin::Deepening {
+                stage: done.name.clone(),
+                index,
+            };
+            let stats = self.check_deeper(&matrix, &config, origin)?;
+            done.executions += stats.serial_executions + stats.concurrent_executions;
+            if stats.concurrent_executions >= cap {
+                done.cut += 1;
+            } else {
+                done.checked += 1;
+            }
+        }
+        Ok(done)
+    }
+
+    /// Each distinct matrix of the sample, fewest operations first, at one preemption more than
+    /// the sample, then another, ... while its tree stays within its share of the budget.
+    fn iterative_deepening(&mut self, sampled: &[TestMatrix], budget: &Budget) -> Result<DeepeningStage, TestFailure> {
+        let matrices = distinct_smallest_first(sampled);
+        let base = self.settings.config.preemption_bound;
+        let mut done = DeepeningStage::new(
+            format!("iterative deepening from bound {} on the sample", base + 1),
+            Some(matrices.len()),
+        );
+        for (index, matrix) in matrices.iter().enumerate() {
+            if budget.spent() {
+                break;
+            }
+            let share = budget.share(matrices.len() - index);
+            let mut used = 0;
+            let mut covered = None;
+            for bound in base + 1..=base + MAX_EXTRA_PREEMPTIONS {
+                let cap = share.saturating_sub(used);
+                if cap < MIN_SHARE || budget.spent() {
+                    break;
+                }
+                let config = Config {
+                    preemption_bound: bound,
+                    max_executions: Some(cap),
+                    ..self.settings.config.clone()
+                };
+                let origin = MatrixOrigin::Deepening {
+                    stage: format!("{} (bound {bound})", done.name),
+                    index,
+                };
+                let stats = self.check_deeper(matrix, &config, origin)?;
+                done.executions += stats.serial_executions + stats.concurrent_executions;
+                used += stats.concurrent_executions;
+                if stats.concurrent_executions >= cap {
+                    break;
+                }
+                covered = Some(bound);
+            }
+            match covered {
+                Some(bound) => {
+                    done.checked += 1;
+                    done.covered_to(matrix.dimensions(), bound);
+                }
+                None => done.cut += 1,
+            }
+        }
+        Ok(done)
+    }
+
+    /// Checks one matrix of a deepening stage (a failure is shrunk and saved).
+    fn check_deeper(
+        &mut self,
+        matrix: &TestMatrix,
+        config: &Config,
+        origin: MatrixOrigin,
+    ) -> Result<CheckStats, TestFailure> {
+        let regressions = self.regressions.as_ref();
+        self.test.check_one(
+            self.subject,
+            matrix,
+            config,
+            origin,
+            regressions,
+            &mut self.summary,
+            &self.settings.environment,
+        )
+    }
 }
 
-/// The deepening stages, cheapest first: each one's name, settings, matrices and how many.
-fn deepening_stages<'s>(
-    settings: &Settings,
-    frame: &'s Frame,
-    invocations: usize,
-    sampled: &'s [TestMatrix],
-) -> Vec<(String, Config, Matrices<'s>, Option<usize>)> {
-    let config = &settings.config;
-    let seed = settings.seed;
-    let deeper = |strategy: Strategy, bound: u32| Config {
-        strategy,
-        preemption_bound: bound,
-        ..config.clone()
-    };
-    let pct = Strategy::Pct {
-        depth: 3,
-        executions: 2000,
-        seed,
-    };
-    let four_threads: Vec<TestMatrix> =
-        sample_shaped(invocations, 4, 2, settings.samples.max(20), seed ^ 4, Shapes::Exact)
-            .into_iter()
-            .map(|m| frame.around(m))
-            .collect();
-    let bound = config.preemption_bound;
-    vec![
-        (
-            format!("{pct} on the sample"),
-            deeper(pct, bound),
-            Box::new(sampled.iter().cloned()),
-            Some(sampled.len()),
-        ),
-        (
-            format!("pb-dfs bound {} on the sample", bound + 1),
-            deeper(Strategy::PbDfs, bound + 1),
-            Box::new(sampled.iter().cloned()),
-            Some(sampled.len()),
-        ),
-        (
-            "4x2 matrices".to_string(),
-            config.clone(),
-            Box::new(four_threads.clone().into_iter()),
-            Some(four_threads.len()),
-        ),
-        (
-            "AutoCheck".to_string(),
-            config.clone(),
-            Box::new(auto_matrices(invocations).map(|m| frame.around(m))),
-            None,
-        ),
-    ]
+/// Preemptions beyond the sample's bound that iterative deepening tries at most.
+const MAX_EXTRA_PREEMPTIONS: u32 = 8;
+
+/// The fewest executions a deepening check is given.
+const MIN_SHARE: u64 = 50;
+
+/// What is left of a run's time budget, and how fast it runs.
+struct Budget {
+    deadline: Instant,
+    /// Executions per second, as measured on the run so far.
+    rate: f64,
+}
+
+impl Budget {
+    /// Whether the budget is spent.
+    fn spent(&self) -> bool {
+        Instant::now() >= self.deadline
+    }
+
+    /// The executions that one of `ways` checks left may take: an equal share of the time left.
+    fn share(&self, ways: usize) -> u64 {
+        let left = self.deadline.saturating_duration_since(Instant::now()).as_secs_f64();
+        ((left * self.rate / ways.max(1) as f64) as u64).max(MIN_SHARE)
+    }
 }
 
 /// A file name for a test path (`tests::queue` becomes `tests__queue`).
@@ -1030,4 +1205,69 @@ fn random_seed() -> u64 {
 /// The number of cores.
 fn cores() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn summary() -> TestSummary {
+        TestSummary {
+            seed: 7,
+            matrices: 12,
+            executions: 3456,
+            inconclusive_executions: 0,
+            inconclusive_matrices: Inconclusiveness::default(),
+            elapsed: Duration::from_secs(3),
+            strategy: Strategy::PbDfs,
+            shapes: ShapeCounts::default(),
+            budget: Some(Duration::from_secs(10)),
+            deepening: Vec::new(),
+            preemption_bound: 2,
+            interludes: 0,
+            workers: 2,
+        }
+    }
+
+    #[test]
+    fn the_pass_line_lists_each_stage_with_what_it_covered() {
+        let mut s = summary();
+        let mut deep = DeepeningStage::new("iterative deepening from bound 3 on the sample".into(), Some(5));
+        deep.checked = 4;
+        deep.cut = 1;
+        deep.executions = 800;
+        deep.covered_to((2, 1), 6);
+        s.deepening.push(deep);
+        s.deepening
+            .push(DeepeningStage::new("4x1 and 4x2 matrices".into(), Some(100)));
+        let line = s.to_string();
+        assert!(line.contains("within the time budget of 10s: iterative deepening from bound 3 on the sample 4/5 (800 executions, 1 cut"), "{line}");
+        assert!(line.contains("2x1 \u{d7}1 to bound 6"), "{line}");
+        assert!(line.contains(", 4x1 and 4x2 matrices 0/100 (0 executions)"), "{line}");
+        s.budget = None;
+        assert!(s.to_string().contains("no time budget"), "{}", s);
+    }
+
+    #[test]
+    fn the_pass_line_counts_inconclusive_executions_and_matrices() {
+        let mut s = summary();
+        assert!(!s.to_string().contains("inconclusive"), "{s}");
+        s.inconclusive_executions = 40;
+        s.inconclusive_matrices = Inconclusiveness { mostly: 3, wholly: 1 };
+        let line = s.to_string();
+        assert!(line.contains("40 executions reached the step limit"), "{line}");
+        assert!(
+            line.contains("1 of 12 matrices inconclusive (no execution judged)"),
+            "{line}"
+        );
+        assert!(
+            line.contains("in 2 matrices inconclusive executions outnumber judged ones"),
+            "{line}"
+        );
+        assert!(!s.all_inconclusive());
+        s.inconclusive_matrices = Inconclusiveness { mostly: 12, wholly: 12 };
+        assert!(s.all_inconclusive(), "every matrix inconclusive fails the test");
+        s.matrices = 0;
+        assert!(!s.all_inconclusive());
+    }
 }

@@ -1,6 +1,7 @@
 //! Running checks as tests: `LineupTest` (`#[lineup_test]`), random and AutoCheck matrices,
 //! shrinking, parallel workers, regressions files, and progress.
 
+pub(crate) mod deepening;
 pub(crate) mod lineup_test;
 pub(crate) mod parallel;
 pub(crate) mod progress;

@@ -34,6 +34,37 @@ pub struct BatchOutcome {
     pub inconclusive_executions: u64,
     /// Passing matrices whose phase 2 ran the [interlude](crate::Interlude).
     pub interludes: usize,
+    /// Passing matrices whose inconclusive executions outnumber their judged ones, and of
+    /// those, the ones with no judged execution at all ([`Inconclusiveness`]).
+    pub inconclusive: Inconclusiveness,
+}
+
+/// How many passing matrices were mostly or wholly inconclusive: phase-2 executions that reached
+/// the step limit outnumber the ones judged, or no execution was judged at all.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Inconclusiveness {
+    /// Matrices whose inconclusive executions outnumber their judged ones.
+    pub mostly: usize,
+    /// Of those, matrices none of whose phase-2 executions was judged: the PASS covers nothing
+    /// of them.
+    pub wholly: usize,
+}
+
+impl Inconclusiveness {
+    /// Counts one passing matrix's check.
+    pub fn add(&mut self, stats: &crate::judge::verdict::CheckStats) {
+        let judged = stats
+            .concurrent_executions
+            .saturating_sub(stats.inconclusive_executions);
+        self.mostly += usize::from(stats.inconclusive_executions > judged);
+        self.wholly += usize::from(stats.inconclusive_executions > 0 && judged == 0);
+    }
+
+    /// Adds another count.
+    pub fn merge(&mut self, other: Inconclusiveness) {
+        self.mostly += other.mostly;
+        self.wholly += other.wholly;
+    }
 }
 
 /// Checks `matrices` with `workers` OS threads. Workers take matrices in index order and stop
@@ -52,6 +83,7 @@ pub fn check_matrices<O: Send + Sync + 'static>(
     let inconclusive = AtomicU64::new(0);
     let interludes = std::sync::atomic::AtomicUsize::new(0);
     let failure: Mutex<Option<BatchFailure>> = Mutex::new(None);
+    let inconclusive_matrices = Mutex::new(Inconclusiveness::default());
     let failing_index = || {
         failure
             .lock()
@@ -84,6 +116,7 @@ pub fn check_matrices<O: Send + Sync + 'static>(
                         executions.fetch_add(stats.serial_executions + stats.concurrent_executions, Ordering::Relaxed);
                         inconclusive.fetch_add(stats.inconclusive_executions, Ordering::Relaxed);
                         interludes.fetch_add(usize::from(stats.interlude.is_some()), Ordering::Relaxed);
+                        inconclusive_matrices.lock().expect("no worker panics").add(&stats);
                         None
                     }
                     Ok(Verdict::Fail(v)) => {
@@ -111,5 +144,34 @@ pub fn check_matrices<O: Send + Sync + 'static>(
         executions: executions.into_inner(),
         inconclusive_executions: inconclusive.into_inner(),
         interludes: interludes.into_inner(),
+        inconclusive: inconclusive_matrices.into_inner().expect("no worker panics"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::judge::verdict::CheckStats;
+
+    fn stats(concurrent: u64, inconclusive: u64) -> CheckStats {
+        CheckStats {
+            concurrent_executions: concurrent,
+            inconclusive_executions: inconclusive,
+            ..CheckStats::default()
+        }
+    }
+
+    #[test]
+    fn a_matrix_is_mostly_inconclusive_when_unjudged_executions_outnumber_judged_ones() {
+        let mut count = Inconclusiveness::default();
+        count.add(&stats(10, 0)); // all judged
+        count.add(&stats(10, 5)); // as many judged as not
+        count.add(&stats(10, 6)); // mostly inconclusive
+        count.add(&stats(4, 4)); // wholly inconclusive
+        assert_eq!(count, Inconclusiveness { mostly: 2, wholly: 1 });
+        let mut total = Inconclusiveness::default();
+        total.merge(count);
+        total.merge(count);
+        assert_eq!(total, Inconclusiveness { mostly: 4, wholly: 2 });
     }
 }

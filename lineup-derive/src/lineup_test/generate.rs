@@ -66,6 +66,7 @@ fn builder_call(option: &TestOption) -> TokenStream {
             let n = literal(n);
             quote_spanned!(span=> .time_budget(::std::time::Duration::from_millis(#n)))
         }
+        Setting::TimeBudget(text) => quote_spanned!(span=> .time_budget_named(#text)),
         Setting::CheckStuck(on) => quote_spanned!(span=> .check_stuck(#on)),
         Setting::AllowAllPanics(on) => quote_spanned!(span=> .allow_all_panics(#on)),
         Setting::Reduction(on) => quote_spanned!(span=> .reduction(#on)),

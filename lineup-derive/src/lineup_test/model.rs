@@ -38,6 +38,8 @@ pub(super) enum Setting {
     Seed(Integer<u64>),
     /// `time_budget_ms = n`: `.time_budget(Duration::from_millis(n))`.
     TimeBudgetMs(Integer<u64>),
+    /// `time_budget = "90s"` or `"off"`: `.time_budget_named(...)`.
+    TimeBudget(LitStr),
     /// `check_stuck = true` or `false`.
     CheckStuck(LitBool),
     /// `allow_all_panics = true` or `false`.

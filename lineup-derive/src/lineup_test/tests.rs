@@ -28,7 +28,7 @@ fn option_errors_name_the_option() {
     assert_eq!(
         error(quote!(thread = 2), builder()),
         "unknown option `thread`; did you mean `threads`? expected one of threads, ops, samples, \
-         preemption_bound, seed, workers, time_budget_ms, check_stuck, allow_all_panics, strategy, reduction, interlude, matrix, initial, final, observations"
+         preemption_bound, seed, workers, time_budget_ms, time_budget, check_stuck, allow_all_panics, strategy, reduction, interlude, matrix, initial, final, observations"
     );
     assert!(error(quote!(colour = 2), builder()).starts_with("unknown option `colour`; expected one of"));
     assert_eq!(
@@ -207,4 +207,22 @@ fn options_expand_to_builder_calls_in_order() {
             .unwrap_or_else(|| panic!("`{call}` missing after {at} in {out}"));
         at += found + call.len();
     }
+}
+
+#[test]
+fn time_budget_takes_a_setting_and_off_gives_a_fixed_run() {
+    let function = quote!(
+        fn build() -> Q {
+            Q::default()
+        }
+    );
+    for setting in ["off", "90s"] {
+        let out = expand(quote!(time_budget = #setting), function.clone())
+            .unwrap()
+            .to_string();
+        let call = format!(". time_budget_named (\"{setting}\")");
+        assert!(out.contains(&call), "`{call}` missing in {out}");
+    }
+    let err = expand(quote!(time_budget = 90), function).unwrap_err().to_string();
+    assert!(err.contains("off"), "{err}");
 }

@@ -1,0 +1,175 @@
+//! `depth`: the deep-bug objects of `examples/objects/deep.rs` and their correct twins at
+//! default settings (a fresh `LineupTest` per object, a fixed printed seed, two workers):
+//!
+//! * `{"bench":"depth","object":..,"kind":..,"verdict":"FAIL","seconds_to_first_failure":..,"stage":..,"matrix":..}`
+//!   for each buggy object (the time includes shrinking the failing matrix, which the test does
+//!   before it returns), and
+//! * `{"bench":"depth","object":..,"verdict":"PASS","seconds":..,"covered":".."}` for each twin
+//!   (`covered` is the PASS line).
+//!
+//! `depth --stages` measures each deepening stage alone after the sample on each bug: the time
+//! to find it (`null` when the stage did not within `LINEUP_BENCH_STAGE_BUDGET`, default 20 s),
+//! one `depth_stage` line each, then one `depth_stage_rate` line per stage (bugs found per second
+//! of stage time, a miss counted at a stage's equal share of the default budget, what it costs a
+//! default run) and `depth_order`, the stages by that rate
+//! (AutoCheck, which never ends, last): the order `Stage::DEFAULT_ORDER` is set to.
+
+use std::time::{Duration, Instant};
+
+use lineup::{LineupTest, MatrixOrigin, Stage, Subject, TestFailure};
+
+use crate::objects::deep;
+
+/// The seed of every run.
+const SEED: u64 = 1;
+
+/// Runs `subject` with `test`'s settings; `Ok(PASS line)` or `Err((stage, matrix))`.
+fn outcome<O: Send + Sync + 'static>(test: LineupTest, subject: &Subject<O>) -> Result<String, (String, String)> {
+    match test.check_subject(subject) {
+        Ok(summary) => Ok(summary.to_string()),
+        Err(TestFailure::Violation { original, origin, .. }) => {
+            let stage = match origin {
+                MatrixOrigin::Deepening { stage, .. } => stage,
+                other => other.to_string(),
+            };
+            Err((stage, original.matrix.display(&original.labels).to_string()))
+        }
+        Err(other) => panic!("{}: {other}", subject.name()),
+    }
+}
+
+/// A fresh default test of `subject`.
+fn default_test<O>(subject: &Subject<O>) -> LineupTest {
+    LineupTest::new(&format!("depth::{}", subject.name()))
+        .seed(SEED)
+        .workers(2)
+}
+
+/// One buggy object at default settings.
+fn buggy<O: Send + Sync + 'static>(kind: &str, subject: Subject<O>) {
+    let start = Instant::now();
+    let result = outcome(default_test(&subject), &subject);
+    let seconds = start.elapsed().as_secs_f64();
+    match result {
+        Err((stage, matrix)) => println!(
+            "{{\"bench\":\"depth\",\"object\":{:?},\"kind\":{kind:?},\"verdict\":\"FAIL\",\"seconds_to_first_failure\":{seconds:.2},\
+             \"stage\":{stage:?},\"matrix\":{:?},\"seed\":{SEED}}}",
+            subject.name(),
+            matrix.trim().replace('\n', " / ")
+        ),
+        Ok(line) => println!(
+            "{{\"bench\":\"depth\",\"object\":{:?},\"kind\":{kind:?},\"verdict\":\"PASS\",\"missed\":true,\"seconds\":{seconds:.2},\
+             \"covered\":{line:?},\"seed\":{SEED}}}",
+            subject.name()
+        ),
+    }
+}
+
+/// One correct twin at default settings.
+fn twin<O: Send + Sync + 'static>(subject: Subject<O>) {
+    let start = Instant::now();
+    let result = outcome(default_test(&subject), &subject);
+    let seconds = start.elapsed().as_secs_f64();
+    match result {
+        Ok(line) => println!(
+            "{{\"bench\":\"depth\",\"object\":{:?},\"verdict\":\"PASS\",\"seconds\":{seconds:.2},\"covered\":{line:?},\"seed\":{SEED}}}",
+            subject.name()
+        ),
+        Err((stage, matrix)) => panic!("the correct {} failed in {stage} on {matrix}", subject.name()),
+    }
+}
+
+/// Seconds `stage` alone (after the sample, which takes `sample` seconds) takes to find the bug
+/// of `subject` within `budget`, or `None`.
+fn stage_alone<O: Send + Sync + 'static>(
+    subject: &Subject<O>,
+    stage: Stage,
+    budget: Duration,
+    sample: f64,
+) -> Option<f64> {
+    let start = Instant::now();
+    let test = default_test(subject).stages(&[stage]).time_budget(budget);
+    let found = outcome(test, subject).is_err();
+    found.then(|| (start.elapsed().as_secs_f64() - sample).max(0.0))
+}
+
+/// Seconds the sample alone takes on `subject` (it passes: the bugs are deep).
+fn sample_alone<O: Send + Sync + 'static>(subject: &Subject<O>) -> f64 {
+    let start = Instant::now();
+    outcome(default_test(subject).time_budget(None), subject).expect("the sample alone passes a deep bug");
+    start.elapsed().as_secs_f64()
+}
+
+/// Each stage alone on one bug: a `depth_stage` line each; the seconds to find it per stage.
+fn stages_on<O: Send + Sync + 'static>(kind: &str, subject: Subject<O>, budget: Duration) -> Vec<Option<f64>> {
+    let sample = sample_alone(&subject);
+    Stage::DEFAULT_ORDER
+        .iter()
+        .map(|&stage| {
+            let found = stage_alone(&subject, stage, budget, sample);
+            let seconds = found.map_or("null".to_string(), |s| format!("{s:.2}"));
+            println!(
+                "{{\"bench\":\"depth_stage\",\"object\":{:?},\"kind\":{kind:?},\"stage\":\"{stage}\",\
+                 \"seconds_after_sample\":{seconds},\"sample_seconds\":{sample:.2},\"budget_s\":{}}}",
+                subject.name(),
+                budget.as_secs()
+            );
+            found
+        })
+        .collect()
+}
+
+/// `depth --stages`: the rate of each stage and the order they give.
+fn stages(budget: Duration) {
+    let per_bug = [
+        stages_on("a third preemption", deep::third_preemption(), budget),
+        stages_on("a fourth thread", deep::fourth_thread(), budget),
+        stages_on("a fourth operation on one thread", deep::fourth_operation(), budget),
+        stages_on("only sampling reaches it", deep::sampling_only(), budget),
+    ];
+    let mut rates: Vec<(Stage, f64)> = Stage::DEFAULT_ORDER
+        .iter()
+        .enumerate()
+        .map(|(i, &stage)| {
+            let found = per_bug.iter().filter(|b| b[i].is_some()).count();
+            // A stage that misses a bug costs its share of a default run's budget.
+            let share = lineup::DEFAULT_TIME_BUDGET.as_secs_f64() / Stage::DEFAULT_ORDER.len() as f64;
+            let seconds: f64 = per_bug.iter().map(|b| b[i].unwrap_or(share)).sum();
+            let rate = found as f64 / seconds.max(0.01);
+            println!(
+                "{{\"bench\":\"depth_stage_rate\",\"stage\":\"{stage}\",\"bugs_found\":{found},\"of\":{},\"stage_seconds\":{seconds:.2},\
+                 \"bugs_per_second\":{rate:.3}}}",
+                per_bug.len()
+            );
+            (stage, rate)
+        })
+        .collect();
+    rates.sort_by(|a, b| {
+        (a.0 == Stage::AutoCheck)
+            .cmp(&(b.0 == Stage::AutoCheck))
+            .then(b.1.total_cmp(&a.1))
+    });
+    let order: Vec<String> = rates.iter().map(|(s, _)| format!("\"{s}\"")).collect();
+    println!("{{\"bench\":\"depth_order\",\"order\":[{}]}}", order.join(","));
+}
+
+/// `depth [--stages]`.
+pub(crate) fn run(args: &[String]) {
+    eprintln!("depth: seed {SEED}, 2 workers, default settings otherwise");
+    if args.first().map(String::as_str) == Some("--stages") {
+        let budget = std::env::var("LINEUP_BENCH_STAGE_BUDGET")
+            .ok()
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(20);
+        stages(Duration::from_secs(budget));
+        return;
+    }
+    buggy("a third preemption", deep::third_preemption());
+    buggy("a fourth thread", deep::fourth_thread());
+    buggy("a fourth operation on one thread", deep::fourth_operation());
+    buggy("only sampling reaches it", deep::sampling_only());
+    twin(deep::third_preemption_twin());
+    twin(deep::fourth_thread_twin());
+    twin(deep::fourth_operation_twin());
+    twin(deep::sampling_only_twin());
+}
