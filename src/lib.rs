@@ -148,12 +148,13 @@
 //!   arguments. Arguments are any `Clone + Debug` values, results any `Debug` type. For a type you
 //!   do not own, build a [`Subject`] from named closures instead (`Subject::new(..).with(..)`).
 //! * The options of `#[lineup_test(...)]` (`threads`, `ops`, `samples`, `preemption_bound`,
-//!   `seed`, `workers`, `time_budget_ms`, `check_stuck`, `strategy`, `reduction`, `interlude`,
+//!   `seed`, `workers`, `time_budget` / `time_budget_ms`, `check_stuck`, `strategy`, `reduction`, `interlude`,
 //!   `allow_all_panics`, repeatable `matrix = [["add(200)", "try_take()"], ["add(400)"]]` for
 //!   explicit regression matrices by invocation label, `initial`, `final`, `observations`) are
 //!   listed on [`lineup_test`], each with the [`LineupTest`] builder call it becomes. Without
 //!   options a run checks 100 random matrices of up to 3x3 (the paper's setting) at preemption
-//!   bound 2, with a random seed that it prints, on every core. Mistakes (an unknown option, a
+//!   bound 2, with a random seed that it prints, on every core, then deepens for 10 s
+//!   ([`DEFAULT_TIME_BUDGET`]; `time_budget = "off"` for none). Mistakes (an unknown option, a
 //!   wrong type, an empty matrix, a method taking `&mut self`) are compile errors at your code
 //!   (`tests/ui/`).
 //! * A run checks, in order: failing matrices saved by earlier runs, the explicit matrices, the

@@ -11,7 +11,7 @@ use std::time::Duration;
 use lineup::{check, Config, LineupTest, MatrixOrigin, Stage, Subject, TestFailure, TestMatrix, TestSummary, Verdict};
 use objects::deep;
 
-/// A small test of `subject` (20 matrices up to 3x2, seed 1, two workers) with only `stages`
+/// A small test of `subject` (10 matrices up to 3x1, seed 1, two workers) with only `stages`
 /// after the sample, and `budget` for them.
 fn run<O: Send + Sync + 'static>(
     subject: &Subject<O>,
@@ -21,8 +21,8 @@ fn run<O: Send + Sync + 'static>(
     LineupTest::new(&format!("deep_bugs::{}", subject.name()))
         .seed(1)
         .workers(2)
-        .samples(20)
-        .ops(2)
+        .samples(10)
+        .ops(1)
         .stages(stages)
         .time_budget(budget)
         .check_subject(subject)

@@ -38,12 +38,12 @@ impl Stage {
     /// Every stage, in the default order: the order measured by `lineup-bench -- depth
     /// --stages` to find the most of the deep-bug objects' bugs per second (docs/strategies.md).
     pub const DEFAULT_ORDER: [Stage; 8] = [
-        Stage::IterativeDeepening,
-        Stage::FourThreads,
         Stage::FourOps,
+        Stage::MorePreemptions,
+        Stage::FourThreads,
+        Stage::IterativeDeepening,
         Stage::Random,
         Stage::Pct,
-        Stage::MorePreemptions,
         Stage::MoreMatrices,
         Stage::AutoCheck,
     ];

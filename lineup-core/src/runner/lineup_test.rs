@@ -316,8 +316,10 @@ impl std::error::Error for TestFailure {}
 /// A test run: regression matrices and a random sample of matrices of one object type.
 ///
 /// `#[lineup_test(threads = 2, ops = 2)]` expands to `LineupTest::new(..).threads(2).ops(2).run(build)`.
-/// Without options a run checks 100 random 3x3 matrices (the paper's setting) at preemption
-/// bound 2. Environment variables ([`crate::environment`]) override the sample size, seed,
+/// Without options a run checks 100 random matrices of up to 3x3 (the paper's setting) at
+/// preemption bound 2, then the deepening stages ([`Stage::DEFAULT_ORDER`]) within
+/// [`DEFAULT_TIME_BUDGET`], and its PASS line ([`TestSummary`]'s `Display`) says what each
+/// covered. Environment variables ([`crate::environment`]) override the sample size, seed,
 /// preemption bound, time budget and shard, so that nightly sweeps need no code change.
 ///
 /// ```
