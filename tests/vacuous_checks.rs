@@ -111,7 +111,14 @@ impl Unwritten {
     }
 }
 
-#[lineup::lineup_test(threads = 2, ops = 1, samples = 2, seed = 3, allow_all_panics = true)]
+#[lineup::lineup_test(
+    time_budget = "off",
+    threads = 2,
+    ops = 1,
+    samples = 2,
+    seed = 3,
+    allow_all_panics = true
+)]
 fn an_object_meant_to_panic_passes_with_allow_all_panics() -> Unwritten {
     Unwritten
 }
