@@ -161,7 +161,8 @@ enum StepEnd {
 /// of the execution in progress touch.
 #[derive(Debug)]
 pub(crate) struct FootprintLog {
-    /// The reduction is on for the exploration in progress on this thread.
+    /// Footprints are recorded for the exploration in progress on this thread (the reduction, or
+    /// the spin pruning, is on).
     on: bool,
     /// Sends are announced as reads (a deliberately broken reduction, for the tests).
     sends_commute: bool,
@@ -260,6 +261,11 @@ impl FootprintLog {
                     .any(|b| a.object == b.object && a.kind.conflicts(b.kind))
             })
         })
+    }
+
+    /// The accesses in flight for `task` now: the primitive it stopped in, if lineup sees it.
+    pub(crate) fn in_flight(&self, task: TaskId) -> &[Access] {
+        self.in_flight.get(usize::from(task)).map_or(&[], Vec::as_slice)
     }
 
     /// The scheduler grants a step to `task`.
