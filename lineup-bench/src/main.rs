@@ -353,7 +353,7 @@ fn main() {
         "actors" => actors::run(std::env::args().nth(2).and_then(|n| n.parse().ok()).unwrap_or(50_000)),
         "shapes" => shapes::run(std::env::args().nth(2).and_then(|n| n.parse().ok()).unwrap_or(20)),
         "phase2" => phase2_vs_shuttle_dfs(),
-        "spin" => spin::run(&std::env::args().skip(2).collect::<Vec<_>>()),
+        "spin" => spin::run(),
         "phases" => {
             phase1_3x3();
             phase2_vs_shuttle_dfs();
@@ -367,7 +367,7 @@ fn main() {
         other => {
             eprintln!(
                 "unknown benchmark `{other}`; available: phases, random, workers, strategies, actors [BUDGET], shapes [K], \
-                 table2 [--samples K], phase1, phase2, spin [--no-baseline], loom [queue|counter1]"
+                 table2 [--samples K], phase1, phase2, spin, loom [queue|counter1]"
             );
             std::process::exit(2);
         }

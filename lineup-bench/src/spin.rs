@@ -1,13 +1,13 @@
 //! `spin`: correct spinning objects checked at `LineupTest::new(..).seed(1)`'s defaults (the
-//! random sample of 3x3 matrices, two workers), with the spin pruning
-//! ([`Config::spin_pruning`](lineup::Config)) on (the default) and off (the baseline, in the same
-//! run):
-//! `{"bench":"spin_pass","object":..,"seconds":..,"executions":..,"baseline_seconds":..,"baseline_executions":..}`.
-//! Target: at most 10 s for the ticket lock on `std::hint::spin_loop()`.
+//! random sample, two workers), with the spin pruning ([`Config::spin_pruning`](lineup::Config))
+//! at its default (`preemptions`) and at `switch`, and, on the sample's first ten matrices, the
+//! default against the baseline (`off`, the setting before the pruning) in the same run:
+//! `{"bench":"spin_pass","object":..,"samples":..,"seconds":..,"executions":..,"switch_seconds":..,"switch_executions":..,"small_samples":10,"small_seconds":..,"small_executions":..,"baseline_small_seconds":..,"baseline_small_executions":..}`.
+//! Target: at most 10 s for the ticket lock on `std::hint::spin_loop()` (`seconds`).
 
 use std::time::Instant;
 
-use lineup::{Config, Invocation, LineupTest, Subject};
+use lineup::{Config, Invocation, LineupTest, SpinPruning, Subject};
 use shuttle::sync::atomic::{AtomicU64, Ordering};
 
 use crate::objects::spin::ticket_lock_counter;
@@ -50,44 +50,55 @@ fn shuttle_ticket_lock() -> Subject<ShuttleTicketLock> {
         .with(Invocation::new("get", ShuttleTicketLock::get))
 }
 
-/// Seconds and executions of the default check of `subject` with `config`.
-fn measure<O: Send + Sync + 'static>(subject: &Subject<O>, config: Config) -> (f64, u64) {
+/// Seconds and executions of `LineupTest::new(..).seed(1)` (two workers) on `subject` with
+/// `spin_pruning`, on the default sample or on its first `samples` matrices.
+fn measure<O: Send + Sync + 'static>(
+    subject: &Subject<O>,
+    spin_pruning: SpinPruning,
+    samples: Option<usize>,
+) -> (f64, u64) {
     let start = Instant::now();
-    let summary = LineupTest::new("spin_pass")
-        .seed(1)
-        .workers(2)
-        .config(config)
+    let mut test = LineupTest::new("spin_pass").seed(1).workers(2).config(Config {
+        spin_pruning,
+        ..Config::default()
+    });
+    if let Some(k) = samples {
+        test = test.samples(k);
+    }
+    let summary = test
         .check_subject(subject)
         .unwrap_or_else(|failure| panic!("a correct spinning object failed:\n{failure}"));
     (start.elapsed().as_secs_f64(), summary.executions)
 }
 
-fn line<O: Send + Sync + 'static>(object: &str, subject: &Subject<O>, baseline: Option<Config>) {
-    let (seconds, executions) = measure(subject, Config::default());
-    let mut out = format!(
-        "{{\"bench\":\"spin_pass\",\"object\":\"{object}\",\"seconds\":{seconds:.2},\"executions\":{executions}"
+/// One `spin_pass` line: the default sample at the default setting and with `SpinPruning::Switch`
+/// (unless `full` is false: then on `SMALL` matrices only), and the baseline (`SpinPruning::Off`,
+/// the setting before the pruning) against the default on the first `SMALL` matrices.
+fn line<O: Send + Sync + 'static>(object: &str, subject: &Subject<O>, full: bool) {
+    let sample = if full { None } else { Some(SMALL) };
+    let (seconds, executions) = measure(subject, SpinPruning::default(), sample);
+    let (switch_s, switch_e) = measure(subject, SpinPruning::Switch, sample);
+    let (small_s, small_e) = measure(subject, SpinPruning::default(), Some(SMALL));
+    let (base_s, base_e) = measure(subject, SpinPruning::Off, Some(SMALL));
+    println!(
+        "{{\"bench\":\"spin_pass\",\"object\":\"{object}\",\"samples\":\"{}\",\"seconds\":{seconds:.2},\"executions\":{executions},\
+         \"switch_seconds\":{switch_s:.2},\"switch_executions\":{switch_e},\"small_samples\":{SMALL},\
+         \"small_seconds\":{small_s:.2},\"small_executions\":{small_e},\"baseline_small_seconds\":{base_s:.2},\
+         \"baseline_small_executions\":{base_e},\"target_seconds\":10}}",
+        if full { "default".to_string() } else { SMALL.to_string() }
     );
-    if let Some(baseline) = baseline {
-        let (s, e) = measure(subject, baseline);
-        out.push_str(&format!(",\"baseline_seconds\":{s:.2},\"baseline_executions\":{e}"));
-    }
-    out.push_str(",\"target_seconds\":10}");
-    println!("{out}");
 }
 
+/// The matrices of the sample on which the baseline runs (the whole sample takes it minutes).
+const SMALL: usize = 10;
+
 /// Runs the `spin` lines.
-pub fn run(args: &[String]) {
-    let baseline = !args.iter().any(|a| a == "--no-baseline");
-    let base = baseline.then(Config::default);
-    line(
-        "ticket lock (std::hint::spin_loop)",
-        &ticket_lock_counter(),
-        base.clone(),
-    );
+pub fn run() {
+    line("ticket lock (std::hint::spin_loop)", &ticket_lock_counter(), true);
+    // shuttle's atomics are opaque to lineup: nothing to prune, and minutes for the whole sample.
     line(
         "ticket lock on shuttle atomics (std::hint::spin_loop)",
         &shuttle_ticket_lock(),
-        base,
+        false,
     );
 }
-

@@ -100,9 +100,11 @@ pub struct Config {
     /// `pb-dfs`: what a thread that spins on an unchanged value is spared (see [`SpinPruning`]
     /// and `docs/strategies.md`). A *repeated read*: the thread ran the last two steps with no
     /// yield or fair switch between them, the last one read one of `lineup::sync`'s atomics and
-    /// nothing else (no call or return), and its next step is the same read; no other thread ran
-    /// meanwhile, so it reads what it read. Steps of primitives lineup cannot see (shuttle's own
-    /// atomics) are never pruned. `lineup-zoo/tests/spin_pruning.rs` compares the distinct
+    /// nothing else (no call or return), and its next step is the same read, called at the same
+    /// place in the source (`#[track_caller]`: a loop, not two loads in a row); no other thread
+    /// ran meanwhile, so it reads what it read. A load wrapped in a helper function called from
+    /// two places shares the helper's call site. Steps of primitives lineup cannot see (shuttle's
+    /// own atomics) are never pruned. `lineup-zoo/tests/spin_pruning.rs` compares the distinct
     /// histories with and without it. Default [`SpinPruning::Preemptions`].
     pub spin_pruning: SpinPruning,
     /// Partial-order reduction (sleep sets) in phase 1 and in phase 2's `pb-dfs`: an execution

@@ -621,7 +621,8 @@ impl SchedulerState {
     /// Whether `current` spins on an unchanged value (see
     /// [`Point::repeats_read`](crate::explore::strategy::Point)): the step it just ran (`closed`
     /// names its task) read one object and nothing else, recorded no call or return and saw
-    /// every primitive it touched; its next step (in flight now) is the same read; and it ran the
+    /// every primitive it touched; its next step (in flight now) is the same read, called at the
+    /// same place in the source (a loop, not two loads in a row); and it ran the
     /// step before as well, with no yield or fair switch at the point between (so that point
     /// offered the same choices, on the same state but for this one read).
     fn repeats_read(&self, footprints: &FootprintLog, closed: Option<TaskId>, current: Option<TaskId>) -> bool {
@@ -642,7 +643,13 @@ impl SchedulerState {
         if step.opaque || step.history || read.kind != Kind::Read {
             return false;
         }
-        self.settings.reduction_fault == Some(ReductionFault::SpinPruneAnyRead) || footprints.in_flight(c) == [*read]
+        if self.settings.reduction_fault == Some(ReductionFault::SpinPruneAnyRead) {
+            return true;
+        }
+        // The same load, called at the same place: back at the same point of its code.
+        footprints.in_flight(c) == [*read]
+            && footprints.closed_site().is_some()
+            && footprints.site_in_flight(c) == footprints.closed_site()
     }
 
     /// The step granted at the last decision ended: its footprint wakes the sleepers it conflicts
