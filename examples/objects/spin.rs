@@ -265,3 +265,119 @@ pub fn filter_lock_counter_for(n: usize, levels: Levels) -> Subject<FilterLockCo
     }
     subject
 }
+
+/// How [`SpinThenParkEvent`]'s waiter registers once its spin is over.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Registration {
+    /// It raises `waiting` and parks without looking at the flag again: a `set` that came after
+    /// its last look but before `waiting` went up saw no waiter and woke nobody (a lost
+    /// wake-up). The bug.
+    Blind,
+    /// It raises `waiting`, then looks at the flag once more before it parks. Correct.
+    Recheck,
+}
+
+/// How many times [`SpinThenParkEvent::wait`] looks at the flag before it parks.
+pub const SPINS: usize = 3;
+
+/// A one-shot event whose `wait` spins first (`SPINS` looks at the flag, a
+/// `lineup::hint::spin_loop()` after each), then parks on a condition variable; `set` raises the
+/// flag and wakes a parked waiter if `waiting` is up.
+///
+/// With [`Registration::Blind`] the wake-up is lost when `set` runs after the waiter's last look
+/// and before it registers. Each of the waiter's yields hands the turn to `set` (the thread that
+/// ran least recently), whose first step after it raises the flag; a preemption of `set` right
+/// after it was handed the turn, before its store, brings the waiter back once, but `set` stores
+/// as soon as it runs again. So the waiter reaches its last look with the flag down only if it
+/// runs again right after one of its own yields, as a spinning core does: with
+/// `Config::yield_to_self` (one yield choice and one preemption), never without it, whatever the
+/// preemption bound.
+pub struct SpinThenParkEvent {
+    flag: AtomicBool,
+    waiting: AtomicBool,
+    woken: lineup::sync::Mutex<bool>,
+    wake: lineup::sync::Condvar,
+    registration: Registration,
+}
+
+impl SpinThenParkEvent {
+    pub fn new(registration: Registration) -> Self {
+        Self {
+            flag: AtomicBool::new(false),
+            waiting: AtomicBool::new(false),
+            woken: lineup::sync::Mutex::new(false),
+            wake: lineup::sync::Condvar::new(),
+            registration,
+        }
+    }
+
+    pub fn wait(&self) {
+        for _ in 0..SPINS {
+            if self.flag.load(Ordering::SeqCst) {
+                return;
+            }
+            lineup::hint::spin_loop();
+        }
+        self.waiting.store(true, Ordering::SeqCst);
+        if self.registration == Registration::Recheck && self.flag.load(Ordering::SeqCst) {
+            return;
+        }
+        let mut woken = self.woken.lock().unwrap();
+        while !*woken {
+            woken = self.wake.wait(woken).unwrap();
+        }
+    }
+
+    pub fn set(&self) {
+        self.flag.store(true, Ordering::SeqCst);
+        if self.waiting.load(Ordering::SeqCst) {
+            *self.woken.lock().unwrap() = true;
+            self.wake.notify_all();
+        }
+    }
+}
+
+/// Invocations 0: `wait()`, 1: `set()`.
+pub fn spin_then_park_event(registration: Registration) -> Subject<SpinThenParkEvent> {
+    let name = match registration {
+        Registration::Blind => "SpinThenParkEvent(blind registration)",
+        Registration::Recheck => "SpinThenParkEvent",
+    };
+    Subject::new(name, move || SpinThenParkEvent::new(registration))
+        .with(Invocation::new("wait", SpinThenParkEvent::wait))
+        .with(Invocation::new("set", SpinThenParkEvent::set))
+}
+
+/// A flag whose `try_wait` spins a bounded number of times on `std::hint::spin_loop()` (no
+/// yield) and then gives up: it returns whether it saw the flag up. Its spin counts its
+/// iterations, so a waiter that runs them all before `set` runs returns `false`, one that gets
+/// interrupted returns `true`: the object on which [`SpinPruning::Switch`](lineup::SpinPruning)
+/// loses a history and `Preemptions` keeps them all.
+#[derive(Default)]
+pub struct BoundedSpinFlag(AtomicBool);
+
+impl BoundedSpinFlag {
+    /// How many times `try_wait` looks.
+    pub const LOOKS: usize = 4;
+
+    pub fn set(&self) {
+        self.0.store(true, Ordering::SeqCst);
+    }
+
+    pub fn try_wait(&self) -> bool {
+        for _ in 0..Self::LOOKS {
+            if self.0.load(Ordering::SeqCst) {
+                return true;
+            }
+            std::hint::spin_loop();
+        }
+        false
+    }
+}
+
+/// Invocations 0: `set()`, 1: `try_wait()`.
+pub fn bounded_spin_flag() -> Subject<BoundedSpinFlag> {
+    Subject::new("BoundedSpinFlag", BoundedSpinFlag::default)
+        .with(Invocation::new("set", BoundedSpinFlag::set))
+        .with(Invocation::new("try_wait", BoundedSpinFlag::try_wait))
+}

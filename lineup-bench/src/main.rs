@@ -28,6 +28,7 @@ mod loom_vs_shuttle;
 mod objects;
 mod one_matrix_workers;
 mod shapes;
+mod spin;
 mod strategies;
 
 use std::time::{Duration, Instant};
@@ -355,6 +356,7 @@ fn main() {
         "actors" => actors::run(std::env::args().nth(2).and_then(|n| n.parse().ok()).unwrap_or(50_000)),
         "shapes" => shapes::run(std::env::args().nth(2).and_then(|n| n.parse().ok()).unwrap_or(20)),
         "phase2" => phase2_vs_shuttle_dfs(),
+        "spin" => spin::run(),
         "phases" => {
             phase1_3x3();
             phase2_vs_shuttle_dfs();
@@ -368,7 +370,7 @@ fn main() {
         other => {
             eprintln!(
                 "unknown benchmark `{other}`; available: phases, random, depth [--stages], workers, strategies, actors [BUDGET], shapes [K], \
-                 table2 [--samples K], phase1, phase2, loom [queue|counter1]"
+                 table2 [--samples K], phase1, phase2, spin, loom [queue|counter1]"
             );
             std::process::exit(2);
         }

@@ -80,6 +80,7 @@ pub use config::Interlude;
 pub use config::Reduction;
 #[doc(hidden)]
 pub use config::ReductionFault;
+pub use config::SpinPruning;
 pub use config::{Strategy, StrategyParseError};
 pub use environment::REPLAY_ENV;
 pub use error::CheckError;

@@ -1,6 +1,7 @@
-//! Phase-2 executions and time of pb-dfs for `yield_choices` 0, 1 and 2 on the objects that
-//! yield (docs/yield-choices-measurements.md):
-//! `cargo run --release -p lineup-zoo --example yield_choices`.
+//! Phase-2 executions and time of pb-dfs for `yield_choices` 0, 1 and 2, and 1 and 2 with
+//! `yield_to_self` (the yielding thread an option too), on the objects that yield
+//! (docs/yield-choices-measurements.md):
+//! `cargo run --release -p lineup-zoo --example yield_choices [-- --skip-large]`.
 
 #[path = "../../examples/objects/mod.rs"]
 mod objects;
@@ -11,7 +12,9 @@ use lineup::{check, Config, Invocations, Subject, TestMatrix};
 use lineup_zoo::sync_primitives::{
     ManualResetEvent, ManualResetEventPre, TaskCompletionSource, TaskCompletionSourceBeta, TaskCompletionSourcePre,
 };
-use objects::spin::{filter_lock_counter_for, spin_flag, ticket_lock_counter, Levels};
+use objects::spin::{
+    filter_lock_counter_for, spin_flag, spin_then_park_event, ticket_lock_counter, Levels, Registration,
+};
 
 /// A matrix given by invocation labels, one column per thread.
 fn matrix<O>(subject: &Subject<O>, columns: &[&[&str]]) -> TestMatrix {
@@ -35,7 +38,7 @@ fn matrix<O>(subject: &Subject<O>, columns: &[&[&str]]) -> TestMatrix {
 }
 
 /// One table row per matrix: verdict, phase-2 executions and seconds for 0, 1 and 2 yield
-/// choices (one worker, default preemption bound 2).
+/// choices, then 1 and 2 with `yield_to_self` (one worker, default preemption bound 2).
 fn measure<O: Send + Sync + 'static>(subject: &Subject<O>, columns: &[&[&str]]) {
     let m = matrix(subject, columns);
     let rows = columns.iter().map(|c| c.len()).max().unwrap_or(0);
@@ -46,9 +49,10 @@ fn measure<O: Send + Sync + 'static>(subject: &Subject<O>, columns: &[&[&str]]) 
         columns.len(),
         text.join(" \\| ")
     );
-    for yield_choices in 0..=2 {
+    for (yield_choices, yield_to_self) in [(0, false), (1, false), (2, false), (1, true), (2, true)] {
         let config = Config {
             yield_choices,
+            yield_to_self,
             workers: 1,
             ..Config::default()
         };
@@ -69,8 +73,10 @@ fn zoo<O: Invocations + Default>(name: &str) -> Subject<O> {
 }
 
 fn main() {
-    println!("| object | matrix | yield_choices 0 | yield_choices 1 | yield_choices 2 |");
-    println!("|---|---|---|---|---|");
+    println!(
+        "| object | matrix | yield_choices 0 | yield_choices 1 | yield_choices 2 | 1 + yield_to_self | 2 + yield_to_self |"
+    );
+    println!("|---|---|---|---|---|---|---|");
     let flag = spin_flag();
     measure(&flag, &[&["set()", "is_set()"], &["wait()", "is_set()"]]);
     measure(
@@ -85,6 +91,11 @@ fn main() {
             &["wait()", "set()", "is_set()"],
         ],
     );
+    for registration in [Registration::Blind, Registration::Recheck] {
+        let event = spin_then_park_event(registration);
+        measure(&event, &[&["wait()"], &["set()"]]);
+        measure(&event, &[&["wait()", "set()"], &["set()", "wait()"]]);
+    }
     let ticket = ticket_lock_counter();
     measure(&ticket, &[&["inc()", "get()"], &["inc()", "get()"]]);
     measure(&ticket, &[&["inc()", "get()"], &["inc()", "get()"], &["inc()"]]);
@@ -92,8 +103,11 @@ fn main() {
         let three = filter_lock_counter_for(3, levels);
         measure(&three, &[&["inc_a()"], &["inc_b()"], &["inc_c()"]]);
         measure(&three, &[&["inc_a()", "inc_a()"], &["inc_b()"], &["inc_c()"]]);
-        let four = filter_lock_counter_for(4, levels);
-        measure(&four, &[&["inc_a()"], &["inc_b()"], &["inc_c()"], &["inc_d()"]]);
+        // `--skip-large`: without the correct four-thread lock (minutes with two choices).
+        if levels == Levels::OneShort || !std::env::args().any(|a| a == "--skip-large") {
+            let four = filter_lock_counter_for(4, levels);
+            measure(&four, &[&["inc_a()"], &["inc_b()"], &["inc_c()"], &["inc_d()"]]);
+        }
     }
     let mre = zoo::<ManualResetEvent>("ManualResetEvent");
     let pre = zoo::<ManualResetEventPre>("ManualResetEvent(Pre)");

@@ -85,7 +85,30 @@ pub struct Config {
     /// `pb-dfs`: at a yield (`yield_now`, `lineup::hint::spin_loop`) the thread that ran least
     /// recently runs next, for free; up to this many times per execution, every other thread that
     /// can run is an option too (a race that needs one particular thread after a yield). Default 1.
+    /// With [`yield_to_self`](Self::yield_to_self) the yielding thread itself is one of them.
+    /// Measured in `docs/yield-choices-measurements.md`.
     pub yield_choices: u32,
+    /// `pb-dfs`: at a yield choice (see [`yield_choices`](Self::yield_choices)) the yielding thread
+    /// itself may run again next, as a spinning core does (it re-reads the flag before the thread
+    /// it waits for is ever descheduled): a lost wake-up in a spin-then-park lock that shows only
+    /// when the spinner goes on right after its own `spin_loop()`. Each such choice counts
+    /// against `yield_choices`; the fair choice (the thread that ran least recently) stays the
+    /// free default. It makes a yield with one other thread a choice too, so it costs on every
+    /// matrix that yields: off by default, for the deepening stages (see
+    /// `docs/yield-choices-measurements.md`). Default off.
+    pub yield_to_self: bool,
+    /// `pb-dfs`: what a thread that spins on an unchanged value is spared (see [`SpinPruning`]
+    /// and `docs/strategies.md`). A *repeated read*: the thread ran the last two steps with no
+    /// yield or fair switch between them, the last one read one of `lineup::sync`'s atomics and
+    /// nothing else (no call or return), and its next step is the same read, called at the same
+    /// place in the source (`#[track_caller]`: a loop, not two loads in a row); no other thread
+    /// ran meanwhile, so it reads what it read. A load wrapped in a helper function called from
+    /// two places shares the helper's call site. Steps of primitives lineup cannot see (shuttle's
+    /// own atomics) are never pruned. `lineup-zoo/tests/spin_pruning.rs` compares the distinct
+    /// histories with and without it. Default [`SpinPruning::Off`]: the same call site is not the
+    /// same loop when a helper function that loads is called twice in a row, and a preemption
+    /// between those two loads may be the one a bug needs; opt in where loads are not wrapped.
+    pub spin_pruning: SpinPruning,
     /// Partial-order reduction (sleep sets) in phase 1 and in phase 2's `pb-dfs`: an execution
     /// that only reorders independent steps of one already explored is not explored again (see
     /// `docs/partial-order-reduction.md`). Steps of `lineup::sync`'s primitives, atomics and
@@ -167,6 +190,60 @@ impl std::str::FromStr for Reduction {
     }
 }
 
+/// What [`Config::spin_pruning`] cuts from a spin on an unchanged value (a *repeated read*, see
+/// there). Written `off`, `preemptions` or `switch`:
+///
+/// ```
+/// use lineup_core::SpinPruning;
+/// assert_eq!("switch".parse::<SpinPruning>(), Ok(SpinPruning::Switch));
+/// assert_eq!(SpinPruning::Preemptions.to_string(), "preemptions");
+/// assert!("some".parse::<SpinPruning>().is_err());
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum SpinPruning {
+    /// Every step of a spin is a preemption point, up to the fair switch after
+    /// [`Config::fair_switch_steps`] steps (the default).
+    #[default]
+    Off,
+    /// No preemption at a repeated read: the thread goes on without a choice. A preemption there
+    /// reaches what the preemption before the read it repeats reached, whenever the read leaves
+    /// the thread where it was, and a spin that counts its iterations still runs them all. A spin
+    /// on `std::hint::spin_loop()` costs one branch per stretch instead of one per step; its steps
+    /// are still run, up to the fair switch. Sound for loads that are not wrapped in a helper
+    /// function called twice in a row (their call site is the helper's).
+    Preemptions,
+    /// As `Preemptions`, and the fair switch comes at the repeated read instead of
+    /// `fair_switch_steps` steps later: two steps per stretch instead of 64. It presumes a spin
+    /// iteration that reads an unchanged value keeps no count of its own: a spin that gives up
+    /// after a few iterations (`for _ in 0..8 { if flag.load(..) { return true } }`) no longer
+    /// gets to run them all before another thread runs, and histories that need that are lost
+    /// (`lineup-zoo/tests/spin_pruning.rs` shows one). For loops that spin until a value changes.
+    Switch,
+}
+
+impl std::fmt::Display for SpinPruning {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            SpinPruning::Off => "off",
+            SpinPruning::Preemptions => "preemptions",
+            SpinPruning::Switch => "switch",
+        })
+    }
+}
+
+impl std::str::FromStr for SpinPruning {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "off" | "0" | "false" | "no" => Ok(SpinPruning::Off),
+            "preemptions" | "on" => Ok(SpinPruning::Preemptions),
+            "switch" => Ok(SpinPruning::Switch),
+            _ => Err("expected off, preemptions or switch".into()),
+        }
+    }
+}
+
 /// A deliberately broken partial-order reduction (see [`Config::reduction_fault`]).
 #[doc(hidden)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -178,6 +255,9 @@ pub enum ReductionFault {
     /// Two sends to one `lineup::sync::mpsc::channel` commute (as if the order of messages did
     /// not matter).
     SendsCommute,
+    /// The spin pruning ([`Config::spin_pruning`]) takes any read for a repeated read, whatever
+    /// the next step (so a preemption between a load and the store that follows it is lost).
+    SpinPruneAnyRead,
 }
 
 impl Default for Config {
@@ -195,6 +275,8 @@ impl Default for Config {
             workers: 0,
             strategy: Strategy::PbDfs,
             yield_choices: 1,
+            yield_to_self: false,
+            spin_pruning: SpinPruning::Off,
             reduction: Reduction::Auto,
             interlude: Some(Interlude::default()),
             reduction_fault: None,

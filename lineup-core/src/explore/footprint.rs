@@ -161,7 +161,8 @@ enum StepEnd {
 /// of the execution in progress touch.
 #[derive(Debug)]
 pub(crate) struct FootprintLog {
-    /// The reduction is on for the exploration in progress on this thread.
+    /// Footprints are recorded for the exploration in progress on this thread (the reduction, or
+    /// the spin pruning, is on).
     on: bool,
     /// Sends are announced as reads (a deliberately broken reduction, for the tests).
     sends_commute: bool,
@@ -185,6 +186,24 @@ pub(crate) struct FootprintLog {
     begun_unseen: bool,
     /// The running task is about to finish (its last step ends with no scheduling point).
     finishing: bool,
+    /// Where in the source the loads in flight and the last closed step's load were called.
+    sites: LoadSites,
+}
+
+/// A place in the source (of a call of an atomic's `load`).
+pub(crate) type Site = &'static std::panic::Location<'static>;
+
+/// Where the loads were called, for the spin pruning: a thread that reads one atomic at the same
+/// call site again is back at the same place in its code (see
+/// [`Config::spin_pruning`](crate::Config::spin_pruning)).
+#[derive(Debug)]
+struct LoadSites {
+    /// Per task: the call site of the load in flight, if its one access in flight is a load.
+    in_flight: Vec<Option<Site>>,
+    /// The call site of the load the step running now resumed into.
+    step: Option<Site>,
+    /// The same for the step closed last.
+    closed: Option<Site>,
 }
 
 /// Execution stamps, process-wide, so that an object never keeps a number from another thread's
@@ -211,6 +230,11 @@ impl FootprintLog {
         resumed: 0,
         begun_unseen: false,
         finishing: false,
+        sites: LoadSites {
+            in_flight: Vec::new(),
+            step: None,
+            closed: None,
+        },
     };
 
     /// Starts the record of a new execution (`on`: the reduction is on for it; `sends_commute`:
@@ -229,6 +253,9 @@ impl FootprintLog {
         self.step.clear();
         self.begun_unseen = false;
         self.finishing = false;
+        self.sites.in_flight.clear();
+        self.sites.step = None;
+        self.sites.closed = None;
     }
 
     /// How many objects have numbers so far in this execution.
@@ -262,6 +289,25 @@ impl FootprintLog {
         })
     }
 
+    /// The accesses in flight for `task` now: the primitive it stopped in, if lineup sees it.
+    pub(crate) fn in_flight(&self, task: TaskId) -> &[Access] {
+        self.in_flight.get(usize::from(task)).map_or(&[], Vec::as_slice)
+    }
+
+    /// Where the step closed last resumed into a load, if it did: its call site.
+    pub(crate) fn closed_site(&self) -> Option<Site> {
+        self.sites.closed
+    }
+
+    /// The call site of the load in flight for `task`, if its one access in flight is a load.
+    pub(crate) fn site_in_flight(&self, task: TaskId) -> Option<Site> {
+        let i = usize::from(task);
+        if self.in_flight(task).len() != 1 {
+            return None;
+        }
+        self.sites.in_flight.get(i).copied().flatten()
+    }
+
     /// The scheduler grants a step to `task`.
     pub(crate) fn begin_step(&mut self, task: TaskId) {
         let i = usize::from(task);
@@ -272,6 +318,11 @@ impl FootprintLog {
             self.step.extend_from_slice(f);
         }
         self.resumed = self.step.len();
+        self.sites.step = if self.resumed == 1 {
+            self.sites.in_flight.get(i).copied().flatten()
+        } else {
+            None
+        };
         self.begun_unseen = stop == StepEnd::Unseen;
         self.finishing = false;
     }
@@ -297,6 +348,7 @@ impl FootprintLog {
         into.resumed = self.resumed;
         into.history = history;
         into.opaque = self.begun_unseen || stop == StepEnd::Unseen;
+        self.sites.closed = self.sites.step.take();
         Some(task)
     }
 }
@@ -331,6 +383,16 @@ impl Drop for InFlight {
 /// grants. A no-op while the reduction is off.
 pub(crate) fn announce(object: &ObjectIdentity, write: bool) -> InFlight {
     announce_access(object, kind_of(write), false)
+}
+
+/// [`announce`] for an atomic's load called at `site` (a read, whose call site the spin pruning
+/// compares).
+pub(crate) fn announce_load(object: &ObjectIdentity, site: Site) -> InFlight {
+    let guard = announce_access(object, Kind::Read, false);
+    if let Some(i) = guard.task {
+        with(|s| s.sites.in_flight[i] = Some(site));
+    }
+    guard
 }
 
 /// [`announce`] for a primitive that may act before its scheduling point (a lock, a wait or a
@@ -393,7 +455,12 @@ fn announce_access(object: &ObjectIdentity, kind: Kind, acts_before: bool) -> In
         if s.in_flight.len() <= i {
             s.in_flight.resize_with(i + 1, Vec::new);
         }
+        if s.sites.in_flight.len() <= i {
+            s.sites.in_flight.resize(i + 1, None);
+        }
         s.in_flight[i].push(access);
+        // A load sets its site after this; anything else in flight has none.
+        s.sites.in_flight[i] = None;
         Some(i)
     });
     InFlight { task }

@@ -126,6 +126,13 @@ fn settings_for<O: Send + Sync + 'static>(
             }
             && (config.reduction == Reduction::On || has_threads_of_its_own(subject, matrix, config)),
         reduction_fault: config.reduction_fault,
+        // pb-dfs is the one strategy that follows it; phase 1 has no preemption to prune. A
+        // replay prunes as the search did: a pruned point has no branch in the token.
+        spin_pruning: if mode == Mode::Concurrent && config.strategy == crate::config::Strategy::PbDfs {
+            config.spin_pruning
+        } else {
+            crate::config::SpinPruning::Off
+        },
     }
 }
 

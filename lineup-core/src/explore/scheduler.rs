@@ -27,6 +27,11 @@
 //!   `std::hint::spin_loop()`, which yields to no scheduler) gets the same free, fair switch, in
 //!   both modes: with the preemption budget spent, an unfair scheduler would let it spin forever
 //!   while the thread it waits for never runs again, a schedule no real machine keeps up.
+//! * A thread that spins on an unchanged value (it ran the last two steps, the last one read one
+//!   of lineup's atomics and nothing else, and its next step reads it again: `repeats_read`) is
+//!   offered no preemption there ([`SpinPruning::Preemptions`]), or gets its fair switch at once
+//!   ([`SpinPruning::Switch`]): a preemption there reaches what the preemption one iteration
+//!   earlier reached.
 //! * Yields and fair switches are counted per operation since the last progress (a call or a
 //!   return anywhere): when every thread that could run is inside an operation that has counted
 //!   `spin_bound` of them, no fair continuation lets an operation return and the history is stuck
@@ -42,11 +47,11 @@ use std::time::Duration;
 use shuttle::current::TaskId;
 use shuttle::scheduler::{Schedule, Scheduler, Task};
 
-use crate::config::ReductionFault;
+use crate::config::{ReductionFault, SpinPruning};
 use crate::explore::abandonment::{self, Abandonment};
 use crate::explore::context::ExecutionContext;
 use crate::explore::decision_tree::{DecisionTree, Divergence};
-use crate::explore::footprint::{Footprint, FootprintLog};
+use crate::explore::footprint::{Footprint, FootprintLog, Kind};
 use crate::explore::recording;
 use crate::explore::recording::Recording;
 use crate::explore::role::Role;
@@ -121,6 +126,10 @@ pub(crate) struct Settings {
     /// [`sleep`](crate::explore::sleep)).
     pub reduction: bool,
     pub reduction_fault: Option<ReductionFault>,
+    /// Mark the points where the current thread re-reads an unchanged value (see
+    /// [`Config::spin_pruning`](crate::Config::spin_pruning)); footprints are recorded for it
+    /// even without the reduction.
+    pub spin_pruning: SpinPruning,
 }
 
 /// The step granted at the last decision, for its sleep record.
@@ -202,6 +211,16 @@ struct ExecutionState {
     /// The index of the thread chosen at every point of this execution with more than one (the
     /// replay token of every strategy but `pb-dfs`).
     by_index: Vec<u32>,
+    /// The spin pruning's record of the step granted last, while the reduction is off.
+    spin: SpinWatch,
+}
+
+/// What the spin pruning keeps of the step granted last when the reduction (which keeps its own)
+/// is off: its task and the events recorded before it, and, once closed, its footprint.
+#[derive(Debug, Default)]
+struct SpinWatch {
+    granted: Option<(TaskId, usize)>,
+    closed: Footprint,
 }
 
 impl ExecutionState {
@@ -210,13 +229,16 @@ impl ExecutionState {
         let Self {
             mut last_run,
             mut by_index,
+            mut spin,
             ..
         } = self;
         last_run.clear();
         by_index.clear();
+        spin.granted = None;
         Self {
             last_run,
             by_index,
+            spin,
             ..Self::default()
         }
     }
@@ -494,7 +516,7 @@ impl SchedulerState {
         self.strategy.begin_execution();
         ExecutionContext::begin_execution(
             self.settings.op_count,
-            self.settings.reduction,
+            self.settings.reduction || self.settings.spin_pruning != SpinPruning::Off,
             self.settings.reduction_fault == Some(ReductionFault::SendsCommute),
         );
     }
@@ -526,14 +548,23 @@ impl SchedulerState {
         // One access to the execution context for the whole decision.
         let decision = ExecutionContext::with(|cx| {
             let r = &mut *cx.recording();
-            if self.settings.reduction {
-                self.close_step(&mut cx.footprints(), r, runnable, is_yielding);
-            }
+            let closed = if self.settings.reduction {
+                self.close_step(&mut cx.footprints(), r, runnable, is_yielding)
+            } else if self.settings.spin_pruning != SpinPruning::Off {
+                self.close_spin_step(&mut cx.footprints(), r, is_yielding)
+            } else {
+                None
+            };
+            let repeats_read =
+                self.settings.spin_pruning != SpinPruning::Off && self.repeats_read(&cx.footprints(), closed, current);
             let depth_before = self.tree.depth();
-            let decision = self.decide(r, runnable, current, is_yielding, &mut members);
+            let decision = self.decide(r, runnable, current, is_yielding, repeats_read, &mut members);
             if let Decision::Run(task) = decision {
                 if self.settings.reduction {
                     self.grant(&mut cx.footprints(), r, task, depth_before, current, is_yielding);
+                } else if self.settings.spin_pruning != SpinPruning::Off {
+                    self.execution.spin.granted = Some((task, r.events.len()));
+                    cx.footprints().begin_step(task);
                 }
                 // A worker let through its gate begins its operation now.
                 r.let_run(task);
@@ -578,12 +609,60 @@ impl SchedulerState {
         next
     }
 
-    /// The step granted at the last decision ended: its footprint wakes the sleepers it conflicts
-    /// with, and, if it was a choice, it is kept for the sleep sets of its later siblings.
-    fn close_step(&mut self, footprints: &mut FootprintLog, r: &Recording, runnable: &[&Task], yielded: bool) {
-        let Some(grant) = self.reduction.granted.take() else {
-            return;
+    /// The step granted at the last decision ended (while the reduction is off, for the spin
+    /// pruning): its footprint goes to the [`SpinWatch`]; the task that ran it, if any.
+    fn close_spin_step(&mut self, footprints: &mut FootprintLog, r: &Recording, yielded: bool) -> Option<TaskId> {
+        let (task, events_before) = self.execution.spin.granted.take()?;
+        let history = r.events.len() != events_before;
+        footprints.end_step(yielded, history, &mut self.execution.spin.closed)?;
+        Some(task)
+    }
+
+    /// Whether `current` spins on an unchanged value (see
+    /// [`Point::repeats_read`](crate::explore::strategy::Point)): the step it just ran (`closed`
+    /// names its task) read one object and nothing else, recorded no call or return and saw
+    /// every primitive it touched; its next step (in flight now) is the same read, called at the
+    /// same place in the source (a loop, not two loads in a row); and it ran the
+    /// step before as well, with no yield or fair switch at the point between (so that point
+    /// offered the same choices, on the same state but for this one read).
+    fn repeats_read(&self, footprints: &FootprintLog, closed: Option<TaskId>, current: Option<TaskId>) -> bool {
+        let Some(c) = current else {
+            return false;
         };
+        if closed != Some(c) || !matches!(self.execution.run, Some((t, n)) if t == c && n >= 2) {
+            return false;
+        }
+        let step = if self.settings.reduction {
+            &self.reduction.closed
+        } else {
+            &self.execution.spin.closed
+        };
+        let [read] = step.accesses.as_slice() else {
+            return false;
+        };
+        if step.opaque || step.history || read.kind != Kind::Read {
+            return false;
+        }
+        if self.settings.reduction_fault == Some(ReductionFault::SpinPruneAnyRead) {
+            return true;
+        }
+        // The same load, called at the same place: back at the same point of its code.
+        footprints.in_flight(c) == [*read]
+            && footprints.closed_site().is_some()
+            && footprints.site_in_flight(c) == footprints.closed_site()
+    }
+
+    /// The step granted at the last decision ended: its footprint wakes the sleepers it conflicts
+    /// with, and, if it was a choice, it is kept for the sleep sets of its later siblings. The
+    /// task that ran it, if any.
+    fn close_step(
+        &mut self,
+        footprints: &mut FootprintLog,
+        r: &Recording,
+        runnable: &[&Task],
+        yielded: bool,
+    ) -> Option<TaskId> {
+        let grant = self.reduction.granted.take()?;
         let task = grant.task;
         let role = r.roles.get(usize::from(task)).copied().flatten();
         let runs = runnable.iter().any(|t| t.id() == task);
@@ -592,9 +671,7 @@ impl SchedulerState {
         let history = r.events.len() != grant.events_before || (!runs && matches!(role, Some(Role::Gate(_))));
         let history = history && self.settings.reduction_fault != Some(ReductionFault::HistoryIndependent);
         let reduction = &mut self.reduction;
-        if footprints.end_step(yielded, history, &mut reduction.closed).is_none() {
-            return;
-        }
+        footprints.end_step(yielded, history, &mut reduction.closed)?;
         reduction.sleep.step(task, &reduction.closed, |t, step| {
             footprints.in_flight_conflicts(t, step)
         });
@@ -622,6 +699,7 @@ impl SchedulerState {
                 },
             );
         }
+        Some(task)
     }
 
     /// The decision grants a step to `task`; if it was a choice at a branch point, the options
@@ -680,6 +758,7 @@ impl SchedulerState {
         runnable: &[&Task],
         current: Option<TaskId>,
         is_yielding: bool,
+        repeats_read: bool,
         members: &mut Members,
     ) -> Decision {
         self.reduction.gives_way = false;
@@ -689,7 +768,8 @@ impl SchedulerState {
         if self.execution.step > self.settings.max_steps {
             return Decision::Inconclusive;
         }
-        let give_way = self.give_way_of(current, is_yielding);
+        let switch_now = repeats_read && self.settings.spin_pruning == SpinPruning::Switch;
+        let give_way = self.give_way_of(current, is_yielding, switch_now);
         let current_role = current.and_then(|c| r.roles.get(usize::from(c)).copied().flatten());
         let current_op = match current_role {
             Some(Role::InOp(op)) if r.pending[op - 1] => Some(op),
@@ -732,6 +812,7 @@ impl SchedulerState {
             least_recent: self.least_recent(members, classified.current_index, give_way),
             last: current,
             asleep,
+            repeats_read,
         };
         self.choose(&point)
     }
@@ -765,11 +846,13 @@ impl SchedulerState {
     }
 
     /// Whether the thread that ran last gives way: it yielded, or it has run `fair_switch_steps`
-    /// steps in a row without yielding and is treated as if it yielded (a free switch to the
-    /// thread that ran least recently, counted towards livelock like a yield). Either ends its run.
-    fn give_way_of(&mut self, current: Option<TaskId>, is_yielding: bool) -> GiveWay {
-        let fair_switch =
-            matches!(self.execution.run, Some((t, n)) if Some(t) == current && n >= self.settings.fair_switch_steps);
+    /// steps in a row without yielding, or it spins on an unchanged value under
+    /// [`SpinPruning::Switch`] (`switch_now`), and is
+    /// treated as if it yielded (a free switch to the thread that ran least recently, counted
+    /// towards livelock like a yield). Either ends its run.
+    fn give_way_of(&mut self, current: Option<TaskId>, is_yielding: bool, switch_now: bool) -> GiveWay {
+        let fair_switch = switch_now
+            || matches!(self.execution.run, Some((t, n)) if Some(t) == current && n >= self.settings.fair_switch_steps);
         if is_yielding || fair_switch {
             self.execution.run = None;
         }

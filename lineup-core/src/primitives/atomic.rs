@@ -7,7 +7,7 @@ use std::fmt::Debug;
 
 pub use shuttle::sync::atomic::{compiler_fence, fence, Ordering};
 
-use crate::explore::footprint::{announce, ObjectIdentity};
+use crate::explore::footprint::{announce, announce_load, ObjectIdentity};
 
 macro_rules! announced_integer {
     ($name:ident, $int:ty) => {
@@ -38,8 +38,9 @@ macro_rules! announced_integer {
             }
 
             /// Loads the value.
+            #[track_caller]
             pub fn load(&self, order: Ordering) -> $int {
-                let _seen = announce(&self.identity, false);
+                let _seen = announce_load(&self.identity, std::panic::Location::caller());
                 self.inner.load(order)
             }
 
@@ -149,8 +150,9 @@ impl AtomicBool {
     }
 
     /// Loads the value.
+    #[track_caller]
     pub fn load(&self, order: Ordering) -> bool {
-        let _seen = announce(&self.identity, false);
+        let _seen = announce_load(&self.identity, std::panic::Location::caller());
         self.inner.load(order)
     }
 
@@ -270,8 +272,9 @@ impl<T> AtomicPtr<T> {
     }
 
     /// Loads the pointer.
+    #[track_caller]
     pub fn load(&self, order: Ordering) -> *mut T {
-        let _seen = announce(&self.identity, false);
+        let _seen = announce_load(&self.identity, std::panic::Location::caller());
         self.inner.load(order)
     }
 

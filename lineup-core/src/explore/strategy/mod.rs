@@ -54,6 +54,11 @@ pub(crate) struct Point<'a> {
     /// reduction (see [`sleep`](crate::explore::sleep)): strategies that support it never choose
     /// them. At least one member is awake.
     pub asleep: u64,
+    /// The current thread spins on an unchanged value (see
+    /// [`Config::spin_pruning`](crate::Config::spin_pruning)): its last step read one atomic,
+    /// its next step reads it again, and it ran the step before too, with no other thread, yield
+    /// or fair switch in between. A preemption here reaches what one a step earlier reached.
+    pub repeats_read: bool,
 }
 
 impl Point<'_> {
@@ -110,7 +115,11 @@ pub(crate) fn for_phase2(config: &Config, replay: Option<&[u32]>) -> Box<dyn Sch
         return Box::new(schedule_replay::ScheduleReplay::new(choices));
     }
     match config.strategy {
-        Strategy::PbDfs => Box::new(pb_dfs::PbDfs::new(config.preemption_bound, config.yield_choices)),
+        Strategy::PbDfs => Box::new(pb_dfs::PbDfs::new(
+            config.preemption_bound,
+            config.yield_choices,
+            config.yield_to_self,
+        )),
         Strategy::DbDfs { delays } => Box::new(db_dfs::DbDfs::new(delays)),
         Strategy::Random { executions, seed } => Box::new(random_walk::RandomWalk::new(executions, seed)),
         Strategy::Pct {
