@@ -183,7 +183,7 @@ fn a_lineup_test_runs_the_strategy_it_names_and_says_so() {
         .unwrap();
     // A seed of 0 (none given) takes the test's.
     assert_eq!(
-        summary.strategy,
+        summary.phase2.strategy,
         Strategy::Pct {
             depth: 2,
             executions: 40,

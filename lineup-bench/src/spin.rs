@@ -1,8 +1,10 @@
 //! `spin`: correct spinning objects checked at `LineupTest::new(..).seed(1)`'s defaults (the
-//! random sample, two workers), with the spin pruning ([`Config::spin_pruning`](lineup::Config))
-//! at `preemptions` and at `switch`, and, on the sample's first ten matrices, `preemptions`
-//! against the baseline (`off`, the default) in the same run:
-//! `{"bench":"spin_pass","object":..,"samples":..,"seconds":..,"executions":..,"switch_seconds":..,"switch_executions":..,"small_samples":10,"small_seconds":..,"small_executions":..,"baseline_small_seconds":..,"baseline_small_executions":..}`.
+//! random sample, two workers, the default spin bound [`SpinPruning::SwitchAfter`]`(8)`; the
+//! sample only, without the deepening budget), then with the opt-in prunings
+//! ([`Config::spin_pruning`](lineup::Config) at `preemptions` and at `switch`), and, on the
+//! sample's first ten matrices, the default against the baseline (`off`: every step of a spin a
+//! preemption point up to the fair switch after 64 steps) in the same run:
+//! `{"bench":"spin_pass","object":..,"samples":..,"seconds":..,"executions":..,"preemptions_seconds":..,"preemptions_executions":..,"switch_seconds":..,"switch_executions":..,"small_samples":10,"small_seconds":..,"small_executions":..,"baseline_small_seconds":..,"baseline_small_executions":..}`.
 //! Target: at most 10 s for the ticket lock on `std::hint::spin_loop()` (`seconds`).
 
 use std::time::Instant;
@@ -75,18 +77,20 @@ fn measure<O: Send + Sync + 'static>(
     (start.elapsed().as_secs_f64(), summary.executions)
 }
 
-/// One `spin_pass` line: the default sample with `SpinPruning::Preemptions` and with `SpinPruning::Switch`
-/// (unless `full` is false: then on `SMALL` matrices only), and the baseline (`SpinPruning::Off`,
-/// the default) against `Preemptions` on the first `SMALL` matrices.
+/// One `spin_pass` line: the default sample at the default spin bound, with
+/// `SpinPruning::Preemptions` and with `SpinPruning::Switch` (unless `full` is false: then on
+/// `SMALL` matrices only), and the baseline (`SpinPruning::Off`) against the default on the first
+/// `SMALL` matrices.
 fn line<O: Send + Sync + 'static>(object: &str, subject: &Subject<O>, full: bool) {
     let sample = if full { None } else { Some(SMALL) };
-    let (seconds, executions) = measure(subject, SpinPruning::Preemptions, sample);
+    let (seconds, executions) = measure(subject, SpinPruning::default(), sample);
+    let (pre_s, pre_e) = measure(subject, SpinPruning::Preemptions, sample);
     let (switch_s, switch_e) = measure(subject, SpinPruning::Switch, sample);
-    let (small_s, small_e) = measure(subject, SpinPruning::Preemptions, Some(SMALL));
+    let (small_s, small_e) = measure(subject, SpinPruning::default(), Some(SMALL));
     let (base_s, base_e) = measure(subject, SpinPruning::Off, Some(SMALL));
     println!(
         "{{\"bench\":\"spin_pass\",\"object\":\"{object}\",\"samples\":\"{}\",\"seconds\":{seconds:.2},\"executions\":{executions},\
-         \"switch_seconds\":{switch_s:.2},\"switch_executions\":{switch_e},\"small_samples\":{SMALL},\
+         \"preemptions_seconds\":{pre_s:.2},\"preemptions_executions\":{pre_e},\"switch_seconds\":{switch_s:.2},\"switch_executions\":{switch_e},\"small_samples\":{SMALL},\
          \"small_seconds\":{small_s:.2},\"small_executions\":{small_e},\"baseline_small_seconds\":{base_s:.2},\
          \"baseline_small_executions\":{base_e},\"target_seconds\":10}}",
         if full { "default".to_string() } else { SMALL.to_string() }

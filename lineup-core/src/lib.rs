@@ -101,7 +101,9 @@ pub use primitives::sync;
 pub use primitives::threads::{hint, thread};
 pub use report::html as report_html;
 pub use runner::deepening::{DeepeningStage, Stage};
-pub use runner::lineup_test::{LineupTest, MatrixOrigin, TestFailure, TestSummary, DEFAULT_TIME_BUDGET};
+pub use runner::lineup_test::{
+    LineupTest, MatrixOrigin, Phase2Coverage, TestFailure, TestSummary, DEFAULT_TIME_BUDGET,
+};
 pub use runner::parallel::{check_matrices, BatchFailure, BatchOutcome, Inconclusiveness};
 pub use runner::progress::Progress;
 pub use runner::regressions;

@@ -1,10 +1,12 @@
-//! The spin pruning (`Config::spin_pruning`) loses no history: on the example objects that spin
-//! (on `std::hint::spin_loop()`, on lineup's yields, with and without a count) and on those that
-//! do not, at bound 2, the distinct phase-2 histories found with `SpinPruning::Preemptions` are
-//! those found without it, with the same verdict, for fewer executions on the spinning ones.
-//! And the comparison can fail: a deliberately broken pruning (any read taken for a repeated
-//! one) loses histories, and so does `SpinPruning::Switch` on a spin that counts its iterations,
-//! as its documentation says.
+//! The spin bound and prunings (`Config::spin_pruning`) lose no history on the example objects
+//! that spin (on `std::hint::spin_loop()`, on lineup's yields, with and without a count) and on
+//! those that do not: at bound 2, the distinct phase-2 histories found with the default
+//! `SpinPruning::SwitchAfter(n)` (the fair switch of a spin on an unchanged value after `n` steps
+//! in a row, here 5 against the test's 8) and with `SpinPruning::Preemptions` are those found
+//! with `Off`, with the same verdict, for fewer executions on the spinning ones. And the
+//! comparison can fail: a deliberately broken pruning (any read taken for a repeated one) loses
+//! histories, and so do `SpinPruning::Switch` and a bound too small for a spin that counts its
+//! iterations (`SwitchAfter(2)` against four looks), as their documentation says.
 
 #[path = "../../examples/objects/mod.rs"]
 mod objects;
@@ -130,6 +132,31 @@ fn pruning_preemptions_keeps_every_history() {
         );
         assert_eq!(ticket.histories_plain, ticket.histories_pruned);
     }
+}
+
+#[test]
+fn the_default_spin_bound_keeps_every_history() {
+    let rows = rows(SpinPruning::SwitchAfter(5), None);
+    let failures = lossy(&rows);
+    assert!(failures.is_empty(), "histories lost:\n{}", failures.join("\n"));
+    // Not vacuous: the spins on the CPU hint cost fewer executions.
+    for ticket in &rows[..2] {
+        assert!(
+            ticket.executions_pruned < ticket.executions_plain,
+            "the ticket lock's spins were not bounded: {ticket:?}"
+        );
+    }
+}
+
+#[test]
+fn a_spin_bound_below_a_counted_spin_loses_its_history() {
+    let row = compare(
+        &objects::spin::bounded_spin_flag(),
+        &[&[1], &[0]],
+        SpinPruning::SwitchAfter(2),
+        None,
+    );
+    assert!(row.lost > 0, "{row:?}");
 }
 
 #[test]

@@ -97,17 +97,15 @@ pub struct Config {
     /// matrix that yields: off by default, for the deepening stages (see
     /// `docs/yield-choices-measurements.md`). Default off.
     pub yield_to_self: bool,
-    /// `pb-dfs`: what a thread that spins on an unchanged value is spared (see [`SpinPruning`]
-    /// and `docs/strategies.md`). A *repeated read*: the thread ran the last two steps with no
-    /// yield or fair switch between them, the last one read one of `lineup::sync`'s atomics and
-    /// nothing else (no call or return), and its next step is the same read, called at the same
-    /// place in the source (`#[track_caller]`: a loop, not two loads in a row); no other thread
-    /// ran meanwhile, so it reads what it read. A load wrapped in a helper function called from
-    /// two places shares the helper's call site. Steps of primitives lineup cannot see (shuttle's
-    /// own atomics) are never pruned. `lineup-zoo/tests/spin_pruning.rs` compares the distinct
-    /// histories with and without it. Default [`SpinPruning::Off`]: the same call site is not the
-    /// same loop when a helper function that loads is called twice in a row, and a preemption
-    /// between those two loads may be the one a bug needs; opt in where loads are not wrapped.
+    /// `pb-dfs`: how a thread that spins on an unchanged value is bounded or pruned (see
+    /// [`SpinPruning`] and `docs/strategies.md`). A *repeated read*: the thread ran the last two
+    /// steps with no yield or fair switch between them, the last one read one of `lineup::sync`'s
+    /// atomics and nothing else (no call or return), and its next step is the same read, called at
+    /// the same place in the source (`#[track_caller]`); no other thread ran meanwhile, so it reads
+    /// what it read. Steps of primitives lineup cannot see (shuttle's own atomics) are never
+    /// repeated reads. Default [`SpinPruning::SwitchAfter`]`(8)`: the fair switch after 8 steps in
+    /// a row when the last is a repeated read (instead of `fair_switch_steps`), nothing pruned;
+    /// `lineup-zoo/tests/spin_pruning.rs` compares the distinct histories with `Off`.
     pub spin_pruning: SpinPruning,
     /// Partial-order reduction (sleep sets) in phase 1 and in phase 2's `pb-dfs`: an execution
     /// that only reorders independent steps of one already explored is not explored again (see
@@ -190,44 +188,63 @@ impl std::str::FromStr for Reduction {
     }
 }
 
-/// What [`Config::spin_pruning`] cuts from a spin on an unchanged value (a *repeated read*, see
-/// there). Written `off`, `preemptions` or `switch`:
+/// What [`Config::spin_pruning`] does to a spin on an unchanged value (a *repeated read*, see
+/// there). Written `off`, `switch-after:N`, `preemptions` or `switch`:
 ///
 /// ```
 /// use lineup_core::SpinPruning;
 /// assert_eq!("switch".parse::<SpinPruning>(), Ok(SpinPruning::Switch));
 /// assert_eq!(SpinPruning::Preemptions.to_string(), "preemptions");
+/// assert_eq!("switch-after:8".parse::<SpinPruning>(), Ok(SpinPruning::default()));
 /// assert!("some".parse::<SpinPruning>().is_err());
 /// ```
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum SpinPruning {
     /// Every step of a spin is a preemption point, up to the fair switch after
-    /// [`Config::fair_switch_steps`] steps (the default).
-    #[default]
+    /// [`Config::fair_switch_steps`] steps.
     Off,
-    /// No preemption at a repeated read: the thread goes on without a choice. A preemption there
-    /// reaches what the preemption before the read it repeats reached, whenever the read leaves
-    /// the thread where it was, and a spin that counts its iterations still runs them all. A spin
-    /// on `std::hint::spin_loop()` costs one branch per stretch instead of one per step; its steps
-    /// are still run, up to the fair switch. Sound for loads that are not wrapped in a helper
-    /// function called twice in a row (their call site is the helper's).
+    /// The default, [`DEFAULT_SPIN_READS`] (8): a thread that spins on an unchanged value gets its
+    /// fair switch once it has run this many steps in a row (instead of
+    /// [`Config::fair_switch_steps`]), the last of them repeated reads; every step of the spin is
+    /// still a preemption point. Nothing is pruned: the spin is *bounded*, as every run of a thread
+    /// is by `fair_switch_steps`, and the bound is stated in the PASS line. A spin that decides on
+    /// its own after more than `n` looks at an unchanged value (a counted spin with a larger count)
+    /// is covered up to `n` looks in a row; one that decides within `n` keeps every history
+    /// (`lineup-zoo/tests/spin_pruning.rs` compares the distinct histories with `Off`).
+    SwitchAfter(u32),
+    /// No preemption at a repeated read: the thread goes on without a choice, up to the fair
+    /// switch. A preemption there reaches what the preemption before the read it repeats reached
+    /// only if the read leaves the thread where it was: a spin whose result depends on how many
+    /// times it looked (`for i in 0..4 { if flag.load(..) { return i } }`) loses histories, and so
+    /// does a load wrapped in a helper function that straight-line code calls twice in a row
+    /// (one call site, the helper's). For loops that spin until a value changes.
     Preemptions,
-    /// As `Preemptions`, and the fair switch comes at the repeated read instead of
-    /// `fair_switch_steps` steps later: two steps per stretch instead of 64. It presumes a spin
-    /// iteration that reads an unchanged value keeps no count of its own: a spin that gives up
-    /// after a few iterations (`for _ in 0..8 { if flag.load(..) { return true } }`) no longer
-    /// gets to run them all before another thread runs, and histories that need that are lost
-    /// (`lineup-zoo/tests/spin_pruning.rs` shows one). For loops that spin until a value changes.
+    /// As `Preemptions`, and the fair switch comes at the repeated read: two steps per stretch. A
+    /// spin that gives up after a few looks (`for _ in 0..8 { if flag.load(..) { return true } }`)
+    /// no longer gets to run them all before another thread runs, and histories that need that
+    /// are lost (`lineup-zoo/tests/spin_pruning.rs` shows one). For loops that spin until a value
+    /// changes.
     Switch,
+}
+
+/// The default [`SpinPruning::SwitchAfter`]: the fair switch of a spin on an unchanged value
+/// after this many steps in a row (measured in `docs/strategies.md`).
+pub const DEFAULT_SPIN_READS: u32 = 8;
+
+impl Default for SpinPruning {
+    fn default() -> Self {
+        SpinPruning::SwitchAfter(DEFAULT_SPIN_READS)
+    }
 }
 
 impl std::fmt::Display for SpinPruning {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(match self {
-            SpinPruning::Off => "off",
-            SpinPruning::Preemptions => "preemptions",
-            SpinPruning::Switch => "switch",
-        })
+        match self {
+            SpinPruning::Off => f.write_str("off"),
+            SpinPruning::SwitchAfter(n) => write!(f, "switch-after:{n}"),
+            SpinPruning::Preemptions => f.write_str("preemptions"),
+            SpinPruning::Switch => f.write_str("switch"),
+        }
     }
 }
 
@@ -239,7 +256,10 @@ impl std::str::FromStr for SpinPruning {
             "off" | "0" | "false" | "no" => Ok(SpinPruning::Off),
             "preemptions" | "on" => Ok(SpinPruning::Preemptions),
             "switch" => Ok(SpinPruning::Switch),
-            _ => Err("expected off, preemptions or switch".into()),
+            other => match other.strip_prefix("switch-after:").map(str::parse::<u32>) {
+                Some(Ok(n)) if n >= 2 => Ok(SpinPruning::SwitchAfter(n)),
+                _ => Err("expected off, switch-after:N (N at least 2), preemptions or switch".into()),
+            },
         }
     }
 }
@@ -276,7 +296,7 @@ impl Default for Config {
             strategy: Strategy::PbDfs,
             yield_choices: 1,
             yield_to_self: false,
-            spin_pruning: SpinPruning::Off,
+            spin_pruning: SpinPruning::default(),
             reduction: Reduction::Auto,
             interlude: Some(Interlude::default()),
             reduction_fault: None,

@@ -28,10 +28,12 @@
 //!   both modes: with the preemption budget spent, an unfair scheduler would let it spin forever
 //!   while the thread it waits for never runs again, a schedule no real machine keeps up.
 //! * A thread that spins on an unchanged value (it ran the last two steps, the last one read one
-//!   of lineup's atomics and nothing else, and its next step reads it again: `repeats_read`) is
-//!   offered no preemption there ([`SpinPruning::Preemptions`]), or gets its fair switch at once
-//!   ([`SpinPruning::Switch`]): a preemption there reaches what the preemption one iteration
-//!   earlier reached.
+//!   of lineup's atomics and nothing else, and its next step reads it again: `repeats_read`) gets
+//!   its fair switch after `n` steps in a row instead of `fair_switch_steps` (the default,
+//!   [`SpinPruning::SwitchAfter`]: a bound, nothing pruned), or is offered no preemption there
+//!   ([`SpinPruning::Preemptions`]), or gets its fair switch at once ([`SpinPruning::Switch`]):
+//!   those two presume a preemption there reaches what the preemption one iteration earlier
+//!   reached.
 //! * Yields and fair switches are counted per operation since the last progress (a call or a
 //!   return anywhere): when every thread that could run is inside an operation that has counted
 //!   `spin_bound` of them, no fair continuation lets an operation return and the history is stuck
@@ -768,7 +770,13 @@ impl SchedulerState {
         if self.execution.step > self.settings.max_steps {
             return Decision::Inconclusive;
         }
-        let switch_now = repeats_read && self.settings.spin_pruning == SpinPruning::Switch;
+        let switch_now = repeats_read && self.spin_switch_due(current);
+        // Only `Preemptions` and `Switch` prune the preemptions at a repeated read.
+        let repeats_read = repeats_read
+            && matches!(
+                self.settings.spin_pruning,
+                SpinPruning::Preemptions | SpinPruning::Switch
+            );
         let give_way = self.give_way_of(current, is_yielding, switch_now);
         let current_role = current.and_then(|c| r.roles.get(usize::from(c)).copied().flatten());
         let current_op = match current_role {
@@ -843,6 +851,18 @@ impl SchedulerState {
         finishing(Role::Watchdog)
             .or_else(|| finishing(Role::Harness))
             .map_or(Decision::End, Decision::Run)
+    }
+
+    /// Whether a repeated read of `current` ends its run now: at once under [`SpinPruning::Switch`],
+    /// once it has run `n` steps in a row under [`SpinPruning::SwitchAfter`]`(n)`.
+    fn spin_switch_due(&self, current: Option<TaskId>) -> bool {
+        match self.settings.spin_pruning {
+            SpinPruning::Switch => true,
+            SpinPruning::SwitchAfter(n) => {
+                matches!(self.execution.run, Some((t, steps)) if Some(t) == current && steps >= n)
+            }
+            SpinPruning::Off | SpinPruning::Preemptions => false,
+        }
     }
 
     /// Whether the thread that ran last gives way: it yielded, or it has run `fair_switch_steps`

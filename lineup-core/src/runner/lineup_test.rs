@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use crate::check::check_without_report as check;
 use crate::check::synthesize_in;
 use crate::config::Config;
-use crate::config::{Strategy, StrategyParseError};
+use crate::config::{SpinPruning, Strategy, StrategyParseError};
 use crate::environment::{Environment, EnvironmentError};
 use crate::error::CheckError;
 use crate::judge::verdict::Violation;
@@ -81,6 +81,54 @@ impl fmt::Display for MatrixOrigin {
     }
 }
 
+/// How phase 2 explored each matrix of a test's sample, as the PASS line states it: the
+/// strategy, and for `pb-dfs` the bounds of a schedule.
+///
+/// ```
+/// use lineup_core::{Phase2Coverage, SpinPruning, Strategy};
+/// let coverage = Phase2Coverage {
+///     strategy: Strategy::PbDfs,
+///     preemption_bound: 2,
+///     fair_switch_steps: 64,
+///     spin_pruning: SpinPruning::default(),
+/// };
+/// assert_eq!(
+///     coverage.to_string(),
+///     "pb-dfs, preemption bound 2, a fair switch after 64 steps in a row, after 8 in a spin on an unchanged value"
+/// );
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Phase2Coverage {
+    /// The strategy (a sampling one covers a sample of the schedules, not all of them).
+    pub strategy: Strategy,
+    /// `pb-dfs`'s preemption bound.
+    pub preemption_bound: u32,
+    /// A thread that runs this many steps in a row gives way ([`Config::fair_switch_steps`](crate::Config)).
+    pub fair_switch_steps: u32,
+    /// What a spin on an unchanged value gets ([`Config::spin_pruning`](crate::Config)).
+    pub spin_pruning: SpinPruning,
+}
+
+impl fmt::Display for Phase2Coverage {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let bound = match self.strategy {
+            Strategy::PbDfs => self.preemption_bound,
+            Strategy::DbDfs { delays } => return write!(f, "db-dfs, delay bound {delays}"),
+            sampling => return write!(f, "{sampling}: a sample of the schedules"),
+        };
+        write!(
+            f,
+            "pb-dfs, preemption bound {bound}, a fair switch after {} steps in a row",
+            self.fair_switch_steps
+        )?;
+        match self.spin_pruning {
+            SpinPruning::Off => Ok(()),
+            SpinPruning::SwitchAfter(n) => write!(f, ", after {n} in a spin on an unchanged value"),
+            pruning => write!(f, ", spin pruning `{pruning}`"),
+        }
+    }
+}
+
 /// What a passing test run checked.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TestSummary {
@@ -98,17 +146,14 @@ pub struct TestSummary {
     pub inconclusive_matrices: Inconclusiveness,
     /// Time taken.
     pub elapsed: Duration,
-    /// How phase 2 explored each matrix (a sampling strategy covers a sample of the schedules,
-    /// not all of them).
-    pub strategy: Strategy,
+    /// How phase 2 explored each matrix of the sample: its strategy and bounds.
+    pub phase2: Phase2Coverage,
     /// How many matrices of each shape the random sample checked.
     pub shapes: ShapeCounts,
     /// The time budget of the deepening after the sample (`None`: a fixed run).
     pub budget: Option<Duration>,
     /// What the time budget covered after the sample, stage by stage, in order.
     pub deepening: Vec<DeepeningStage>,
-    /// Phase 2's preemption bound on the sample.
-    pub preemption_bound: u32,
     /// Passing matrices whose phase 2 ran the [interlude](crate::Interlude) (their trees were
     /// larger than its start).
     pub interludes: usize,
@@ -121,15 +166,6 @@ impl TestSummary {
     /// ([`TestFailure::Inconclusive`]), as a vacuous check does.
     pub fn all_inconclusive(&self) -> bool {
         self.matrices > 0 && self.inconclusive_matrices.wholly == self.matrices
-    }
-
-    /// How phase 2 explored each matrix of the sample.
-    fn phase2(&self) -> String {
-        match self.strategy {
-            Strategy::PbDfs => format!("pb-dfs, preemption bound {}", self.preemption_bound),
-            Strategy::DbDfs { delays } => format!("db-dfs, delay bound {delays}"),
-            sampling => format!("{sampling}: a sample of the schedules"),
-        }
     }
 
     /// What the time budget covered, stage by stage, or that there was none.
@@ -157,11 +193,7 @@ impl fmt::Display for TestSummary {
         write!(
             f,
             "PASS, {} matrices, {} executions in {:.2?} (seed {}, phase 2 {})",
-            self.matrices,
-            self.executions,
-            self.elapsed,
-            self.seed,
-            self.phase2()
+            self.matrices, self.executions, self.elapsed, self.seed, self.phase2
         )?;
         if self.interludes > 0 {
             write!(
@@ -636,11 +668,15 @@ impl LineupTest {
                 inconclusive_executions: 0,
                 inconclusive_matrices: Inconclusiveness::default(),
                 elapsed: Duration::ZERO,
-                strategy: settings.config.strategy,
+                phase2: Phase2Coverage {
+                    strategy: settings.config.strategy,
+                    preemption_bound: settings.config.preemption_bound,
+                    fair_switch_steps: settings.config.fair_switch_steps,
+                    spin_pruning: settings.config.spin_pruning,
+                },
                 shapes: ShapeCounts::default(),
                 budget: settings.time_budget,
                 deepening: Vec::new(),
-                preemption_bound: settings.config.preemption_bound,
                 interludes: 0,
                 workers: settings.workers,
             },
@@ -1221,11 +1257,15 @@ mod tests {
             inconclusive_executions: 0,
             inconclusive_matrices: Inconclusiveness::default(),
             elapsed: Duration::from_secs(3),
-            strategy: Strategy::PbDfs,
+            phase2: Phase2Coverage {
+                strategy: Strategy::PbDfs,
+                preemption_bound: 2,
+                fair_switch_steps: 64,
+                spin_pruning: SpinPruning::default(),
+            },
             shapes: ShapeCounts::default(),
             budget: Some(Duration::from_secs(10)),
             deepening: Vec::new(),
-            preemption_bound: 2,
             interludes: 0,
             workers: 2,
         }
