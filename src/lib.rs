@@ -153,8 +153,8 @@
 //!   explicit regression matrices by invocation label, `initial`, `final`, `observations`) are
 //!   listed on [`lineup_test`], each with the [`LineupTest`] builder call it becomes. Without
 //!   options a run checks 100 random matrices of up to 3x3 (the paper's setting) at preemption
-//!   bound 2, with a random seed that it prints, on every core, then deepens for 10 s
-//!   ([`DEFAULT_TIME_BUDGET`]; `time_budget = "off"` for none). Mistakes (an unknown option, a
+//!   bound 2, with a random seed that it prints, on every core, then deepens, all within
+//!   15 s ([`DEFAULT_TIME_BUDGET`]; `time_budget = "off"` for a fixed run). Mistakes (an unknown option, a
 //!   wrong type, an empty matrix, a method taking `&mut self`) are compile errors at your code
 //!   (`tests/ui/`).
 //! * A run checks, in order: failing matrices saved by earlier runs, the explicit matrices, the

@@ -126,6 +126,11 @@ fn check_in<O: Send + Sync + 'static>(
     environment: &Environment,
 ) -> Result<Verdict, CheckError> {
     let synthesis = synthesize_in(subject, matrix, config, environment)?;
+    // Phase 2 has the check's time that phase 1 left.
+    let config = &Config {
+        max_duration: config.max_duration.map(|limit| limit.saturating_sub(synthesis.elapsed)),
+        ..config.clone()
+    };
     let (spec, mut stats) = match conclude_phase1(subject, matrix, synthesis, config)? {
         Ok(phase1) => phase1,
         Err(nondeterministic) => return Ok(nondeterministic),
@@ -434,6 +439,7 @@ fn conclude<O>(subject: &Subject<O>, matrix: &TestMatrix, phase2: Phase2Outcome,
     stats.stuck_resumed = phase2.resumed;
     stats.phase2_time = phase2.elapsed;
     stats.interlude = phase2.interlude;
+    stats.unfinished = phase2.unfinished;
     match phase2.violation {
         None => Verdict::Pass(stats.clone()),
         Some((kind, replay)) => {

@@ -39,6 +39,24 @@ pub enum CheckError {
         /// Options there now.
         found: u32,
     },
+    /// Phase 1 did not finish within the check's time ([`Config::max_duration`](crate::Config), a
+    /// test's share of its time budget): the specification needs every serial history, so the
+    /// matrix is inconclusive, neither passed nor failed.
+    #[error(
+        "phase 1 (serial executions) did not finish within {limit:.1?}, so the matrix is inconclusive (phase 1 is \
+         never cut short: the specification needs every serial history). It saw {executions} serial executions and \
+         {histories} distinct serial histories. {cause}"
+    )]
+    Unfinished {
+        /// The time it had.
+        limit: std::time::Duration,
+        /// Serial executions run.
+        executions: u64,
+        /// Distinct serial histories (full and stuck) met.
+        histories: usize,
+        /// What makes it long, as far as lineup can tell, and what to do about it.
+        cause: String,
+    },
     /// A serial execution of phase 1 reached the step limit (shuttle's `Config::max_steps`, loom's
     /// branch limit) without ending, blocking or livelocking: the specification would miss its
     /// history, so no verdict can be reached.

@@ -177,7 +177,7 @@ pub fn invocations(args: TokenStream, input: TokenStream) -> TokenStream {
 /// the test (the package root under `cargo test`).
 ///
 /// Without `time_budget` or `time_budget_ms` a test has `LineupTest`'s default budget
-/// (`lineup::DEFAULT_TIME_BUDGET`) for the deepening after its sample, as a `LineupTest` built
+/// (`lineup::DEFAULT_TIME_BUDGET`) for its sample and the deepening after it, as a `LineupTest` built
 /// by hand has; `LINEUP_TIME_BUDGET` overrides both.
 ///
 /// What a run checks and in which order (saved failing matrices, the explicit matrices, the

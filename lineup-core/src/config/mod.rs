@@ -47,6 +47,14 @@ pub struct Config {
     /// Phase 2 stops after this many executions (`None`: explore every schedule within the
     /// preemption bound). Phase 1 is never bounded. Default `None`.
     pub max_executions: Option<u64>,
+    /// The longest one check may take (`None`: as long as it needs). When it is over, a phase 1
+    /// that has not finished stops and the check returns [`CheckError::Unfinished`](crate::CheckError):
+    /// the matrix is *inconclusive*, never judged (phase 1 is never cut short and counted, since
+    /// the specification needs every serial history); a phase 2 stops where it is, and
+    /// [`CheckStats::unfinished`](crate::CheckStats) says that the verdict covers only the
+    /// executions that ran. A [`LineupTest`](crate::LineupTest) with a time budget gives each check
+    /// its share. The loom backend ignores it. Default `None`.
+    pub max_duration: Option<std::time::Duration>,
     /// How much the check's sets of distinct executions may hold (phase 1's serial traces and
     /// histories, phase 2's fingerprints of the histories it judged). Past it the check ends with
     /// [`CheckError::MemoryLimit`](crate::CheckError::MemoryLimit), no verdict, instead of growing
@@ -289,6 +297,7 @@ impl Default for Config {
             fair_switch_steps: 64,
             max_steps: 100_000,
             max_executions: None,
+            max_duration: None,
             real_time_happens_before: true,
             allow_all_panics: false,
             max_memory: crate::memory_limit::MemoryLimit::Auto,

@@ -42,7 +42,8 @@ pub(crate) fn concurrent_executions<O: Send + Sync + 'static>(
     replay: Option<&ReplayToken>,
     observer: Option<&Arc<dyn Phase2Observer>>,
 ) -> Result<Phase2Outcome, CheckError> {
-    let phase2 = Phase2::new(subject, matrix, spec, observer);
+    let deadline = config.max_duration.map(|limit| Instant::now() + limit);
+    let phase2 = Phase2::new(subject, matrix, spec, observer, deadline);
     // A pb-dfs token is replayed by pb-dfs with its bound; any other by its thread indices.
     let ReplayPlan {
         config,
@@ -103,6 +104,8 @@ struct Phase2<'a, O> {
     spec_bytes: u64,
     seen: Arc<TraceFingerprints>,
     observer: Option<&'a Arc<dyn Phase2Observer>>,
+    /// When the check's time ([`Config::max_duration`]) runs out.
+    deadline: Option<Instant>,
 }
 
 impl<'a, O: Send + Sync + 'static> Phase2<'a, O> {
@@ -111,6 +114,7 @@ impl<'a, O: Send + Sync + 'static> Phase2<'a, O> {
         matrix: &'a TestMatrix,
         spec: Arc<ObservationSet>,
         observer: Option<&'a Arc<dyn Phase2Observer>>,
+        deadline: Option<Instant>,
     ) -> Self {
         let ops = spec.ops().clone();
         let spec_bytes: u64 = spec
@@ -125,6 +129,7 @@ impl<'a, O: Send + Sync + 'static> Phase2<'a, O> {
             spec_bytes,
             seen: Arc::new(TraceFingerprints::default()),
             observer,
+            deadline,
         }
     }
 
@@ -171,6 +176,7 @@ impl<'a, O: Send + Sync + 'static> Phase2<'a, O> {
             queue: split.cloned(),
             seen: Arc::clone(&self.seen),
             observer: self.observer.cloned(),
+            deadline: self.deadline,
         };
         let strategy = strategy::for_phase2(config, replayed);
         let (explored, tree) = explore_keeping_tree(
@@ -257,6 +263,7 @@ fn sum_up(mut outcome: Phase2Outcome, results: Vec<Found>, observed: bool) -> Re
         outcome.redundant += found.redundant;
         outcome.stuck += found.stuck;
         outcome.inconclusive += found.inconclusive;
+        outcome.unfinished |= found.unfinished;
         memory = memory.or(found.memory);
         if let Some((kind, token, position)) = found.violation {
             if first.as_ref().is_none_or(|first| position < *first) {
@@ -294,6 +301,8 @@ struct Found {
     budget: MemoryBudget,
     /// The budget and what was held when the fingerprints went past it.
     memory: Option<(u64, u64)>,
+    /// The check's time ran out: the executions after this one were not explored.
+    unfinished: bool,
 }
 
 impl Found {
@@ -307,12 +316,13 @@ impl Found {
             violation: None,
             budget: MemoryBudget::new(config.max_memory),
             memory: None,
+            unfinished: false,
         }
     }
 
     /// The worker stopped early: at a violation, or past the memory budget.
     fn stopped(&self) -> bool {
-        self.violation.is_some() || self.memory.is_some()
+        self.violation.is_some() || self.memory.is_some() || self.unfinished
     }
 }
 
@@ -327,6 +337,7 @@ struct ExecutionJudge {
     queue: Option<Arc<SplitQueue>>,
     seen: Arc<TraceFingerprints>,
     observer: Option<Arc<dyn Phase2Observer>>,
+    deadline: Option<Instant>,
 }
 
 impl ExecutionJudge {
@@ -336,6 +347,13 @@ impl ExecutionJudge {
         let found = &mut *self.found.borrow_mut();
         if let Some(observer) = &self.observer {
             observer.executions(1 + result.redundant_before);
+        }
+        if self.deadline.is_some_and(|deadline| Instant::now() >= deadline) {
+            found.unfinished = true;
+            if let Some(queue) = &self.queue {
+                queue.abort();
+            }
+            return Control::Stop;
         }
         if result.inconclusive {
             found.inconclusive += 1;

@@ -9,7 +9,8 @@ use crate::config::Config;
 use crate::error::CheckError;
 use crate::explore::decision_tree::DecisionTree;
 use crate::explore::recording;
-use crate::explore::run::explore;
+use crate::config::Reduction;
+use crate::explore::run::{explore, has_threads_of_its_own};
 use crate::explore::scheduler::Control;
 use crate::explore::split::{on_workers, worker_count, SplitQueue};
 use crate::explore::trace_set::TraceSet;
@@ -48,10 +49,12 @@ pub(crate) fn serial_executions<O: Send + Sync + 'static>(
         budget: MemoryBudget::new(config.max_memory),
         held: 0,
         memory: None,
+        unfinished: false,
     }));
     let start = Instant::now();
+    let deadline = config.max_duration.map(|limit| start + limit);
     let results = on_workers(worker_count(config.workers), DecisionTree::new(), |tree, split| {
-        explore_on_worker(subject, matrix, config, tree, split, &shared)
+        explore_on_worker(subject, matrix, config, tree, split, &shared, deadline)
     })?;
     let elapsed = start.elapsed();
     let executions = results.iter().map(|r| r.executions).sum();
@@ -76,6 +79,14 @@ pub(crate) fn serial_executions<O: Send + Sync + 'static>(
             executions,
         });
     }
+    if shared.unfinished && !shared.proof {
+        return Err(CheckError::Unfinished {
+            limit: config.max_duration.unwrap_or_default(),
+            executions,
+            histories: shared.traces.count(),
+            cause: unfinished_cause(subject, matrix, config),
+        });
+    }
     let (spec, nondeterminism) = shared.into_spec(ops, tolerated);
     Ok(Synthesis {
         spec,
@@ -84,6 +95,27 @@ pub(crate) fn serial_executions<O: Send + Sync + 'static>(
         redundant,
         elapsed,
     })
+}
+
+/// What lineup can tell about a phase 1 that did not finish, and what to do about it.
+fn unfinished_cause<O: Send + Sync + 'static>(subject: &Subject<O>, matrix: &TestMatrix, config: &Config) -> String {
+    let advice = "Check a smaller matrix, or give the test more time (LINEUP_TIME_BUDGET, `time_budget`).";
+    if !has_threads_of_its_own(subject, matrix, config) {
+        return format!(
+            "The object has no threads of its own, so its serial executions branch only between operations: \
+             each execution is long, or its operations spawn threads that interleave. {advice}"
+        );
+    }
+    let reduction = match config.reduction {
+        Reduction::Off => "the partial-order reduction is off (`Config::reduction`); turn it on",
+        _ => {
+            "their steps are seen by the partial-order reduction only through lineup::sync's primitives (a step of \
+             shuttle's primitives used directly, `lineup::shuttle::sync`, or of shuttle-tokio depends on every \
+             other step, so every interleaving of the object's threads is a serial execution of its own): build \
+             the object on lineup::sync"
+        }
+    };
+    format!("The object runs threads of its own, which interleave with every operation in phase 1; {reduction}. {advice}")
 }
 
 /// What one worker of phase 1 explored.
@@ -103,6 +135,7 @@ fn explore_on_worker<O: Send + Sync + 'static>(
     tree: DecisionTree,
     split: Option<&Arc<SplitQueue>>,
     shared: &Arc<Mutex<SerialTraces>>,
+    deadline: Option<Instant>,
 ) -> Result<WorkerTotals, CheckError> {
     let step_limit: Rc<RefCell<Option<Vec<u32>>>> = Rc::default();
     let sink_step_limit = Rc::clone(&step_limit);
@@ -121,6 +154,13 @@ fn explore_on_worker<O: Send + Sync + 'static>(
             return Control::Stop;
         }
         let mut shared = shared.lock().unwrap_or_else(|e| e.into_inner());
+        if deadline.is_some_and(|deadline| Instant::now() >= deadline) {
+            shared.unfinished = true;
+            if let Some(queue) = &queue {
+                queue.abort();
+            }
+            return Control::Stop;
+        }
         renumber(
             result.trace.responses,
             &mut numbers,
@@ -177,6 +217,8 @@ struct SerialTraces {
     held: u64,
     /// The budget and what was held when the traces went past it.
     memory: Option<(u64, u64)>,
+    /// The check's time ([`Config::max_duration`]) ran out before the tree did.
+    unfinished: bool,
 }
 
 impl SerialTraces {

@@ -23,6 +23,8 @@ pub(crate) struct Phase2Outcome {
     pub loom: Option<LoomEvidence>,
     /// The interlude that ran, with its executions (counted in `executions` too).
     pub interlude: Option<(crate::config::Interlude, u64)>,
+    /// The check's time ([`Config::max_duration`](crate::Config)) ran out before the search did.
+    pub unfinished: bool,
 }
 
 /// Listens to phase 2 as it goes (a [`survey`](crate::survey::survey) does): the executions that

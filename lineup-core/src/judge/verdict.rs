@@ -50,6 +50,10 @@ pub struct CheckStats {
     /// The [interlude](crate::Interlude) phase 2 ran, if it ran (its tree was larger than the
     /// interlude's `after`), and how many of `concurrent_executions` were its own.
     pub interlude: Option<(crate::config::Interlude, u64)>,
+    /// Phase 2 stopped before its search was done, when the check's time
+    /// ([`Config::max_duration`](crate::Config)) ran out: the verdict covers only the executions
+    /// that ran (a violation found is still a violation).
+    pub unfinished: bool,
 }
 
 /// Why a check failed.

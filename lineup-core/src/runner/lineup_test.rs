@@ -165,7 +165,8 @@ impl TestSummary {
     /// Whether the run checked matrices and judged no execution of any of them: the test fails
     /// ([`TestFailure::Inconclusive`]), as a vacuous check does.
     pub fn all_inconclusive(&self) -> bool {
-        self.matrices > 0 && self.inconclusive_matrices.wholly == self.matrices
+        let inconclusive = &self.inconclusive_matrices;
+        inconclusive.wholly == self.matrices && (self.matrices > 0 || inconclusive.unfinished > 0)
     }
 
     /// What the time budget covered, stage by stage, or that there was none.
@@ -213,7 +214,30 @@ impl fmt::Display for TestSummary {
                 self.inconclusive_executions
             )?;
         }
-        let Inconclusiveness { mostly, wholly } = self.inconclusive_matrices;
+        let Inconclusiveness {
+            mostly,
+            wholly,
+            unfinished,
+            cut,
+            not_reached,
+            ..
+        } = self.inconclusive_matrices;
+        if cut > 0 {
+            write!(
+                f,
+                "; {cut} sampled matrices were cut when the time budget ran out (their PASS covers the executions that ran)"
+            )?;
+        }
+        if not_reached > 0 {
+            write!(f, "; {not_reached} sampled matrices not reached within the time budget")?;
+        }
+        if unfinished > 0 {
+            write!(
+                f,
+                "; {unfinished} matrices INCONCLUSIVE, not counted: {}",
+                self.inconclusive_matrices.unfinished_cause.as_deref().unwrap_or_default()
+            )?;
+        }
         if wholly > 0 {
             write!(
                 f,
@@ -329,6 +353,11 @@ impl fmt::Display for TestFailure {
             }
             TestFailure::Check { test, origin, error } => write!(f, "lineup_test `{test}`: {origin}: {error}"),
             TestFailure::Setup { test, problem } => write!(f, "lineup_test `{test}`: {problem}"),
+            TestFailure::Inconclusive { test, summary } if summary.matrices == 0 => write!(
+                f,
+                "lineup_test `{test}`: INCONCLUSIVE: no matrix could be checked: the phase 1 of each that was tried did not \
+                 finish within its share of the time budget. What ran: {summary}"
+            ),
             TestFailure::Inconclusive { test, summary } => write!(
                 f,
                 "lineup_test `{test}`: INCONCLUSIVE: every one of its {} matrices reached the step limit (Config::max_steps) \
@@ -394,10 +423,11 @@ pub struct LineupTest {
     stages: Vec<Stage>,
 }
 
-/// The time budget of a run when neither the test nor `LINEUP_TIME_BUDGET` sets one: the
-/// deepening stages after the sample stop when it is spent. Measured so that the default check
-/// of a passing object stays within about 10 to 20 s on two cores (docs/strategies.md).
-pub const DEFAULT_TIME_BUDGET: Duration = Duration::from_secs(10);
+/// The time budget of a run when neither the test nor `LINEUP_TIME_BUDGET` sets one: the sample,
+/// then the deepening stages, end when it is spent (a check running then stops where it is, and
+/// the PASS line says what it did not cover). Measured so that the default check of a passing
+/// object stays within about 10 to 20 s on two cores (docs/strategies.md).
+pub const DEFAULT_TIME_BUDGET: Duration = Duration::from_secs(15);
 
 impl LineupTest {
     /// A run named `name` (the test's path) with the paper's defaults: 100 samples of 3x3.
@@ -517,10 +547,13 @@ impl LineupTest {
         self
     }
 
-    /// After the sample, deeper stages until this much time has passed ([`DEFAULT_TIME_BUDGET`]
-    /// unless set; `None`: a fixed run, the saved, explicit and sampled matrices only), in the
-    /// order of [`stages`](Self::stages); [`TestSummary::deepening`] says how far each got.
-    /// `LINEUP_TIME_BUDGET` overrides it (`off` for none).
+    /// The time the run may take ([`DEFAULT_TIME_BUDGET`] unless set): the sample first, each of
+    /// its checks stopping when the budget is spent (a matrix whose phase 1 cannot finish by then
+    /// is inconclusive, one whose phase 2 cannot is cut, the rest are not reached: the PASS line
+    /// counts each), then deeper stages in the order of [`stages`](Self::stages) until it is
+    /// spent; [`TestSummary::deepening`] says how far each got. `None`: a fixed run, the saved,
+    /// explicit and sampled matrices only, each to its end. `LINEUP_TIME_BUDGET` overrides it
+    /// (`off` for none).
     pub fn time_budget(mut self, budget: impl Into<Option<Duration>>) -> Self {
         self.time_budget = budget.into();
         self
@@ -688,12 +721,14 @@ impl LineupTest {
         run.saved()?;
         // 2. Explicit regression matrices, with their committed specifications.
         run.explicit()?;
-        // 3. The random sample (RandomCheck), this shard of it, on every core.
-        let sampled = run.sample()?;
-        // 4. Deepening within the time budget.
-        if let Some(budget) = run.settings.time_budget {
+        // 3. The random sample (RandomCheck), this shard of it, on every core, within the time
+        //    budget if there is one.
+        let deadline = run.settings.time_budget.map(|budget| start + budget);
+        let sampled = run.sample(deadline)?;
+        // 4. Deepening in what is left of the time budget.
+        if let Some(deadline) = deadline {
             let rate = run.summary.executions as f64 / start.elapsed().as_secs_f64().max(1e-3);
-            run.deepen(budget, rate, &sampled)?;
+            run.deepen(deadline, rate, &sampled)?;
         }
         run.summary.elapsed = start.elapsed();
         let summary = run.summary;
@@ -782,17 +817,34 @@ impl LineupTest {
         environment: &Environment,
     ) -> Result<CheckStats, TestFailure> {
         let result = check(subject, matrix, config);
-        summary.matrices += 1;
         match result {
+            Err(e @ CheckError::Unfinished { .. }) => {
+                summary.inconclusive_matrices.add_unfinished(&e);
+                let CheckError::Unfinished { executions, .. } = e else {
+                    unreachable!("matched above")
+                };
+                Ok(CheckStats {
+                    serial_executions: executions,
+                    unfinished: true,
+                    ..CheckStats::default()
+                })
+            }
             Ok(Verdict::Pass(stats)) => {
+                summary.matrices += 1;
                 summary.executions += stats.serial_executions + stats.concurrent_executions;
                 summary.inconclusive_executions += stats.inconclusive_executions;
                 summary.interludes += usize::from(stats.interlude.is_some());
                 summary.inconclusive_matrices.add(&stats);
                 Ok(stats)
             }
-            Ok(Verdict::Fail(v)) => Err(self.failed(subject, matrix, Ok(v), config, origin, save_in, environment)),
-            Err(e) => Err(self.failed(subject, matrix, Err(e), config, origin, save_in, environment)),
+            Ok(Verdict::Fail(v)) => {
+                summary.matrices += 1;
+                Err(self.failed(subject, matrix, Ok(v), config, origin, save_in, environment))
+            }
+            Err(e) => {
+                summary.matrices += 1;
+                Err(self.failed(subject, matrix, Err(e), config, origin, save_in, environment))
+            }
         }
     }
 
@@ -1002,7 +1054,7 @@ impl<O: Send + Sync + 'static> TestRun<'_, O> {
 
     /// Checks this shard of the random sample on every core; gives the matrices checked when all
     /// pass (the deepening checks them again).
-    fn sample(&mut self) -> Result<Vec<TestMatrix>, TestFailure> {
+    fn sample(&mut self, deadline: Option<Instant>) -> Result<Vec<TestMatrix>, TestFailure> {
         let test = self.test;
         let Settings {
             samples, seed, workers, ..
@@ -1016,9 +1068,9 @@ impl<O: Send + Sync + 'static> TestRun<'_, O> {
         let matrices: Vec<TestMatrix> = indices.iter().map(|&i| self.frame.around(sample[i].clone())).collect();
         let progress = Progress::new(matrices.len(), &test.name, &self.settings.environment);
         let config = &self.settings.config;
-        let outcome = check_matrices(self.subject, &matrices, config, workers, &progress);
+        let outcome = check_matrices(self.subject, &matrices, config, workers, &progress, deadline);
         progress.finish();
-        self.summary.matrices += outcome.checked;
+        self.summary.matrices += outcome.checked - outcome.inconclusive.unfinished;
         self.summary.executions += outcome.executions;
         self.summary.inconclusive_executions += outcome.inconclusive_executions;
         self.summary.interludes += outcome.interludes;
@@ -1048,9 +1100,9 @@ impl<O: Send + Sync + 'static> TestRun<'_, O> {
     /// Deepening within the time budget: the test's stages in order, each as far as its equal
     /// share of what is left goes. Every check gets a share of what is left (in executions, at `rate` executions per
     /// second); one that reaches its share is cut and counted as not covered.
-    fn deepen(&mut self, budget: Duration, rate: f64, sampled: &[TestMatrix]) -> Result<(), TestFailure> {
+    fn deepen(&mut self, deadline: Instant, rate: f64, sampled: &[TestMatrix]) -> Result<(), TestFailure> {
         let budget = Budget {
-            deadline: Instant::now() + budget,
+            deadline,
             rate: if rate.is_finite() && rate > 1.0 { rate } else { 1000.0 },
         };
         let around = self.frame.clone();
@@ -1103,18 +1155,19 @@ impl<O: Send + Sync + 'static> TestRun<'_, O> {
                 true => budget.share(left.min(64)),
                 false => u64::MAX,
             };
-            left = left.saturating_sub(1);
             let config = Config {
                 max_executions: (cap < u64::MAX).then_some(cap),
+                max_duration: Some(budget.time_share(left.min(64))),
                 ..plan.config.clone()
             };
+            left = left.saturating_sub(1);
             let origin = MatrixOrigin::Deepening {
                 stage: done.name.clone(),
                 index,
             };
             let stats = self.check_deeper(&matrix, &config, origin)?;
             done.executions += stats.serial_executions + stats.concurrent_executions;
-            if stats.concurrent_executions >= cap {
+            if stats.concurrent_executions >= cap || stats.unfinished {
                 done.cut += 1;
             } else {
                 done.checked += 1;
@@ -1137,6 +1190,8 @@ impl<O: Send + Sync + 'static> TestRun<'_, O> {
                 break;
             }
             let share = budget.share(matrices.len() - index);
+            let time_share = budget.time_share(matrices.len() - index);
+            let started = Instant::now();
             let mut used = 0;
             let mut covered = None;
             for bound in base + 1..=base + MAX_EXTRA_PREEMPTIONS {
@@ -1147,6 +1202,7 @@ impl<O: Send + Sync + 'static> TestRun<'_, O> {
                 let config = Config {
                     preemption_bound: bound,
                     max_executions: Some(cap),
+                    max_duration: Some(time_share.saturating_sub(started.elapsed())),
                     ..self.settings.config.clone()
                 };
                 let origin = MatrixOrigin::Deepening {
@@ -1156,7 +1212,7 @@ impl<O: Send + Sync + 'static> TestRun<'_, O> {
                 let stats = self.check_deeper(matrix, &config, origin)?;
                 done.executions += stats.serial_executions + stats.concurrent_executions;
                 used += stats.concurrent_executions;
-                if stats.concurrent_executions >= cap {
+                if stats.concurrent_executions >= cap || stats.unfinished {
                     break;
                 }
                 covered = Some(bound);
@@ -1209,6 +1265,11 @@ impl Budget {
     /// Whether the budget is spent.
     fn spent(&self) -> bool {
         Instant::now() >= self.deadline
+    }
+
+    /// The time that one of `ways` checks left may take: an equal share of the time left.
+    fn time_share(&self, ways: usize) -> Duration {
+        self.deadline.saturating_duration_since(Instant::now()) / ways.max(1) as u32
     }
 
     /// The executions that one of `ways` checks left may take: an equal share of the time left.
@@ -1295,7 +1356,11 @@ mod tests {
         let mut s = summary();
         assert!(!s.to_string().contains("inconclusive"), "{s}");
         s.inconclusive_executions = 40;
-        s.inconclusive_matrices = Inconclusiveness { mostly: 3, wholly: 1 };
+        s.inconclusive_matrices = Inconclusiveness {
+            mostly: 3,
+            wholly: 1,
+            ..Inconclusiveness::default()
+        };
         let line = s.to_string();
         assert!(line.contains("40 executions reached the step limit"), "{line}");
         assert!(
@@ -1307,7 +1372,11 @@ mod tests {
             "{line}"
         );
         assert!(!s.all_inconclusive());
-        s.inconclusive_matrices = Inconclusiveness { mostly: 12, wholly: 12 };
+        s.inconclusive_matrices = Inconclusiveness {
+            mostly: 12,
+            wholly: 12,
+            ..Inconclusiveness::default()
+        };
         assert!(s.all_inconclusive(), "every matrix inconclusive fails the test");
         s.matrices = 0;
         assert!(!s.all_inconclusive());

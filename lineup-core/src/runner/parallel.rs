@@ -5,6 +5,7 @@
 
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::Mutex;
+use std::time::{Duration, Instant};
 
 use crate::check::check_without_report as check;
 use crate::config::Config;
@@ -39,15 +40,27 @@ pub struct BatchOutcome {
     pub inconclusive: Inconclusiveness,
 }
 
-/// How many passing matrices were mostly or wholly inconclusive: phase-2 executions that reached
-/// the step limit outnumber the ones judged, or no execution was judged at all.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+/// What a run did not cover of its matrices: passing matrices that were mostly or wholly
+/// inconclusive (phase-2 executions that reached the step limit outnumber the ones judged, or no
+/// execution was judged at all), those cut or left unfinished when their time
+/// ([`Config::max_duration`]) ran out, and those never reached.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Inconclusiveness {
     /// Matrices whose inconclusive executions outnumber their judged ones.
     pub mostly: usize,
     /// Of those, matrices none of whose phase-2 executions was judged: the PASS covers nothing
     /// of them.
     pub wholly: usize,
+    /// Matrices whose phase 1 did not finish in their time ([`CheckError::Unfinished`]): neither
+    /// passed nor failed, and not counted among the matrices checked.
+    pub unfinished: usize,
+    /// What the first of those saw, and what to do about it.
+    pub unfinished_cause: Option<String>,
+    /// Passing matrices whose phase 2 stopped when their time ran out
+    /// ([`CheckStats::unfinished`](crate::CheckStats)): the PASS covers the executions that ran.
+    pub cut: usize,
+    /// Matrices not started because the time was over.
+    pub not_reached: usize,
 }
 
 impl Inconclusiveness {
@@ -58,24 +71,39 @@ impl Inconclusiveness {
             .saturating_sub(stats.inconclusive_executions);
         self.mostly += usize::from(stats.inconclusive_executions > judged);
         self.wholly += usize::from(stats.inconclusive_executions > 0 && judged == 0);
+        self.cut += usize::from(stats.unfinished);
+    }
+
+    /// Counts a matrix whose phase 1 did not finish (`error` is a [`CheckError::Unfinished`]).
+    pub fn add_unfinished(&mut self, error: &CheckError) {
+        self.unfinished += 1;
+        self.unfinished_cause.get_or_insert_with(|| error.to_string());
     }
 
     /// Adds another count.
     pub fn merge(&mut self, other: Inconclusiveness) {
         self.mostly += other.mostly;
         self.wholly += other.wholly;
+        self.unfinished += other.unfinished;
+        self.unfinished_cause = self.unfinished_cause.take().or(other.unfinished_cause);
+        self.cut += other.cut;
+        self.not_reached += other.not_reached;
     }
 }
 
 /// Checks `matrices` with `workers` OS threads. Workers take matrices in index order and stop
 /// taking any beyond the first failure found so far, so every matrix before the reported one
-/// was checked: the outcome does not depend on the number of workers.
+/// was checked: the outcome does not depend on the number of workers. With a `deadline`, each
+/// check gets the time left until it ([`Config::max_duration`]), a matrix whose phase 1 does not
+/// finish in it is counted as unfinished (not a failure), and the matrices not started by then are
+/// counted as not reached.
 pub fn check_matrices<O: Send + Sync + 'static>(
     subject: &Subject<O>,
     matrices: &[TestMatrix],
     config: &Config,
     workers: usize,
     progress: &Progress,
+    deadline: Option<Instant>,
 ) -> BatchOutcome {
     let next = AtomicUsize::new(0);
     let checked = AtomicUsize::new(0);
@@ -103,11 +131,17 @@ pub fn check_matrices<O: Send + Sync + 'static>(
                 if i >= matrices.len() || i > failing_index() {
                     break;
                 }
+                let left_time = deadline.map(|d| d.saturating_duration_since(Instant::now()));
+                if left_time == Some(Duration::ZERO) {
+                    inconclusive_matrices.lock().expect("no worker panics").not_reached += 1;
+                    continue;
+                }
                 // Matrices are taken in order: once fewer are left than workers, the workers that
                 // find none left would idle; the last checks use them instead.
                 let left = matrices.len() - i;
                 let config = Config {
                     workers: (workers / left).max(1),
+                    max_duration: left_time.or(config.max_duration),
                     ..config.clone()
                 };
                 let result = check(subject, &matrices[i], &config);
@@ -123,6 +157,10 @@ pub fn check_matrices<O: Send + Sync + 'static>(
                         let stats = &v.stats;
                         executions.fetch_add(stats.serial_executions + stats.concurrent_executions, Ordering::Relaxed);
                         Some(Ok(v))
+                    }
+                    Err(e @ CheckError::Unfinished { .. }) => {
+                        inconclusive_matrices.lock().expect("no worker panics").add_unfinished(&e);
+                        None
                     }
                     Err(e) => Some(Err(e)),
                 };
@@ -168,10 +206,24 @@ mod tests {
         count.add(&stats(10, 5)); // as many judged as not
         count.add(&stats(10, 6)); // mostly inconclusive
         count.add(&stats(4, 4)); // wholly inconclusive
-        assert_eq!(count, Inconclusiveness { mostly: 2, wholly: 1 });
+        assert_eq!(
+            count,
+            Inconclusiveness {
+                mostly: 2,
+                wholly: 1,
+                ..Inconclusiveness::default()
+            }
+        );
         let mut total = Inconclusiveness::default();
+        total.merge(count.clone());
         total.merge(count);
-        total.merge(count);
-        assert_eq!(total, Inconclusiveness { mostly: 4, wholly: 2 });
+        assert_eq!(
+            total,
+            Inconclusiveness {
+                mostly: 4,
+                wholly: 2,
+                ..Inconclusiveness::default()
+            }
+        );
     }
 }
