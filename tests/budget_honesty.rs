@@ -96,13 +96,20 @@ fn a_phase_1_that_cannot_finish_in_its_time_is_inconclusive_and_says_what_it_saw
         Err(error) => error,
         Ok(verdict) => panic!("phase 1 finished within 0.5 s after all: {verdict:?}"),
     };
-    assert!(start.elapsed() < Duration::from_secs(30), "it ran on: {:?}", start.elapsed());
+    assert!(
+        start.elapsed() < Duration::from_secs(30),
+        "it ran on: {:?}",
+        start.elapsed()
+    );
     let CheckError::Unfinished { executions, .. } = &error else {
         panic!("not an unfinished phase 1: {error}");
     };
     assert!(*executions > 0);
     let message = error.to_string();
-    assert!(message.contains("phase 1 (serial executions) did not finish"), "{message}");
+    assert!(
+        message.contains("phase 1 (serial executions) did not finish"),
+        "{message}"
+    );
     assert!(message.contains("threads of its own"), "{message}");
     assert!(message.contains("lineup::sync"), "{message}");
 }
@@ -118,7 +125,11 @@ fn a_test_none_of_whose_matrices_could_be_checked_in_its_budget_is_inconclusive(
         .samples(4)
         .time_budget(Duration::from_secs(1))
         .check_subject(&shuttle_register());
-    assert!(start.elapsed() < Duration::from_secs(30), "it ran on: {:?}", start.elapsed());
+    assert!(
+        start.elapsed() < Duration::from_secs(30),
+        "it ran on: {:?}",
+        start.elapsed()
+    );
     match outcome {
         Err(failure @ TestFailure::Inconclusive { .. }) => {
             let message = failure.to_string();
@@ -134,7 +145,10 @@ fn a_test_none_of_whose_matrices_could_be_checked_in_its_budget_is_inconclusive(
                 summary.inconclusive_matrices.unfinished + summary.inconclusive_matrices.not_reached > 0,
                 "{line}"
             );
-            assert!(line.contains("INCONCLUSIVE, not counted") || line.contains("not reached"), "{line}");
+            assert!(
+                line.contains("INCONCLUSIVE, not counted") || line.contains("not reached"),
+                "{line}"
+            );
         }
     }
 }

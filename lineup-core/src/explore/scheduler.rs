@@ -60,6 +60,7 @@ use crate::explore::role::Role;
 use crate::explore::sleep::{SleepRecord, SleepSet};
 use crate::explore::split::SplitQueue;
 use crate::explore::strategy::{Point, SchedulingStrategy};
+use crate::judge::live;
 use crate::model::replay_token::Phase;
 use crate::model::stuck_kind::StuckKind;
 use crate::model::trace::TraceRef;
@@ -437,6 +438,7 @@ impl SchedulerState {
         }
         self.totals.executions += 1;
         self.totals.steps += self.execution.step;
+        live::execution_ended(self.settings.mode == Mode::Serial);
         if self.execution.early_end == Some(EarlyEnd::Redundant) {
             // Every history it could reach has been reached: not judged.
             self.totals.redundant += 1;

@@ -6,10 +6,10 @@ use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use crate::config::Config;
+use crate::config::Reduction;
 use crate::error::CheckError;
 use crate::explore::decision_tree::DecisionTree;
 use crate::explore::recording;
-use crate::config::Reduction;
 use crate::explore::run::{explore, has_threads_of_its_own};
 use crate::explore::scheduler::Control;
 use crate::explore::split::{on_workers, worker_count, SplitQueue};
@@ -115,7 +115,9 @@ fn unfinished_cause<O: Send + Sync + 'static>(subject: &Subject<O>, matrix: &Tes
              the object on lineup::sync"
         }
     };
-    format!("The object runs threads of its own, which interleave with every operation in phase 1; {reduction}. {advice}")
+    format!(
+        "The object runs threads of its own, which interleave with every operation in phase 1; {reduction}. {advice}"
+    )
 }
 
 /// What one worker of phase 1 explored.

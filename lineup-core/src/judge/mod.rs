@@ -3,6 +3,7 @@
 
 pub(crate) mod full_spec_index;
 pub(crate) mod history_judge;
+pub(crate) mod live;
 pub(crate) mod phase2_outcome;
 pub(crate) mod report_file;
 mod spec_witness;

@@ -235,7 +235,10 @@ impl fmt::Display for TestSummary {
             write!(
                 f,
                 "; {unfinished} matrices INCONCLUSIVE, not counted: {}",
-                self.inconclusive_matrices.unfinished_cause.as_deref().unwrap_or_default()
+                self.inconclusive_matrices
+                    .unfinished_cause
+                    .as_deref()
+                    .unwrap_or_default()
             )?;
         }
         if wholly > 0 {

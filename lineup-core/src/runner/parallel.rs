@@ -159,7 +159,10 @@ pub fn check_matrices<O: Send + Sync + 'static>(
                         Some(Ok(v))
                     }
                     Err(e @ CheckError::Unfinished { .. }) => {
-                        inconclusive_matrices.lock().expect("no worker panics").add_unfinished(&e);
+                        inconclusive_matrices
+                            .lock()
+                            .expect("no worker panics")
+                            .add_unfinished(&e);
                         None
                     }
                     Err(e) => Some(Err(e)),
