@@ -86,15 +86,77 @@ fn random_scheduling_finds_three_racy_gates_and_bound_3_does_not() {
     ));
 }
 
+/// [`run`] on two threads: with a third one, the least recently run thread after the waiter's
+/// yield can be the third, and the default sample finds the lost wake-up itself.
+fn run_on_two_threads<O: Send + Sync + 'static>(
+    subject: &Subject<O>,
+    stages: &[Stage],
+    budget: Option<Duration>,
+) -> Result<TestSummary, TestFailure> {
+    LineupTest::new(&format!("deep_bugs::two::{}", subject.name()))
+        .seed(1)
+        .workers(2)
+        .samples(10)
+        .threads(2)
+        .ops(1)
+        .stages(stages)
+        .time_budget(budget)
+        .check_subject(subject)
+}
+
+#[test]
+fn the_yields_stage_finds_the_lost_wake_up_of_a_spinner_that_runs_again_and_the_sample_does_not() {
+    let alone = run_on_two_threads(&deep::yield_to_self(), &[], None);
+    assert!(alone.is_ok(), "the sample alone found it: {}", alone.unwrap_err());
+    match run_on_two_threads(&deep::yield_to_self(), &[Stage::Yields], Some(Duration::from_secs(120))) {
+        Err(TestFailure::Violation {
+            origin: MatrixOrigin::Deepening { stage, .. },
+            ..
+        }) => assert!(
+            stage.contains("with the yielding thread and 2 yield choices"),
+            "{stage}"
+        ),
+        other => panic!("the yields stage missed it: {other:?}"),
+    }
+    let twin = run_on_two_threads(
+        &deep::yield_to_self_twin(),
+        &[Stage::Yields],
+        Some(Duration::from_secs(20)),
+    );
+    assert!(twin.is_ok(), "{}", twin.unwrap_err());
+}
+
+#[test]
+fn a_failure_of_the_yields_stage_replays_from_its_token_alone() {
+    let Err(TestFailure::Violation { smallest, .. }) =
+        run_on_two_threads(&deep::yield_to_self(), &[Stage::Yields], Some(Duration::from_secs(120)))
+    else {
+        panic!("the yields stage missed the lost wake-up");
+    };
+    let token = smallest.replay.to_string();
+    assert!(token.starts_with("lineup:p2-b2-y2s:"), "{token}");
+    // Under the default settings: the token carries the yield settings.
+    let replayed = lineup::replay(
+        &deep::yield_to_self(),
+        &smallest.matrix,
+        &smallest.replay,
+        &Config::default(),
+    )
+    .expect("the token replays");
+    assert!(replayed.violation.is_some(), "{replayed:?}");
+}
+
 #[test]
 fn the_twins_pass_every_stage_and_the_summary_lists_them() {
-    let budget = Some(Duration::from_millis(1000));
+    // The budget covers the sample too.
+    let budget = Some(Duration::from_secs(8));
     let all = Stage::DEFAULT_ORDER;
     let summaries = [
         run(&deep::third_preemption_twin(), &all, budget),
         run(&deep::fourth_thread_twin(), &all, budget),
         run(&deep::fourth_operation_twin(), &all, budget),
         run(&deep::sampling_only_twin(), &all, budget),
+        run(&deep::yield_to_self_twin(), &all, budget),
     ];
     for summary in summaries {
         let summary = summary.unwrap_or_else(|f| panic!("a twin failed: {f}"));

@@ -9,6 +9,7 @@
 //! | a fourth thread | [`SlotLatch`] (`notify_one`) | [`SlotLatch`] (`notify_all`) |
 //! | a fourth operation on one thread | [`BatchedCounter`] (`early_reset`) | [`BatchedCounter`] (`late_reset`) |
 //! | only sampling reaches it | [`GatedCounter`] with three racy gates | three atomic gates |
+//! | a thread that runs again right after its own yield | [`SpinThenParkEvent`](super::spin::SpinThenParkEvent) (`Blind`) | (`Recheck`) |
 
 use lineup::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use lineup::sync::{Condvar, Mutex};
@@ -244,4 +245,16 @@ pub fn fourth_operation() -> Subject<BatchedCounter> {
 /// Its twin.
 pub fn fourth_operation_twin() -> Subject<BatchedCounter> {
     batched_counter("BatchedCounter(late reset)", || BatchedCounter::new(false))
+}
+
+/// A lost wake-up that shows only when the spinning waiter runs again right after its own
+/// `spin_loop()` ([`SpinThenParkEvent`](super::spin::SpinThenParkEvent), `Blind`): the `yields`
+/// stage finds it.
+pub fn yield_to_self() -> Subject<super::spin::SpinThenParkEvent> {
+    super::spin::spin_then_park_event(super::spin::Registration::Blind)
+}
+
+/// The twin of [`yield_to_self`]: the waiter looks at the flag again after it registers.
+pub fn yield_to_self_twin() -> Subject<super::spin::SpinThenParkEvent> {
+    super::spin::spin_then_park_event(super::spin::Registration::Recheck)
 }

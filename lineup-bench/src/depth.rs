@@ -126,6 +126,11 @@ fn stages(budget: Duration) {
         stages_on("a fourth thread", deep::fourth_thread(), budget),
         stages_on("a fourth operation on one thread", deep::fourth_operation(), budget),
         stages_on("only sampling reaches it", deep::sampling_only(), budget),
+        stages_on(
+            "a thread that runs again right after its own yield",
+            deep::yield_to_self(),
+            budget,
+        ),
     ];
     let mut rates: Vec<(Stage, f64)> = Stage::DEFAULT_ORDER
         .iter()
@@ -168,8 +173,13 @@ pub(crate) fn run(args: &[String]) {
     buggy("a fourth thread", deep::fourth_thread());
     buggy("a fourth operation on one thread", deep::fourth_operation());
     buggy("only sampling reaches it", deep::sampling_only());
+    buggy(
+        "a thread that runs again right after its own yield",
+        deep::yield_to_self(),
+    );
     twin(deep::third_preemption_twin());
     twin(deep::fourth_thread_twin());
     twin(deep::fourth_operation_twin());
     twin(deep::sampling_only_twin());
+    twin(deep::yield_to_self_twin());
 }

@@ -329,7 +329,7 @@ pub fn replay<O: Send + Sync + 'static>(
     let violation = match token.phase {
         _ if execution.inconclusive => None,
         Phase::Serial | Phase::LoomSerial | Phase::LoomConcurrent { .. } => None,
-        Phase::Concurrent { .. } | Phase::Scheduled => {
+        Phase::Concurrent { .. } | Phase::ConcurrentYields { .. } | Phase::Scheduled => {
             let synthesis = synthesize_spec(subject, matrix, config)?;
             judge(&synthesis.spec, &execution.history, execution.stuck, config.check_stuck)
         }
@@ -355,7 +355,7 @@ fn loom_token(token: &ReplayToken) -> CheckError {
 fn replay_token(environment: &Environment) -> Result<Option<ReplayToken>, CheckError> {
     match environment.run.replay.clone() {
         Some(token) => match token.phase {
-            Phase::Concurrent { .. } | Phase::Scheduled => {
+            Phase::Concurrent { .. } | Phase::ConcurrentYields { .. } | Phase::Scheduled => {
                 eprintln!("lineup: {REPLAY_ENV} is set: phase 2 replays the schedule {token} only");
                 Ok(Some(token))
             }

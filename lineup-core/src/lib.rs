@@ -80,7 +80,7 @@ pub use config::Interlude;
 pub use config::Reduction;
 #[doc(hidden)]
 pub use config::ReductionFault;
-pub use config::SpinPruning;
+pub use config::{SpinPruning, DEFAULT_SPIN_READS, DEFAULT_YIELD_CHOICES};
 pub use config::{Strategy, StrategyParseError};
 pub use environment::REPLAY_ENV;
 pub use error::CheckError;

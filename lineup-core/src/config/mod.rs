@@ -235,6 +235,10 @@ pub enum SpinPruning {
     Switch,
 }
 
+/// The default [`Config::yield_choices`]: one non-default choice at yields per execution (a
+/// replay token of `pb-dfs` names other settings, `p2-b2-y2`).
+pub const DEFAULT_YIELD_CHOICES: u32 = 1;
+
 /// The default [`SpinPruning::SwitchAfter`]: the fair switch of a spin on an unchanged value
 /// after this many steps in a row (measured in `docs/strategies.md`).
 pub const DEFAULT_SPIN_READS: u32 = 8;
@@ -303,7 +307,7 @@ impl Default for Config {
             max_memory: crate::memory_limit::MemoryLimit::Auto,
             workers: 0,
             strategy: Strategy::PbDfs,
-            yield_choices: 1,
+            yield_choices: DEFAULT_YIELD_CHOICES,
             yield_to_self: false,
             spin_pruning: SpinPruning::default(),
             reduction: Reduction::Auto,

@@ -41,6 +41,21 @@ pub(crate) fn plan<'t>(token: &'t ReplayToken, config: &Config) -> ReplayPlan<'t
             tree: DecisionTree::replaying(&token.choices),
             by_index: None,
         },
+        Phase::ConcurrentYields {
+            preemption_bound,
+            yield_choices,
+            yield_to_self,
+        } => ReplayPlan {
+            config: Config {
+                preemption_bound,
+                yield_choices,
+                yield_to_self,
+                strategy: Strategy::PbDfs,
+                ..config.clone()
+            },
+            tree: DecisionTree::replaying(&token.choices),
+            by_index: None,
+        },
         Phase::Scheduled => ReplayPlan {
             config: config.clone(),
             tree: DecisionTree::new(),

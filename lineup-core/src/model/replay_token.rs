@@ -16,6 +16,19 @@ pub enum Phase {
         /// The preemption bound of the exploration.
         preemption_bound: u32,
     },
+    /// The preemption-bounded exploration with yield settings other than the defaults (a
+    /// deepening stage's): the bound, how many non-default choices at yields an execution may make
+    /// ([`Config::yield_choices`](crate::Config)) and whether the yielding thread is one of them
+    /// ([`Config::yield_to_self`](crate::Config)), all of which decide the options at each branch
+    /// point. Printed `p2-b2-y2` or, with the yielding thread, `p2-b2-y2s`.
+    ConcurrentYields {
+        /// The preemption bound of the exploration.
+        preemption_bound: u32,
+        /// Non-default choices at yields per execution.
+        yield_choices: u32,
+        /// The yielding thread is an option at a yield choice.
+        yield_to_self: bool,
+    },
     /// Phase 2 with a strategy other than `pb-dfs` (`db-dfs`, `random`, `pct`): at every
     /// scheduling point with more than one thread that can run, the index of the one that ran
     /// among them, in task order. Replays whatever strategy and bound found it.
@@ -40,6 +53,12 @@ pub enum Phase {
 /// assert_eq!(token.phase, Phase::Concurrent { preemption_bound: 2 });
 /// assert_eq!(token.choices, vec![0, 1, 3]);
 /// assert_eq!(token.to_string(), "lineup:p2-b2:0.1.3");
+/// let deeper: ReplayToken = "lineup:p2-b2-y2s:0.4".parse().unwrap();
+/// assert_eq!(
+///     deeper.phase,
+///     Phase::ConcurrentYields { preemption_bound: 2, yield_choices: 2, yield_to_self: true }
+/// );
+/// assert_eq!(deeper.to_string(), "lineup:p2-b2-y2s:0.4");
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct ReplayToken {
@@ -54,6 +73,14 @@ impl fmt::Display for ReplayToken {
         let phase = match self.phase {
             Phase::Serial => "p1".to_string(),
             Phase::Concurrent { preemption_bound } => format!("p2-b{preemption_bound}"),
+            Phase::ConcurrentYields {
+                preemption_bound,
+                yield_choices,
+                yield_to_self,
+            } => format!(
+                "p2-b{preemption_bound}-y{yield_choices}{}",
+                if yield_to_self { "s" } else { "" }
+            ),
             Phase::Scheduled => "p2-s".to_string(),
             Phase::LoomSerial => "loom-p1".to_string(),
             Phase::LoomConcurrent { preemption_bound } => format!("loom-p2-b{preemption_bound}"),
@@ -61,6 +88,24 @@ impl fmt::Display for ReplayToken {
         let choices: Vec<String> = self.choices.iter().map(u32::to_string).collect();
         write!(f, "lineup:{phase}:{}", choices.join("."))
     }
+}
+
+/// `2` (a bound) or `2-y2` / `2-y2s` (a bound and yield settings), after `p2-b`.
+fn parse_bounds(text: &str) -> Option<Phase> {
+    let Some((bound, yields)) = text.split_once("-y") else {
+        return Some(Phase::Concurrent {
+            preemption_bound: text.parse().ok()?,
+        });
+    };
+    let (choices, yield_to_self) = match yields.strip_suffix('s') {
+        Some(choices) => (choices, true),
+        None => (yields, false),
+    };
+    Some(Phase::ConcurrentYields {
+        preemption_bound: bound.parse().ok()?,
+        yield_choices: choices.parse().ok()?,
+        yield_to_self,
+    })
 }
 
 impl FromStr for ReplayToken {
@@ -75,15 +120,18 @@ impl FromStr for ReplayToken {
         if parts.next() != Some("lineup") {
             return Err(bad("it does not start with `lineup:`"));
         }
-        let phase = match parts.next() {
-            Some("p1") => Phase::Serial,
-            Some("p2-s") => Phase::Scheduled,
-            Some(p) => match p.strip_prefix("p2-b").map(str::parse::<u32>) {
-                Some(Ok(preemption_bound)) => Phase::Concurrent { preemption_bound },
-                _ => return Err(bad("the phase must be `p1`, `p2-b<preemption bound>` or `p2-s`")),
-            },
-            None => return Err(bad("the phase is missing")),
-        };
+        let phase =
+            match parts.next() {
+                Some("p1") => Phase::Serial,
+                Some("p2-s") => Phase::Scheduled,
+                Some(p) => match p.strip_prefix("p2-b").map(parse_bounds) {
+                    Some(Some(phase)) => phase,
+                    _ => return Err(bad(
+                        "the phase must be `p1`, `p2-b<preemption bound>`, `p2-b<bound>-y<yield choices>[s]` or `p2-s`",
+                    )),
+                },
+                None => return Err(bad("the phase is missing")),
+            };
         let choices = match parts.next() {
             None => return Err(bad("the choices are missing")),
             Some("") => Vec::new(),

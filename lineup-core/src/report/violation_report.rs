@@ -111,7 +111,7 @@ impl fmt::Display for Violation {
                 )?,
                 None => writeln!(f, "replay: loom's stored path of this execution could not be kept")?,
             },
-            Phase::Concurrent { .. } | Phase::Scheduled => writeln!(
+            Phase::Concurrent { .. } | Phase::ConcurrentYields { .. } | Phase::Scheduled => writeln!(
                 f,
                 "replay: {REPLAY_ENV}={} re-runs exactly this schedule in phase 2 (or lineup::replay with this \
                  token)",

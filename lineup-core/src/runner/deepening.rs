@@ -19,6 +19,10 @@ pub enum Stage {
     Pct,
     /// The sample again with random scheduling (2000 executions per matrix).
     Random,
+    /// The sample again, exhaustively, with yields as a spinning core runs them: the yielding
+    /// thread may run again right after its own yield ([`Config::yield_to_self`]), and an
+    /// execution may make one more non-default choice at yields ([`Config::yield_choices`]).
+    Yields,
     /// The sample again, exhaustively at one preemption more.
     MorePreemptions,
     /// Each distinct matrix of the sample, smallest first, at bound + 1, + 2, ... while its
@@ -37,8 +41,9 @@ pub enum Stage {
 impl Stage {
     /// Every stage, in the default order: the order measured by `lineup-bench -- depth
     /// --stages` to find the most of the deep-bug objects' bugs per second (docs/strategies.md).
-    pub const DEFAULT_ORDER: [Stage; 8] = [
+    pub const DEFAULT_ORDER: [Stage; 9] = [
         Stage::FourOps,
+        Stage::Yields,
         Stage::MorePreemptions,
         Stage::FourThreads,
         Stage::IterativeDeepening,
@@ -53,6 +58,7 @@ impl Stage {
         match self {
             Stage::Pct => "pct",
             Stage::Random => "random",
+            Stage::Yields => "yields",
             Stage::MorePreemptions => "more-preemptions",
             Stage::IterativeDeepening => "iterative-deepening",
             Stage::FourThreads => "four-threads",
@@ -156,6 +162,17 @@ pub(crate) fn plan<'a>(stage: Stage, input: &PlanInput<'a>) -> Option<Plan<'a>> 
             };
             on_sample(format!("{random} on the sample"), with(random, bound))
         }
+        Stage::Yields => on_sample(
+            format!(
+                "pb-dfs bound {bound} with the yielding thread and {} yield choices on the sample",
+                config.yield_choices + 1
+            ),
+            Config {
+                yield_to_self: true,
+                yield_choices: config.yield_choices + 1,
+                ..with(Strategy::PbDfs, bound)
+            },
+        ),
         Stage::MorePreemptions => on_sample(
             format!("pb-dfs bound {} on the sample", bound + 1),
             with(Strategy::PbDfs, bound + 1),

@@ -14,6 +14,7 @@
 //! **A spin on an unchanged value is preempted once** (`spin_pruning`): where the scheduler marks
 //! the point a repeated read ([`Point::repeats_read`]), the thread goes on without a choice.
 
+use crate::config::DEFAULT_YIELD_CHOICES;
 use crate::explore::decision_tree::{DecisionTree, Divergence};
 use crate::explore::strategy::{Point, SchedulingStrategy};
 use crate::model::replay_token::Phase;
@@ -130,11 +131,17 @@ impl SchedulingStrategy for PbDfs {
     }
 
     fn token(&self, tree: &DecisionTree, _by_index: &[u32]) -> (Phase, Vec<u32>) {
-        (
+        let phase = if self.yield_choices == DEFAULT_YIELD_CHOICES && !self.yield_to_self {
             Phase::Concurrent {
                 preemption_bound: self.bound,
-            },
-            tree.choices(),
-        )
+            }
+        } else {
+            Phase::ConcurrentYields {
+                preemption_bound: self.bound,
+                yield_choices: self.yield_choices,
+                yield_to_self: self.yield_to_self,
+            }
+        };
+        (phase, tree.choices())
     }
 }

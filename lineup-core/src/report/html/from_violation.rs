@@ -97,7 +97,7 @@ impl Violation {
         };
         facts.push(Fact::with_class("replay", self.replay.to_string(), "replay-token"));
         notes.push(match self.replay.phase {
-            Phase::Concurrent { .. } | Phase::Scheduled => format!(
+            Phase::Concurrent { .. } | Phase::ConcurrentYields { .. } | Phase::Scheduled => format!(
                 "replay: {REPLAY_ENV}={} re-runs exactly this schedule in phase 2 (or lineup::replay with this token)",
                 self.replay
             ),
