@@ -156,10 +156,11 @@ fn the_twins_pass_every_stage_and_the_summary_lists_them() {
         run(&deep::fourth_thread_twin(), &all, budget),
         run(&deep::fourth_operation_twin(), &all, budget),
         run(&deep::sampling_only_twin(), &all, budget),
-        run(&deep::yield_to_self_twin(), &all, budget),
+        // Three spinning waiters make trees too large for the budget in a debug build.
+        run_on_two_threads(&deep::yield_to_self_twin(), &all, budget),
     ];
-    for summary in summaries {
+    for (i, summary) in summaries.into_iter().enumerate() {
         let summary = summary.unwrap_or_else(|f| panic!("a twin failed: {f}"));
-        assert!(!summary.deepening.is_empty(), "{summary:?}");
+        assert!(!summary.deepening.is_empty(), "twin {i}: {summary:?}");
     }
 }
