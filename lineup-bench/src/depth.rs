@@ -2,8 +2,8 @@
 //! default settings (a fresh `LineupTest` per object, a fixed printed seed, two workers):
 //!
 //! * `{"bench":"depth","object":..,"kind":..,"verdict":"FAIL","seconds_to_first_failure":..,"stage":..,"matrix":..}`
-//!   for each buggy object (the time includes shrinking the failing matrix, which the test does
-//!   before it returns), and
+//!   for each buggy object (the time until the failing matrix was found; `seconds_with_shrinking`
+//!   adds the shrinking the test does before it returns), and
 //! * `{"bench":"depth","object":..,"verdict":"PASS","seconds":..,"covered":".."}` for each twin
 //!   (`covered` is the PASS line).
 //!
@@ -23,16 +23,26 @@ use crate::objects::deep;
 /// The seed of every run.
 const SEED: u64 = 1;
 
-/// Runs `subject` with `test`'s settings; `Ok(PASS line)` or `Err((stage, matrix))`.
-fn outcome<O: Send + Sync + 'static>(test: LineupTest, subject: &Subject<O>) -> Result<String, (String, String)> {
+/// Runs `subject` with `test`'s settings; `Ok(PASS line)` or `Err((stage, matrix, seconds
+/// spent shrinking))`.
+fn outcome<O: Send + Sync + 'static>(test: LineupTest, subject: &Subject<O>) -> Result<String, (String, String, f64)> {
     match test.check_subject(subject) {
         Ok(summary) => Ok(summary.to_string()),
-        Err(TestFailure::Violation { original, origin, .. }) => {
+        Err(TestFailure::Violation {
+            original,
+            origin,
+            shrink_time,
+            ..
+        }) => {
             let stage = match origin {
                 MatrixOrigin::Deepening { stage, .. } => stage,
                 other => other.to_string(),
             };
-            Err((stage, original.matrix.display(&original.labels).to_string()))
+            Err((
+                stage,
+                original.matrix.display(&original.labels).to_string(),
+                shrink_time.as_secs_f64(),
+            ))
         }
         Err(other) => panic!("{}: {other}", subject.name()),
     }
@@ -51,10 +61,11 @@ fn buggy<O: Send + Sync + 'static>(kind: &str, subject: Subject<O>) {
     let result = outcome(default_test(&subject), &subject);
     let seconds = start.elapsed().as_secs_f64();
     match result {
-        Err((stage, matrix)) => println!(
-            "{{\"bench\":\"depth\",\"object\":{:?},\"kind\":{kind:?},\"verdict\":\"FAIL\",\"seconds_to_first_failure\":{seconds:.2},\
-             \"stage\":{stage:?},\"matrix\":{:?},\"seed\":{SEED}}}",
+        Err((stage, matrix, shrinking)) => println!(
+            "{{\"bench\":\"depth\",\"object\":{:?},\"kind\":{kind:?},\"verdict\":\"FAIL\",\"seconds_to_first_failure\":{:.2},\
+             \"stage\":{stage:?},\"matrix\":{:?},\"seconds_with_shrinking\":{seconds:.2},\"seed\":{SEED}}}",
             subject.name(),
+            seconds - shrinking,
             matrix.trim().replace('\n', " / ")
         ),
         Ok(line) => println!(
@@ -75,7 +86,7 @@ fn twin<O: Send + Sync + 'static>(subject: Subject<O>) {
             "{{\"bench\":\"depth\",\"object\":{:?},\"verdict\":\"PASS\",\"seconds\":{seconds:.2},\"covered\":{line:?},\"seed\":{SEED}}}",
             subject.name()
         ),
-        Err((stage, matrix)) => panic!("the correct {} failed in {stage} on {matrix}", subject.name()),
+        Err((stage, matrix, _)) => panic!("the correct {} failed in {stage} on {matrix}", subject.name()),
     }
 }
 

@@ -275,6 +275,8 @@ pub enum TestFailure {
         origin: MatrixOrigin,
         /// Removals that shrinking made.
         shrink_steps: usize,
+        /// The time shrinking took (the run found the failure that much earlier than it returned).
+        shrink_time: Duration,
         /// Where it was saved for the next run, if it was.
         saved_in: Option<PathBuf>,
     },
@@ -320,6 +322,7 @@ impl fmt::Display for TestFailure {
                 origin,
                 shrink_steps,
                 saved_in,
+                ..
             } => {
                 let (t, o) = smallest.matrix.dimensions();
                 let (ot, oo) = original.matrix.dimensions();
@@ -874,6 +877,7 @@ impl LineupTest {
                 }
             }
         };
+        let shrinking = Instant::now();
         let shrunk = match shrink(subject, matrix, original.clone(), config) {
             Ok(shrunk) => shrunk,
             Err(error) => {
@@ -919,6 +923,7 @@ impl LineupTest {
             original,
             origin,
             shrink_steps: shrunk.steps,
+            shrink_time: shrinking.elapsed(),
             saved_in,
         }
     }
