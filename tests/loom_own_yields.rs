@@ -121,6 +121,31 @@ mod on_loom {
         a_lost_update_that_the_spin_never_exits_is_a_livelock(LoomSpin::SpinLoop);
     }
 
+    /// A user's own subscriber, interested in every event and span (loom's included).
+    struct UsersSubscriber;
+
+    impl tracing::Subscriber for UsersSubscriber {
+        fn enabled(&self, _: &tracing::Metadata<'_>) -> bool {
+            true
+        }
+        fn new_span(&self, _: &tracing::span::Attributes<'_>) -> tracing::span::Id {
+            tracing::span::Id::from_u64(1)
+        }
+        fn record(&self, _: &tracing::span::Id, _: &tracing::span::Record<'_>) {}
+        fn record_follows_from(&self, _: &tracing::span::Id, _: &tracing::span::Id) {}
+        fn event(&self, _: &tracing::Event<'_>) {}
+        fn enter(&self, _: &tracing::span::Id) {}
+        fn exit(&self, _: &tracing::span::Id) {}
+    }
+
+    #[test]
+    fn a_users_global_subscriber_does_not_hide_loom_s_own_yields() {
+        // The loom child re-runs this test, so the user's subscriber is the global default there
+        // too when the check starts; lineup's is scoped to the thread loom runs on and wins.
+        tracing::subscriber::set_global_default(UsersSubscriber).expect("the only global subscriber");
+        a_lost_update_that_the_spin_never_exits_is_a_livelock(LoomSpin::YieldNow);
+    }
+
     fn the_atomic_twin_passes(spin: LoomSpin) {
         for bound in 0..=2 {
             let verdict = check(&arrivals(false, spin), &arrive_arrive_wait(), &config(bound)).unwrap();
