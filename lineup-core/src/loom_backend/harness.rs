@@ -75,20 +75,57 @@ struct Recording {
     in_op: usize,
     /// The thread that runs each operation, indexed by `op - 1` (set at the call).
     op_threads: Vec<Option<loom::thread::ThreadId>>,
-    /// Yields (`lineup::hint::spin_loop`, `lineup::thread::yield_now`) of each thread since the
-    /// last call or return anywhere.
-    yields: std::collections::HashMap<loom::thread::ThreadId, u32>,
+    /// Yields of each thread (by loom's thread number, see [`thread_number`]) since the last call
+    /// or return anywhere: lineup's (`lineup::hint::spin_loop`, `lineup::thread::yield_now`) and
+    /// loom's own (`loom::thread::yield_now`, `loom::hint::spin_loop`, seen by
+    /// [`loom_yields`](super::loom_yields)), each counted once.
+    yields: std::collections::HashMap<usize, u32>,
+    /// The thread whose `lineup` yield was just counted: loom's event for the same yield, which
+    /// comes next on that thread, is not counted again.
+    own_yield: Option<usize>,
+}
+
+/// loom's number of a thread (the `n` of `ThreadId(n)`, the same as its runtime `Id(n)`).
+fn thread_number(id: loom::thread::ThreadId) -> usize {
+    super::loom_yields::thread_number(&format!("{id:?}")).expect("loom 0.7.2 writes a thread id as `ThreadId(n)`")
 }
 
 /// The calling thread yields (`lineup::hint::spin_loop`, `lineup::thread::yield_now`): evidence,
 /// if loom's branch limit comes, that it spins waiting rather than runs unfairly on.
 pub(crate) fn note_yield() {
-    let me = loom::thread::current().id();
+    let me = thread_number(loom::thread::current().id());
     RECORDING.with(|r| {
         if let Ok(mut r) = r.try_borrow_mut() {
             *r.yields.entry(me).or_default() += 1;
+            r.own_yield = Some(me);
         }
     });
+}
+
+/// loom's runtime yielded on loom thread `thread` (any caller: a crate's own
+/// `loom::thread::yield_now` or `loom::hint::spin_loop`, or lineup's, already noted by
+/// [`note_yield`]). Called inside loom's execution: no loom API here.
+pub(crate) fn note_loom_yield(thread: usize) {
+    RECORDING.with(|r| {
+        if let Ok(mut r) = r.try_borrow_mut() {
+            if r.own_yield.take_if(|&mut own| own == thread).is_none() {
+                *r.yields.entry(thread).or_default() += 1;
+            }
+        }
+    });
+}
+
+/// The yields the calling loom thread has been counted since the recording was cleared (tests).
+#[cfg(test)]
+pub(crate) fn yields_of_current() -> u32 {
+    let me = thread_number(loom::thread::current().id());
+    RECORDING.with(|r| r.borrow().yields.get(&me).copied().unwrap_or(0))
+}
+
+/// Clears the recorded yields of every thread (tests).
+#[cfg(test)]
+pub(crate) fn clear_yields() {
+    RECORDING.with(|r| r.borrow_mut().yields.clear());
 }
 
 /// At loom's branch limit: whether the execution is a livelock rather than an unfair schedule.
@@ -121,7 +158,7 @@ fn livelock_evidence() -> bool {
             && pending
                 .iter()
                 .all(|&op| match r.op_threads.get(op - 1).copied().flatten() {
-                    Some(t) => r.yields.get(&t).is_some_and(|&n| n > 0) || wait_registry::waits(t),
+                    Some(t) => r.yields.get(&thread_number(t)).is_some_and(|&n| n > 0) || wait_registry::waits(t),
                     None => false,
                 })
     })
@@ -178,6 +215,7 @@ fn reset(op_count: usize) {
             in_op: 0,
             op_threads: vec![None; op_count],
             yields: std::collections::HashMap::new(),
+            own_yield: None,
         }
     });
     tracked_atomic::reset();

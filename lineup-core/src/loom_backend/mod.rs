@@ -22,6 +22,7 @@ pub(crate) mod block_on;
 pub(crate) mod child;
 pub(crate) mod harness;
 mod kept_files;
+mod loom_yields;
 pub mod observable_mutex;
 mod path_step;
 mod serial_orders;
@@ -126,6 +127,8 @@ fn serve_child_job<O: Send + Sync + 'static>(
         return;
     };
     harness::install_hook();
+    // Held until the child exits: loom's own yields count as yields from here on.
+    let _loom_yields = loom_yields::watch();
     let plan = Arc::new(Plan::new(subject, matrix));
     let mut builder = loom::model::Builder::new();
     builder.max_branches = job.max_branches;
