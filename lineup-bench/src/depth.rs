@@ -99,7 +99,10 @@ fn stage_alone<O: Send + Sync + 'static>(
     sample: f64,
 ) -> Option<f64> {
     let start = Instant::now();
-    let test = default_test(subject).stages(&[stage]).time_budget(budget);
+    // The time budget covers the sample too.
+    let test = default_test(subject)
+        .stages(&[stage])
+        .time_budget(budget + Duration::from_secs_f64(sample));
     let found = outcome(test, subject).is_err();
     found.then(|| (start.elapsed().as_secs_f64() - sample).max(0.0))
 }

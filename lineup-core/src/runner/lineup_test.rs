@@ -824,11 +824,9 @@ impl LineupTest {
     ) -> Result<CheckStats, TestFailure> {
         let result = check(subject, matrix, config);
         match result {
-            Err(e @ CheckError::Unfinished { .. }) => {
-                summary.inconclusive_matrices.add_unfinished(&e);
-                let CheckError::Unfinished { executions, .. } = e else {
-                    unreachable!("matched above")
-                };
+            // Only a deepening check has a time of its own: its stage counts it as cut.
+            Err(CheckError::Unfinished { executions, .. }) => {
+                summary.executions += executions;
                 Ok(CheckStats {
                     serial_executions: executions,
                     unfinished: true,
@@ -1165,7 +1163,9 @@ impl<O: Send + Sync + 'static> TestRun<'_, O> {
             };
             let config = Config {
                 max_executions: (cap < u64::MAX).then_some(cap),
-                max_duration: Some(budget.time_share(left.min(64))),
+                // The stage's time left bounds the check (phase 1 included); its share in
+                // executions keeps one large phase 2 from taking all of it.
+                max_duration: Some(budget.time_share(1)),
                 ..plan.config.clone()
             };
             left = left.saturating_sub(1);
@@ -1198,8 +1198,6 @@ impl<O: Send + Sync + 'static> TestRun<'_, O> {
                 break;
             }
             let share = budget.share(matrices.len() - index);
-            let time_share = budget.time_share(matrices.len() - index);
-            let started = Instant::now();
             let mut used = 0;
             let mut covered = None;
             for bound in base + 1..=base + MAX_EXTRA_PREEMPTIONS {
@@ -1210,7 +1208,7 @@ impl<O: Send + Sync + 'static> TestRun<'_, O> {
                 let config = Config {
                     preemption_bound: bound,
                     max_executions: Some(cap),
-                    max_duration: Some(time_share.saturating_sub(started.elapsed())),
+                    max_duration: Some(budget.time_share(1)),
                     ..self.settings.config.clone()
                 };
                 let origin = MatrixOrigin::Deepening {
@@ -1275,7 +1273,8 @@ impl Budget {
         Instant::now() >= self.deadline
     }
 
-    /// The time that one of `ways` checks left may take: an equal share of the time left.
+    /// The time that one of `ways` checks left may take: an equal share of the time left (of
+    /// all of it, for one).
     fn time_share(&self, ways: usize) -> Duration {
         self.deadline.saturating_duration_since(Instant::now()) / ways.max(1) as u32
     }

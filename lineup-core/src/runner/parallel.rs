@@ -71,7 +71,6 @@ impl Inconclusiveness {
             .saturating_sub(stats.inconclusive_executions);
         self.mostly += usize::from(stats.inconclusive_executions > judged);
         self.wholly += usize::from(stats.inconclusive_executions > 0 && judged == 0);
-        self.cut += usize::from(stats.unfinished);
     }
 
     /// Counts a matrix whose phase 1 did not finish (`error` is a [`CheckError::Unfinished`]).
@@ -148,6 +147,7 @@ pub fn check_matrices<O: Send + Sync + 'static>(
                 let outcome = match result {
                     Ok(Verdict::Pass(stats)) => {
                         executions.fetch_add(stats.serial_executions + stats.concurrent_executions, Ordering::Relaxed);
+                        inconclusive_matrices.lock().expect("no worker panics").cut += usize::from(stats.unfinished);
                         inconclusive.fetch_add(stats.inconclusive_executions, Ordering::Relaxed);
                         interludes.fetch_add(usize::from(stats.interlude.is_some()), Ordering::Relaxed);
                         inconclusive_matrices.lock().expect("no worker panics").add(&stats);
