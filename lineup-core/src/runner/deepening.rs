@@ -43,10 +43,10 @@ impl Stage {
     /// --stages` to find the most of the deep-bug objects' bugs per second (docs/strategies.md).
     pub const DEFAULT_ORDER: [Stage; 9] = [
         Stage::FourOps,
-        Stage::Yields,
         Stage::MorePreemptions,
         Stage::FourThreads,
         Stage::IterativeDeepening,
+        Stage::Yields,
         Stage::Random,
         Stage::Pct,
         Stage::MoreMatrices,
