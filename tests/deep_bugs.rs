@@ -49,8 +49,10 @@ fn sample_passes<O: Send + Sync + 'static>(subject: &Subject<O>) {
 #[test]
 fn a_third_preemption_finds_the_gated_counter_and_the_sample_does_not() {
     sample_passes(&deep::third_preemption());
+    // Iterative deepening reaches it during the sample: its small matrices are deepened as soon
+    // as they pass.
     let stage = found_by(&deep::third_preemption(), Stage::IterativeDeepening);
-    assert!(stage.contains("bound 3"), "{stage}");
+    assert!(stage.contains("at once (bound 3)"), "{stage}");
     assert!(found_by(&deep::third_preemption(), Stage::MorePreemptions).contains("bound 3"));
 }
 
@@ -161,6 +163,10 @@ fn the_twins_pass_every_stage_and_the_summary_lists_them() {
     ];
     for (i, summary) in summaries.into_iter().enumerate() {
         let summary = summary.unwrap_or_else(|f| panic!("a twin failed: {f}"));
-        assert!(!summary.deepening.is_empty(), "twin {i}: {summary:?}");
+        assert!(summary.deepening.len() > 1, "twin {i}: {summary:?}");
+        // The sample's small matrices went deeper at once, and the PASS line says to which bound.
+        let at_once = &summary.deepening[0];
+        assert!(at_once.name.contains("small matrices at once"), "twin {i}: {at_once:?}");
+        assert!(summary.to_string().contains("to bound"), "twin {i}: {summary}");
     }
 }

@@ -31,7 +31,7 @@ fn outcome<O: Send + Sync + 'static>(test: LineupTest, subject: &Subject<O>) -> 
         Err(TestFailure::Violation {
             original,
             origin,
-            shrink_time,
+            shrink_ms,
             ..
         }) => {
             let stage = match origin {
@@ -41,7 +41,7 @@ fn outcome<O: Send + Sync + 'static>(test: LineupTest, subject: &Subject<O>) -> 
             Err((
                 stage,
                 original.matrix.display(&original.labels).to_string(),
-                shrink_time.as_secs_f64(),
+                shrink_ms as f64 / 1000.0,
             ))
         }
         Err(other) => panic!("{}: {other}", subject.name()),

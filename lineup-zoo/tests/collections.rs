@@ -357,7 +357,7 @@ fn first_failure_in_sample<O: Invocations + Default>(entry: &ZooEntry) -> Option
         Expected::Fail => (3, 3, 10),
     };
     let matrices = sample_matrices(subject.invocations().len(), threads, ops, samples, 1);
-    check_matrices(&subject, &matrices, &config, 2, &Progress::hidden(), None).first_failure
+    check_matrices(&subject, &matrices, &config, 2, &Progress::hidden(), None, None).first_failure
 }
 
 #[test]

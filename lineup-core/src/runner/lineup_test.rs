@@ -20,7 +20,7 @@ use crate::model::matrix::TestMatrix;
 use crate::model::subject::Subject;
 use crate::report::html::{write_report_in, Picture};
 use crate::runner::deepening::{distinct_smallest_first, plan, DeepeningStage, Plan, PlanInput, Stage};
-use crate::runner::parallel::{check_matrices, Inconclusiveness};
+use crate::runner::parallel::{check_matrices, Inconclusiveness, SmallMatrixDeepening};
 use crate::runner::progress::Progress;
 use crate::runner::regressions::{Regression, RegressionError, RegressionFile};
 use crate::runner::sampling::shard_indices;
@@ -275,8 +275,9 @@ pub enum TestFailure {
         origin: MatrixOrigin,
         /// Removals that shrinking made.
         shrink_steps: usize,
-        /// The time shrinking took (the run found the failure that much earlier than it returned).
-        shrink_time: Duration,
+        /// Milliseconds shrinking took (the run found the failure that much earlier than it
+        /// returned).
+        shrink_ms: u64,
         /// Where it was saved for the next run, if it was.
         saved_in: Option<PathBuf>,
     },
@@ -921,7 +922,7 @@ impl LineupTest {
             original,
             origin,
             shrink_steps: shrunk.steps,
-            shrink_time: shrinking.elapsed(),
+            shrink_ms: u64::try_from(shrinking.elapsed().as_millis()).unwrap_or(u64::MAX),
             saved_in,
         }
     }
@@ -1074,8 +1075,17 @@ impl<O: Send + Sync + 'static> TestRun<'_, O> {
         let matrices: Vec<TestMatrix> = indices.iter().map(|&i| self.frame.around(sample[i].clone())).collect();
         let progress = Progress::new(matrices.len(), &test.name, &self.settings.environment);
         let config = &self.settings.config;
-        let outcome = check_matrices(self.subject, &matrices, config, workers, &progress, deadline);
+        // With a time budget, small matrices are deepened as soon as they pass (iterative
+        // deepening, at once): a bug one preemption deeper shows in the sample's first second.
+        let deepening = (deadline.is_some() && test.stages.contains(&Stage::IterativeDeepening))
+            .then(SmallMatrixDeepening::default);
+        let outcome = check_matrices(self.subject, &matrices, config, workers, &progress, deadline, deepening);
         progress.finish();
+        if deepening.is_some() {
+            self.summary
+                .deepening
+                .push(small_matrices_deepened(&outcome.deepened, config.preemption_bound));
+        }
         self.summary.matrices += outcome.checked - outcome.inconclusive.unfinished;
         self.summary.executions += outcome.executions;
         self.summary.inconclusive_executions += outcome.inconclusive_executions;
@@ -1085,10 +1095,32 @@ impl<O: Send + Sync + 'static> TestRun<'_, O> {
             matrices.iter().for_each(|m| self.summary.shapes.add(m));
             return Ok(matrices);
         };
-        let origin = MatrixOrigin::Sampled {
-            seed,
-            index: indices[position],
-            of: samples,
+        let index = indices[position];
+        // A violation at a deeper bound came from deepening the sampled matrix at once: it is
+        // shrunk at that bound.
+        let deeper = match &result {
+            Ok(v) if v.stats.preemption_bound > config.preemption_bound => Some(v.stats.preemption_bound),
+            _ => None,
+        };
+        let (origin, config) = match deeper {
+            Some(bound) => (
+                MatrixOrigin::Deepening {
+                    stage: format!("iterative deepening of sample #{index} at once (bound {bound})"),
+                    index,
+                },
+                Config {
+                    preemption_bound: bound,
+                    ..config.clone()
+                },
+            ),
+            None => (
+                MatrixOrigin::Sampled {
+                    seed,
+                    index,
+                    of: samples,
+                },
+                config.clone(),
+            ),
         };
         let regressions = self.regressions.as_ref();
         let environment = &self.settings.environment;
@@ -1096,7 +1128,7 @@ impl<O: Send + Sync + 'static> TestRun<'_, O> {
             self.subject,
             &matrices[position],
             result,
-            config,
+            &config,
             origin,
             regressions,
             environment,
@@ -1252,6 +1284,27 @@ impl<O: Send + Sync + 'static> TestRun<'_, O> {
             &self.settings.environment,
         )
     }
+}
+
+/// What deepening the sample's small matrices at once covered, as a stage of the PASS line.
+fn small_matrices_deepened(deepened: &[((usize, usize), u32, u64)], base: u32) -> DeepeningStage {
+    let mut stage = DeepeningStage::new(
+        format!(
+            "iterative deepening of the sample's small matrices at once (bound-{base} trees within {} executions)",
+            SmallMatrixDeepening::default().small_tree
+        ),
+        Some(deepened.len()),
+    );
+    for &(shape, bound, executions) in deepened {
+        stage.executions += executions;
+        if bound > base {
+            stage.checked += 1;
+            stage.covered_to(shape, bound);
+        } else {
+            stage.cut += 1;
+        }
+    }
+    stage
 }
 
 /// Preemptions beyond the sample's bound that iterative deepening tries at most.

@@ -10,8 +10,8 @@ use std::time::{Duration, Instant};
 use crate::check::check_without_report as check;
 use crate::config::Config;
 use crate::error::CheckError;
-use crate::judge::verdict::Verdict;
 use crate::judge::verdict::Violation;
+use crate::judge::verdict::{CheckStats, Verdict};
 use crate::model::matrix::TestMatrix;
 use crate::model::subject::Subject;
 use crate::runner::progress::Progress;
@@ -19,6 +19,32 @@ use crate::runner::progress::Progress;
 /// The position of a failing matrix in a batch, with its violation or the error that stopped its
 /// check.
 pub type BatchFailure = (usize, Result<Box<Violation>, CheckError>);
+
+/// Iterative deepening of a batch's small matrices as soon as each passes (a run with a time
+/// budget does it on its sample): a matrix whose phase-2 tree at the batch's bound took at most
+/// `small_tree` executions is explored again at bound + 1, + 2, ... (at most `max_extra` more)
+/// while the trees it explores in all stay within `factor` times its first tree (and at least
+/// `small_tree`). A bug that needs one preemption more than the bound shows in the first second
+/// on the 2x1 and 3x1 matrices of the sample, and the cost stays a small part of the sample's.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SmallMatrixDeepening {
+    /// The largest first tree (executions) that is deepened.
+    pub small_tree: u64,
+    /// How many times its first tree the deeper trees of one matrix may take in all.
+    pub factor: u64,
+    /// Preemptions beyond the batch's bound tried at most.
+    pub max_extra: u32,
+}
+
+impl Default for SmallMatrixDeepening {
+    fn default() -> Self {
+        Self {
+            small_tree: 500,
+            factor: 4,
+            max_extra: 8,
+        }
+    }
+}
 
 /// How a batch of matrices went.
 #[derive(Debug)]
@@ -38,6 +64,9 @@ pub struct BatchOutcome {
     /// Passing matrices whose inconclusive executions outnumber their judged ones, and of
     /// those, the ones with no judged execution at all ([`Inconclusiveness`]).
     pub inconclusive: Inconclusiveness,
+    /// With [`SmallMatrixDeepening`]: each deepened matrix's shape, the bound to which it was
+    /// explored completely (the batch's bound if no deeper tree fit), and the executions it took.
+    pub deepened: Vec<((usize, usize), u32, u64)>,
 }
 
 /// What a run did not cover of its matrices: passing matrices that were mostly or wholly
@@ -103,7 +132,9 @@ pub fn check_matrices<O: Send + Sync + 'static>(
     workers: usize,
     progress: &Progress,
     deadline: Option<Instant>,
+    deepening: Option<SmallMatrixDeepening>,
 ) -> BatchOutcome {
+    let deepened = Mutex::new(Vec::new());
     let next = AtomicUsize::new(0);
     let checked = AtomicUsize::new(0);
     let executions = AtomicU64::new(0);
@@ -148,10 +179,20 @@ pub fn check_matrices<O: Send + Sync + 'static>(
                     Ok(Verdict::Pass(stats)) => {
                         executions.fetch_add(stats.serial_executions + stats.concurrent_executions, Ordering::Relaxed);
                         inconclusive_matrices.lock().expect("no worker panics").cut += usize::from(stats.unfinished);
-                        inconclusive.fetch_add(stats.inconclusive_executions, Ordering::Relaxed);
-                        interludes.fetch_add(usize::from(stats.interlude.is_some()), Ordering::Relaxed);
-                        inconclusive_matrices.lock().expect("no worker panics").add(&stats);
-                        None
+                        let deeper = deepening.and_then(|d| deepen_small(subject, &matrices[i], &config, &stats, d));
+                        let deeper = deeper.and_then(|(shape, bound, ran, failure)| {
+                            executions.fetch_add(ran, Ordering::Relaxed);
+                            deepened.lock().expect("no worker panics").push((shape, bound, ran));
+                            failure
+                        });
+                        if let Some(failure) = deeper {
+                            Some(failure)
+                        } else {
+                            inconclusive.fetch_add(stats.inconclusive_executions, Ordering::Relaxed);
+                            interludes.fetch_add(usize::from(stats.interlude.is_some()), Ordering::Relaxed);
+                            inconclusive_matrices.lock().expect("no worker panics").add(&stats);
+                            None
+                        }
                     }
                     Ok(Verdict::Fail(v)) => {
                         let stats = &v.stats;
@@ -186,13 +227,62 @@ pub fn check_matrices<O: Send + Sync + 'static>(
         inconclusive_executions: inconclusive.into_inner(),
         interludes: interludes.into_inner(),
         inconclusive: inconclusive_matrices.into_inner().expect("no worker panics"),
+        deepened: deepened.into_inner().expect("no worker panics"),
     }
+}
+
+/// A matrix deepened at once: its shape, the bound it was explored to, the executions, and the
+/// violation (or error) of a deeper bound.
+type Deepened = ((usize, usize), u32, u64, Option<Result<Box<Violation>, CheckError>>);
+
+/// [`SmallMatrixDeepening`] of one passing `matrix` whose check at `config`'s bound gave `stats`
+/// (`None` if its tree was not small, or its check was cut).
+fn deepen_small<O: Send + Sync + 'static>(
+    subject: &Subject<O>,
+    matrix: &TestMatrix,
+    config: &Config,
+    stats: &CheckStats,
+    deepening: SmallMatrixDeepening,
+) -> Option<Deepened> {
+    let first = stats.concurrent_executions;
+    if first > deepening.small_tree || stats.unfinished || !config.strategy.is_exhaustive() {
+        return None;
+    }
+    let mut left = (first * deepening.factor).max(deepening.small_tree);
+    let mut covered = config.preemption_bound;
+    let mut ran = 0;
+    for bound in config.preemption_bound + 1..=config.preemption_bound + deepening.max_extra {
+        let deeper = Config {
+            preemption_bound: bound,
+            max_executions: Some(left),
+            interlude: None,
+            ..config.clone()
+        };
+        let stats = match check(subject, matrix, &deeper) {
+            Ok(Verdict::Pass(stats)) => stats,
+            Ok(Verdict::Fail(v)) => {
+                let spent = v.stats.serial_executions + v.stats.concurrent_executions;
+                return Some((matrix.dimensions(), covered, ran + spent, Some(Ok(v))));
+            }
+            Err(CheckError::Unfinished { executions, .. }) => {
+                ran += executions;
+                break;
+            }
+            Err(e) => return Some((matrix.dimensions(), covered, ran, Some(Err(e)))),
+        };
+        ran += stats.serial_executions + stats.concurrent_executions;
+        if stats.concurrent_executions >= left || stats.unfinished {
+            break;
+        }
+        covered = bound;
+        left -= stats.concurrent_executions;
+    }
+    Some((matrix.dimensions(), covered, ran, None))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::judge::verdict::CheckStats;
 
     fn stats(concurrent: u64, inconclusive: u64) -> CheckStats {
         CheckStats {
