@@ -157,10 +157,14 @@
 //!   15 s ([`DEFAULT_TIME_BUDGET`]; `time_budget = "off"` for a fixed run). Mistakes (an unknown option, a
 //!   wrong type, an empty matrix, a method taking `&mut self`) are compile errors at your code
 //!   (`tests/ui/`).
-//! * A run checks, in order: failing matrices saved by earlier runs, the explicit matrices, the
-//!   random sample (RandomCheck, §4.3), and, within the time budget, deeper stages: the sample
-//!   again with PCT (`pct:3:2000`), the sample at one preemption more, 4x2 matrices (some bugs need
-//!   a fourth thread), then AutoCheck; the PASS line says how far each stage got. The sample draws
+//! * A run checks, in order: failing matrices saved by earlier runs, the explicit matrices, then,
+//!   within the time budget, the random sample (RandomCheck, §4.3; its small matrices are
+//!   explored one preemption deeper, and deeper, as soon as they pass) and the deeper stages of
+//!   `Stage::DEFAULT_ORDER` (a fourth operation on a thread, one preemption more, a fourth thread,
+//!   iterative deepening, yields as a spinning core runs them, random and PCT on the sample, more
+//!   matrices, AutoCheck). No check runs past the budget: one still running when it ends stops,
+//!   and the PASS line counts what was cut, not reached, or inconclusive (a phase 1 that could
+//!   not finish), and says how far each stage got. The sample draws
 //!   every shape up to `threads x ops`, half of it full size (smaller shapes need fewer
 //!   preemptions for the same bug and cost far less; `LineupTest::shapes(Shapes::Exact)` for the
 //!   paper's sample); the PASS line says how many matrices of each shape it checked, and which
