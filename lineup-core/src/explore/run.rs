@@ -151,6 +151,7 @@ fn run_on_shuttle<O: Send + Sync + 'static>(
     recording::reset_interner();
     let runner = Runner::new(LineupScheduler(Rc::clone(state)), shuttle_config);
     let body = test_body(subject.clone(), matrix);
+    let _shuttle_events = crate::explore::shuttle_events::install();
     let start = Instant::now();
     let outcome = panic::catch_unwind(AssertUnwindSafe(|| runner.run(body)));
     let elapsed = start.elapsed();
