@@ -278,12 +278,6 @@ impl FootprintLog {
         self.running
     }
 
-    /// A new first-touch number.
-    pub(crate) fn fresh_number(&mut self) -> u32 {
-        self.next_id += 1;
-        self.next_id - 1
-    }
-
     /// The step running now touches an object.
     pub(crate) fn push_step_access(&mut self, access: Access) {
         self.step.push(access);

@@ -373,7 +373,9 @@ impl FootprintLog {
         let number = match self.shuttle.numbers.get(&key) {
             Some(&number) => number,
             None => {
-                let number = ADDRESSED | (family as u64) << FAMILY_SHIFT | u64::from(self.fresh_number());
+                // Numbered apart from the objects lineup names: whether two addresses coincide may
+                // differ between executions, and must not shift the numbers of lineup's objects.
+                let number = ADDRESSED | (family as u64) << FAMILY_SHIFT | self.shuttle.numbers.len() as u64;
                 self.shuttle.numbers.insert(key, number);
                 number
             }
