@@ -77,6 +77,8 @@ pub(crate) fn explore_keeping_tree<O: Send + Sync + 'static>(
         Mode::Concurrent => "phase 2 (concurrent executions)",
     };
     let settings = settings_for(subject, matrix, config, mode, &tree, strategy.as_ref());
+    let _shuttle_events = (settings.reduction || settings.spin_pruning != crate::config::SpinPruning::Off)
+        .then(crate::explore::shuttle_events::install);
     let state = Rc::new(RefCell::new(SchedulerState::new(
         settings,
         tree,
@@ -151,7 +153,6 @@ fn run_on_shuttle<O: Send + Sync + 'static>(
     recording::reset_interner();
     let runner = Runner::new(LineupScheduler(Rc::clone(state)), shuttle_config);
     let body = test_body(subject.clone(), matrix);
-    let _shuttle_events = crate::explore::shuttle_events::install();
     let start = Instant::now();
     let outcome = panic::catch_unwind(AssertUnwindSafe(|| runner.run(body)));
     let elapsed = start.elapsed();

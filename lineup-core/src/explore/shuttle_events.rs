@@ -308,11 +308,16 @@ const CALLSITES: &[(&str, u32)] = &[
 
 /// Whether lineup reads the events of this callsite.
 fn wanted(meta: &Metadata<'_>) -> bool {
-    meta.is_event()
-        && meta.target().starts_with("shuttle_")
-        && meta
-            .line()
-            .is_some_and(|line| CALLSITES.iter().any(|&(t, l)| l == line && meta.target() == t))
+    meta.line()
+        .is_some_and(|line| CALLSITES.iter().any(|&(t, l)| l == line && meta.target() == t))
+        && meta.is_event()
+}
+
+/// Whether the callsite is one of a scheduling point's (the first two of [`CALLSITES`]).
+fn is_switch(meta: &Metadata<'_>) -> bool {
+    CALLSITES[..2]
+        .iter()
+        .any(|&(t, l)| meta.line() == Some(l) && meta.target() == t)
 }
 
 impl FootprintLog {
@@ -416,14 +421,22 @@ impl Visit for MessageOnly<'_> {
 /// Reads one event of a wanted callsite into the execution's footprints.
 fn read(event: &Event<'_>) {
     let _ = ExecutionContext::try_with(|cx| {
-        let on = cx.footprints_try().map(|f| f.is_on());
-        match on {
-            Some(false) => return,
-            Some(true) => {}
-            None => {
-                MISSED.with(|m| m.set(true));
-                return;
+        let Some(mut footprints) = cx.footprints_try() else {
+            MISSED.with(|m| m.set(true));
+            return;
+        };
+        if !footprints.is_on() {
+            return;
+        }
+        let Some(task) = footprints.running_task() else {
+            return;
+        };
+        if !footprints.in_flight(task).is_empty() {
+            // Inside a primitive of lineup's: no message to read (see `shuttle_event`).
+            if is_switch(event.metadata()) {
+                footprints.shuttle_event(ShuttleEvent::Switch(None));
             }
+            return;
         }
         let parsed = MESSAGE.with(|buffer| {
             let mut buffer = buffer.borrow_mut();
@@ -432,10 +445,7 @@ fn read(event: &Event<'_>) {
             parse(&buffer)
         });
         if let Some(parsed) = parsed {
-            match cx.footprints_try() {
-                Some(mut f) => f.shuttle_event(parsed),
-                None => MISSED.with(|m| m.set(true)),
-            }
+            footprints.shuttle_event(parsed);
         }
     });
 }
