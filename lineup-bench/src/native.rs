@@ -1,12 +1,13 @@
 //! `native`: the same objects written on `lineup::sync` and on shuttle's own primitives
 //! (`lineup::shuttle::sync` used directly, which lineup reads from shuttle's `tracing` events
 //! where it can: see `lineup-core/src/explore/shuttle_events.rs`), one line each:
-//! `{"bench":"native","object":..,"primitives":"lineup|shuttle","matrix":"2x2 ..","phase1_executions":..,"phase1_ms":..,"default_check_s":..,"verdict":..,"expected":..}`.
+//! `{"bench":"native","object":..,"primitives":"lineup|shuttle","matrix":"2x2 ..","phase1_executions":..,"phase1_ms":..,"default_check_s":..,"verdict":..,"matrix_verdict":..,"matrix_check_ms":..,"expected":..}`.
 //!
 //! `phase1_executions` and `phase1_ms`: phase 1 of the matrix at `Config::default()` (the
 //! reduction `auto`: on for objects with threads of their own), one worker. `default_check_s` and
 //! `verdict`: `LineupTest::new(..).seed(1)` at its defaults (the random sample, two workers, and the
-//! deepening's 10 s budget). Each part runs in a child process of this binary, stopped after
+//! deepening's 10 s budget). `matrix_verdict` and `matrix_check_ms`: `lineup::check` of the line's
+//! matrix alone at `Config::default()`. Each part runs in a child process of this binary, stopped after
 //! [`CAP`]: a stopped part prints `null` and `"capped_s"`. No `tokio` line: the shuttle-tokio
 //! twins (future tasks, whose polls lineup does not see) are not written yet.
 
@@ -70,6 +71,8 @@ trait Part {
     fn phase1(&self, matrix: &TestMatrix) -> String;
     /// The default check: `"seconds verdict"`.
     fn default_check(&self) -> String;
+    /// `lineup::check` of `matrix` at `Config::default()`: `"verdict ms"`.
+    fn matrix_check(&self, matrix: &TestMatrix) -> String;
     /// `matrix` written with the invocations' labels.
     fn notation(&self, matrix: &TestMatrix) -> String;
 }
@@ -97,6 +100,16 @@ impl<O: Send + Sync + 'static> Part for Subject<O> {
             .join(" | ")
     }
 
+    fn matrix_check(&self, matrix: &TestMatrix) -> String {
+        let start = Instant::now();
+        let verdict = match lineup::check(self, matrix, &Config::default()) {
+            Ok(v) if v.is_pass() => "PASS",
+            Ok(_) => "FAIL",
+            Err(_) => "ERROR",
+        };
+        format!("{verdict} {:.1}", start.elapsed().as_secs_f64() * 1e3)
+    }
+
     fn default_check(&self) -> String {
         let start = Instant::now();
         let outcome = LineupTest::new(&format!("native::{}", self.name()))
@@ -115,6 +128,7 @@ fn matrix(i: usize) -> TestMatrix {
 pub fn child(part: &str, i: usize) {
     let out = with_subject(i, &mut |s| match part {
         "phase1" => s.phase1(&matrix(i)),
+        "matrix" => s.matrix_check(&matrix(i)),
         _ => s.default_check(),
     });
     println!("{out}");
@@ -161,13 +175,17 @@ pub fn run() {
             },
             None => ("null".into(), format!("null,\"phase1_capped_s\":{}", CAP.as_secs())),
         };
+        let (matrix_verdict, matrix_ms) = match capped("matrix", i).as_deref().and_then(|o| o.split_once(' ')) {
+            Some((v, ms)) => (format!("\"{v}\""), ms.to_string()),
+            None => ("null".into(), format!("null,\"matrix_capped_s\":{}", CAP.as_secs())),
+        };
         let (seconds, verdict) = match capped("check", i).as_deref().and_then(|o| o.split_once(' ')) {
             Some((s, v)) => (s.to_string(), format!("\"{v}\"")),
             None => (format!("null,\"check_capped_s\":{}", CAP.as_secs()), "null".into()),
         };
         println!(
             "{{\"bench\":\"native\",\"object\":\"{object}\",\"primitives\":\"{primitives}\",\"matrix\":\"{matrix_text}\",\
-             \"phase1_executions\":{executions},\"phase1_ms\":{ms},\"default_check_s\":{seconds},\"verdict\":{verdict},\"expected\":\"{expected}\"}}"
+             \"phase1_executions\":{executions},\"phase1_ms\":{ms},\"default_check_s\":{seconds},\"verdict\":{verdict},\"matrix_verdict\":{matrix_verdict},\"matrix_check_ms\":{matrix_ms},\"expected\":\"{expected}\"}}"
         );
     }
 }
