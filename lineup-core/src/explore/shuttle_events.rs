@@ -2,7 +2,8 @@
 //! partial-order reduction (see [`footprint`](crate::explore::footprint)): a step of an object
 //! written on `shuttle::sync::{Mutex, Condvar}` directly is no longer opaque.
 //!
-//! While an exploration runs, lineup installs [`ShuttleEvents`] as the default `tracing`
+//! While an exploration that records footprints runs (the reduction or the spin pruning on: see
+//! `explore/run.rs`), lineup installs [`ShuttleEvents`] as the default `tracing`
 //! subscriber of its OS thread ([`install`]; shuttle runs every task as a coroutine on that
 //! thread), forwarding everything to the subscriber that was the default before. shuttle names
 //! the object of each operation with its address (`"waiting to acquire mutex 0x…"`) and every
@@ -31,10 +32,10 @@
 //! **Names.** An address names an object only while it lives, and an allocator may give it to
 //! another object within an execution, in one execution and not in another: first-touch numbers
 //! of addresses would then differ between executions that share a prefix. So an object named by
-//! its address is numbered by first touch within the execution (two objects that share an address
-//! there count as one: more dependent, never less), and two such objects of one *family* (mutex,
-//! condvar, semaphore) are taken to be the same when accesses of different executions are compared
-//! ([`may_be_same`]). Objects of different families never are: an address names one object at a
+//! its address is numbered by first touch within the execution, apart from the objects lineup
+//! names (two objects that share an address there count as one: more dependent, never less), and
+//! two such objects of one *family* (mutex, condvar, semaphore) are taken to be the same when
+//! accesses of different executions are compared ([`may_be_same`]). Objects of different families never are: an address names one object at a
 //! time, and one object belongs to one family.
 
 use std::cell::{Cell, RefCell};
