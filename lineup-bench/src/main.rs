@@ -15,6 +15,8 @@
 //!   blocking queue (with `take()`), whose stuck executions cost shuttle a fresh stack each.
 //! * `one_matrix_workers` (`workers`): one matrix checked by one worker and by two, which split
 //!   both phases' trees ([`one_matrix_workers`]). Target: speedup >= 1.7 on the passing matrix.
+//! * `native`: the same objects on `lineup::sync` and on shuttle's own primitives: phase 1 and
+//!   the default check of each ([`native`]).
 //! * `loom_vs_shuttle` (`loom`): the same 2x2 matrix checked on shuttle (here) and on loom (this
 //!   command again under `--cfg loom`, in its own target directory): executions and time of each
 //!   phase on each backend; see [`loom_vs_shuttle`]. The other subcommands run on shuttle only.
@@ -24,6 +26,7 @@ mod actors;
 mod depth;
 mod histories;
 mod loom_vs_shuttle;
+mod native;
 #[path = "../../examples/objects/mod.rs"]
 mod objects;
 mod one_matrix_workers;
@@ -357,6 +360,14 @@ fn main() {
         "shapes" => shapes::run(std::env::args().nth(2).and_then(|n| n.parse().ok()).unwrap_or(20)),
         "phase2" => phase2_vs_shuttle_dfs(),
         "spin" => spin::run(),
+        "native" => native::run(),
+        "native-part" => {
+            let args: Vec<String> = std::env::args().skip(2).collect();
+            match args.as_slice() {
+                [part, i] if i.parse::<usize>().is_ok() => native::child(part, i.parse().unwrap_or(0)),
+                _ => std::process::exit(2),
+            }
+        }
         "phases" => {
             phase1_3x3();
             phase2_vs_shuttle_dfs();
@@ -370,7 +381,7 @@ fn main() {
         other => {
             eprintln!(
                 "unknown benchmark `{other}`; available: phases, random, depth [--stages], workers, strategies, actors [BUDGET], shapes [K], \
-                 table2 [--samples K], phase1, phase2, spin, loom [queue|counter1]"
+                 table2 [--samples K], phase1, phase2, spin, native, loom [queue|counter1]"
             );
             std::process::exit(2);
         }

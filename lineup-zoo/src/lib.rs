@@ -7,6 +7,7 @@
 
 pub mod collections;
 mod first_bug;
+pub mod native;
 pub mod reduction;
 pub mod sync_primitives;
 mod table;

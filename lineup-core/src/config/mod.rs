@@ -290,6 +290,9 @@ pub enum ReductionFault {
     /// The spin pruning ([`Config::spin_pruning`]) takes any read for a repeated read, whatever
     /// the next step (so a preemption between a load and the store that follows it is lost).
     SpinPruneAnyRead,
+    /// The accesses of shuttle's own `Mutex` that lineup reads from shuttle's events are taken to
+    /// be reads (as if two lock operations of one mutex commuted).
+    ShuttleLocksCommute,
 }
 
 impl Default for Config {

@@ -15,6 +15,7 @@
 
 use std::cell::{Cell, RefCell, RefMut};
 
+use crate::config::ReductionFault;
 use crate::explore::abandonment::AbandonmentWaits;
 use crate::explore::footprint::FootprintLog;
 use crate::explore::quiet_end::QuietEndReceives;
@@ -78,6 +79,11 @@ impl ExecutionContext {
         self.footprints.borrow_mut()
     }
 
+    /// [`footprints`](Self::footprints), or `None` while they are borrowed.
+    pub fn footprints_try(&self) -> Option<RefMut<'_, FootprintLog>> {
+        self.footprints.try_borrow_mut().ok()
+    }
+
     /// Whether the execution in progress is being abandoned.
     #[inline]
     pub fn is_abandoning(&self) -> bool {
@@ -110,13 +116,13 @@ impl ExecutionContext {
     }
 
     /// The one reset: a fresh context for an execution of a matrix with `ops` operations (`reduction`:
-    /// the partial-order reduction is on for it; `sends_commute`: the broken reduction of
-    /// [`ReductionFault::SendsCommute`](crate::config::ReductionFault)). Buffers keep their
+    /// the partial-order reduction is on for it; `fault`: a deliberately broken reduction, see
+    /// [`ReductionFault`]). Buffers keep their
     /// capacity; the responses interned so far are kept (they are the exploration's).
-    pub fn begin_execution(ops: usize, reduction: bool, sends_commute: bool) {
+    pub fn begin_execution(ops: usize, reduction: bool, fault: Option<ReductionFault>) {
         Self::with(|cx| {
             cx.recording().begin_execution(ops);
-            cx.footprints().begin_execution(reduction, sends_commute);
+            cx.footprints().begin_execution(reduction, fault);
             cx.end_abandonment();
             cx.quiet_end().clear();
         });

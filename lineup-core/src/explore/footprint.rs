@@ -31,7 +31,9 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use shuttle::current::TaskId;
 
+use crate::config::ReductionFault;
 use crate::explore::context::ExecutionContext;
+use crate::explore::shuttle_events::{self, ShuttleSteps};
 
 /// The number an object gets in each execution at its first touch. Embedded in every primitive
 /// that announces itself.
@@ -136,10 +138,13 @@ impl Footprint {
         if self.opaque || other.opaque || (self.history && other.history) {
             return true;
         }
-        let young = |object: u64| (u64::from(young_from)..CREATED).contains(&object);
+        let young =
+            |object: u64| (u64::from(young_from)..CREATED).contains(&object) && !shuttle_events::is_addressed(object);
         self.accesses.iter().any(|a| {
             other.accesses.iter().any(|b| {
-                let same = a.object == b.object || (young(a.object) && young(b.object));
+                let same = a.object == b.object
+                    || (young(a.object) && young(b.object))
+                    || shuttle_events::may_be_same(a.object, b.object);
                 same && a.kind.conflicts(b.kind)
             })
         })
@@ -164,8 +169,9 @@ pub(crate) struct FootprintLog {
     /// Footprints are recorded for the exploration in progress on this thread (the reduction, or
     /// the spin pruning, is on).
     on: bool,
-    /// Sends are announced as reads (a deliberately broken reduction, for the tests).
-    sends_commute: bool,
+    /// A deliberately broken reduction, for the tests (see
+    /// [`ReductionFault`](crate::config::ReductionFault)).
+    pub(crate) fault: Option<ReductionFault>,
     /// This execution's stamp (see [`STAMPS`]; 0 while the reduction is off).
     stamp: u64,
     /// The number the next object first touched gets.
@@ -188,6 +194,8 @@ pub(crate) struct FootprintLog {
     finishing: bool,
     /// Where in the source the loads in flight and the last closed step's load were called.
     sites: LoadSites,
+    /// What shuttle's own primitives touch, from their events.
+    pub(crate) shuttle: ShuttleSteps,
 }
 
 /// A place in the source (of a call of an atomic's `load`).
@@ -219,7 +227,7 @@ impl FootprintLog {
     /// No footprint, the reduction off (the thread local's first value).
     pub(crate) const EMPTY: FootprintLog = FootprintLog {
         on: false,
-        sends_commute: false,
+        fault: None,
         stamp: 0,
         next_id: 0,
         created: Vec::new(),
@@ -235,13 +243,14 @@ impl FootprintLog {
             step: None,
             closed: None,
         },
+        shuttle: ShuttleSteps::EMPTY,
     };
 
-    /// Starts the record of a new execution (`on`: the reduction is on for it; `sends_commute`:
-    /// the broken reduction of [`ReductionFault::SendsCommute`](crate::config::ReductionFault)).
-    pub(crate) fn begin_execution(&mut self, on: bool, sends_commute: bool) {
+    /// Starts the record of a new execution (`on`: the reduction is on for it; `fault`: a
+    /// deliberately broken reduction).
+    pub(crate) fn begin_execution(&mut self, on: bool, fault: Option<ReductionFault>) {
         self.on = on;
-        self.sends_commute = sends_commute;
+        self.fault = fault;
         self.stamp = if on { STAMPS.fetch_add(1, Ordering::Relaxed) } else { 0 };
         self.next_id = 0;
         self.created.clear();
@@ -256,6 +265,22 @@ impl FootprintLog {
         self.sites.in_flight.clear();
         self.sites.step = None;
         self.sites.closed = None;
+        self.shuttle.begin_execution();
+    }
+
+    /// Whether footprints are recorded now.
+    pub(crate) fn is_on(&self) -> bool {
+        self.on
+    }
+
+    /// The task of the step running now.
+    pub(crate) fn running_task(&self) -> Option<TaskId> {
+        self.running
+    }
+
+    /// The step running now touches an object.
+    pub(crate) fn push_step_access(&mut self, access: Access) {
+        self.step.push(access);
     }
 
     /// How many objects have numbers so far in this execution.
@@ -286,7 +311,7 @@ impl FootprintLog {
                     .iter()
                     .any(|b| a.object == b.object && a.kind.conflicts(b.kind))
             })
-        })
+        }) || self.shuttle.in_flight_conflicts(usize::from(task), &step.accesses)
     }
 
     /// The accesses in flight for `task` now: the primitive it stopped in, if lineup sees it.
@@ -317,6 +342,7 @@ impl FootprintLog {
         if let Some(f) = self.in_flight.get(i) {
             self.step.extend_from_slice(f);
         }
+        self.shuttle.begin_step(i, &mut self.step);
         self.resumed = self.step.len();
         self.sites.step = if self.resumed == 1 {
             self.sites.in_flight.get(i).copied().flatten()
@@ -333,7 +359,7 @@ impl FootprintLog {
     pub(crate) fn end_step(&mut self, yielded: bool, history: bool, into: &mut Footprint) -> Option<TaskId> {
         let task = self.running.take()?;
         let i = usize::from(task);
-        let in_flight = self.in_flight.get(i).is_some_and(|f| !f.is_empty());
+        let in_flight = self.in_flight.get(i).is_some_and(|f| !f.is_empty()) || self.shuttle.stop_seen(i);
         let stop = if in_flight || yielded || self.finishing {
             StepEnd::Seen
         } else {
@@ -347,7 +373,7 @@ impl FootprintLog {
         into.accesses.extend_from_slice(&self.step);
         into.resumed = self.resumed;
         into.history = history;
-        into.opaque = self.begun_unseen || stop == StepEnd::Unseen;
+        into.opaque = self.begun_unseen || stop == StepEnd::Unseen || self.shuttle.step_unseen();
         self.sites.closed = self.sites.step.take();
         Some(task)
     }
@@ -403,7 +429,7 @@ pub(crate) fn announce_blocking(object: &ObjectIdentity, write: bool) -> InFligh
 
 /// [`announce`] for the send of a channel: a write (two sends to one channel do not commute).
 pub(crate) fn announce_send(object: &ObjectIdentity) -> InFlight {
-    let broken = with(|s| s.sends_commute);
+    let broken = with(|s| s.fault == Some(ReductionFault::SendsCommute));
     announce_access(object, if broken { Kind::Read } else { Kind::Write }, false)
 }
 

@@ -21,6 +21,8 @@ pub(crate) mod run;
 pub(crate) mod scheduler;
 pub(crate) mod serial;
 #[cfg_attr(loom, allow(dead_code))]
+pub(crate) mod shuttle_events;
+#[cfg_attr(loom, allow(dead_code))]
 pub(crate) mod sleep;
 pub(crate) mod split;
 pub(crate) mod strategy;

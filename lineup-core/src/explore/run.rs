@@ -77,6 +77,9 @@ pub(crate) fn explore_keeping_tree<O: Send + Sync + 'static>(
         Mode::Concurrent => "phase 2 (concurrent executions)",
     };
     let settings = settings_for(subject, matrix, config, mode, &tree, strategy.as_ref());
+    // shuttle's own primitives seen by the reduction (the spin bound has no use for them: their
+    // steps are never repeated reads of lineup's atomics).
+    let _shuttle_events = settings.reduction.then(crate::explore::shuttle_events::install);
     let state = Rc::new(RefCell::new(SchedulerState::new(
         settings,
         tree,

@@ -521,7 +521,7 @@ impl SchedulerState {
         ExecutionContext::begin_execution(
             self.settings.op_count,
             self.settings.reduction || self.settings.spin_pruning != SpinPruning::Off,
-            self.settings.reduction_fault == Some(ReductionFault::SendsCommute),
+            self.settings.reduction_fault,
         );
     }
 
