@@ -117,10 +117,12 @@ fn a_lost_wake_up_still_fails_as_a_deadlock() {
 // Config::max_steps is shuttle's; loom's branch limit is LOOM_MAX_BRANCHES.
 #[cfg(not(loom))]
 fn a_concurrent_execution_that_reaches_the_step_limit_is_counted_not_judged() {
-    // Serial get()s take a few steps; a concurrent one that spins takes more than 40.
+    // Serial get()s take a few steps; a concurrent one that spins takes more than 40 (with the
+    // fair switch after 64 steps: the default spin bound would switch it after 8).
     let matrix = TestMatrix::new(vec![vec![1], vec![1]]);
     let short = Config {
         max_steps: 40,
+        spin_pruning: lineup::SpinPruning::Off,
         ..Config::default()
     };
     let verdict = check(&ticket_lock_counter(), &matrix, &short).unwrap();
