@@ -18,10 +18,21 @@ fn run<O: Send + Sync + 'static>(
     stages: &[Stage],
     budget: Option<Duration>,
 ) -> Result<TestSummary, TestFailure> {
-    LineupTest::new(&format!("deep_bugs::{}", subject.name()))
+    run_on(3, subject, stages, budget)
+}
+
+/// [`run`] on matrices of up to `threads` threads.
+fn run_on<O: Send + Sync + 'static>(
+    threads: usize,
+    subject: &Subject<O>,
+    stages: &[Stage],
+    budget: Option<Duration>,
+) -> Result<TestSummary, TestFailure> {
+    LineupTest::new(&format!("deep_bugs::{threads}::{}", subject.name()))
         .seed(1)
         .workers(2)
         .samples(10)
+        .threads(threads)
         .ops(1)
         .stages(stages)
         .time_budget(budget)
@@ -95,15 +106,7 @@ fn run_on_two_threads<O: Send + Sync + 'static>(
     stages: &[Stage],
     budget: Option<Duration>,
 ) -> Result<TestSummary, TestFailure> {
-    LineupTest::new(&format!("deep_bugs::two::{}", subject.name()))
-        .seed(1)
-        .workers(2)
-        .samples(10)
-        .threads(2)
-        .ops(1)
-        .stages(stages)
-        .time_budget(budget)
-        .check_subject(subject)
+    run_on(2, subject, stages, budget)
 }
 
 #[test]
