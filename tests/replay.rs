@@ -115,11 +115,11 @@ fn bad_tokens_say_what_is_wrong() {
     );
     assert_eq!(
         parse_error("lineup:p3:0.1"),
-        "bad replay token `lineup:p3:0.1`: the phase must be `p1`, `p2-b<preemption bound>` or `p2-s`"
+        "bad replay token `lineup:p3:0.1`: the phase must be `p1`, `p2-b<preemption bound>`, `p2-b<bound>-y<yield choices>[s]` or `p2-s`"
     );
     assert_eq!(
         parse_error("lineup:p2-bx:0"),
-        "bad replay token `lineup:p2-bx:0`: the phase must be `p1`, `p2-b<preemption bound>` or `p2-s`"
+        "bad replay token `lineup:p2-bx:0`: the phase must be `p1`, `p2-b<preemption bound>`, `p2-b<bound>-y<yield choices>[s]` or `p2-s`"
     );
     assert_eq!(
         parse_error("lineup:p2-b2:0.x.1"),

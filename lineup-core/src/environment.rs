@@ -491,7 +491,7 @@ mod tests {
         let err = env(&[(REPLAY_ENV, "lineup:p3:0.1")]).unwrap_err();
         assert_eq!(
             err.to_string(),
-            "LINEUP_REPLAY=\"lineup:p3:0.1\": the phase must be `p1`, `p2-b<preemption bound>` or `p2-s`"
+            "LINEUP_REPLAY=\"lineup:p3:0.1\": the phase must be `p1`, `p2-b<preemption bound>`, `p2-b<bound>-y<yield choices>[s]` or `p2-s`"
         );
         let err = env(&[(BLESS_ENV, "please")]).unwrap_err();
         assert_eq!(
