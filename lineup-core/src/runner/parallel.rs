@@ -178,21 +178,19 @@ pub fn check_matrices<O: Send + Sync + 'static>(
                 let outcome = match result {
                     Ok(Verdict::Pass(stats)) => {
                         executions.fetch_add(stats.serial_executions + stats.concurrent_executions, Ordering::Relaxed);
-                        inconclusive_matrices.lock().expect("no worker panics").cut += usize::from(stats.unfinished);
+                        inconclusive.fetch_add(stats.inconclusive_executions, Ordering::Relaxed);
+                        interludes.fetch_add(usize::from(stats.interlude.is_some()), Ordering::Relaxed);
+                        let mut counts = inconclusive_matrices.lock().expect("no worker panics");
+                        counts.add(&stats);
+                        counts.cut += usize::from(stats.unfinished);
+                        drop(counts);
+                        // A small matrix goes deeper at once; a violation there is the matrix's.
                         let deeper = deepening.and_then(|d| deepen_small(subject, &matrices[i], &config, &stats, d));
-                        let deeper = deeper.and_then(|(shape, bound, ran, failure)| {
+                        deeper.and_then(|(shape, bound, ran, failure)| {
                             executions.fetch_add(ran, Ordering::Relaxed);
                             deepened.lock().expect("no worker panics").push((shape, bound, ran));
                             failure
-                        });
-                        if let Some(failure) = deeper {
-                            Some(failure)
-                        } else {
-                            inconclusive.fetch_add(stats.inconclusive_executions, Ordering::Relaxed);
-                            interludes.fetch_add(usize::from(stats.interlude.is_some()), Ordering::Relaxed);
-                            inconclusive_matrices.lock().expect("no worker panics").add(&stats);
-                            None
-                        }
+                        })
                     }
                     Ok(Verdict::Fail(v)) => {
                         let stats = &v.stats;
