@@ -727,6 +727,8 @@ impl LoomTotals {
             elapsed: start.elapsed(),
             loom,
             interlude: None,
+            // loom explores with its own search and ignores `Config::max_duration`.
+            unfinished: false,
         }
     }
 }
