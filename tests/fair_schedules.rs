@@ -118,7 +118,7 @@ fn a_lost_wake_up_still_fails_as_a_deadlock() {
 #[cfg(not(loom))]
 fn a_concurrent_execution_that_reaches_the_step_limit_is_counted_not_judged() {
     // Serial get()s take a few steps; a concurrent one that spins takes more than 40 (with the
-    // fair switch after 64 steps: the default spin bound would switch it after 8).
+    // fair switch after 64 steps: the default spin bound would switch it after 5).
     let matrix = TestMatrix::new(vec![vec![1], vec![1]]);
     let short = Config {
         max_steps: 40,

@@ -2,11 +2,12 @@
 //! that spin (on `std::hint::spin_loop()`, on lineup's yields, with and without a count) and on
 //! those that do not: at bound 2, the distinct phase-2 histories found with the default
 //! `SpinPruning::SwitchAfter(n)` (the fair switch of a spin on an unchanged value after `n` steps
-//! in a row, here 5 against the test's 8) and with `SpinPruning::Preemptions` are those found
+//! in a row, the default 4 against the test's 8) and with `SpinPruning::Preemptions` are those found
 //! with `Off`, with the same verdict, for fewer executions on the spinning ones. And the
 //! comparison can fail: a deliberately broken pruning (any read taken for a repeated one) loses
 //! histories, and so do `SpinPruning::Switch` and a bound too small for a spin that counts its
-//! iterations (`SwitchAfter(2)` against four looks), as their documentation says.
+//! iterations (`SwitchAfter(2)` against `BoundedSpinFlag`'s four looks), as their documentation
+//! says.
 
 #[path = "../../examples/objects/mod.rs"]
 mod objects;
@@ -136,7 +137,8 @@ fn pruning_preemptions_keeps_every_history() {
 
 #[test]
 fn the_default_spin_bound_keeps_every_history() {
-    let rows = rows(SpinPruning::SwitchAfter(5), None);
+    assert_eq!(SpinPruning::default(), SpinPruning::SwitchAfter(lineup::DEFAULT_SPIN_READS));
+    let rows = rows(SpinPruning::default(), None);
     let failures = lossy(&rows);
     assert!(failures.is_empty(), "histories lost:\n{}", failures.join("\n"));
     // Not vacuous: the spins on the CPU hint cost fewer executions.

@@ -111,7 +111,7 @@ pub struct Config {
     /// atomics and nothing else (no call or return), and its next step is the same read, called at
     /// the same place in the source (`#[track_caller]`); no other thread ran meanwhile, so it reads
     /// what it read. Steps of primitives lineup cannot see (shuttle's own atomics) are never
-    /// repeated reads. Default [`SpinPruning::SwitchAfter`]`(8)`: the fair switch after 8 steps in
+    /// repeated reads. Default [`SpinPruning::SwitchAfter`]`(5)`: the fair switch after 5 steps in
     /// a row when the last is a repeated read (instead of `fair_switch_steps`), nothing pruned;
     /// `lineup-zoo/tests/spin_pruning.rs` compares the distinct histories with `Off`.
     pub spin_pruning: SpinPruning,
@@ -203,7 +203,7 @@ impl std::str::FromStr for Reduction {
 /// use lineup_core::SpinPruning;
 /// assert_eq!("switch".parse::<SpinPruning>(), Ok(SpinPruning::Switch));
 /// assert_eq!(SpinPruning::Preemptions.to_string(), "preemptions");
-/// assert_eq!("switch-after:8".parse::<SpinPruning>(), Ok(SpinPruning::default()));
+/// assert_eq!("switch-after:5".parse::<SpinPruning>(), Ok(SpinPruning::default()));
 /// assert!("some".parse::<SpinPruning>().is_err());
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -211,7 +211,7 @@ pub enum SpinPruning {
     /// Every step of a spin is a preemption point, up to the fair switch after
     /// [`Config::fair_switch_steps`] steps.
     Off,
-    /// The default, [`DEFAULT_SPIN_READS`] (8): a thread that spins on an unchanged value gets its
+    /// The default, [`DEFAULT_SPIN_READS`] (5): a thread that spins on an unchanged value gets its
     /// fair switch once it has run this many steps in a row (instead of
     /// [`Config::fair_switch_steps`]), the last of them repeated reads; every step of the spin is
     /// still a preemption point. Nothing is pruned: the spin is *bounded*, as every run of a thread
@@ -241,7 +241,7 @@ pub const DEFAULT_YIELD_CHOICES: u32 = 1;
 
 /// The default [`SpinPruning::SwitchAfter`]: the fair switch of a spin on an unchanged value
 /// after this many steps in a row (measured in `docs/strategies.md`).
-pub const DEFAULT_SPIN_READS: u32 = 8;
+pub const DEFAULT_SPIN_READS: u32 = 5;
 
 impl Default for SpinPruning {
     fn default() -> Self {

@@ -94,7 +94,7 @@ impl fmt::Display for MatrixOrigin {
 /// };
 /// assert_eq!(
 ///     coverage.to_string(),
-///     "pb-dfs, preemption bound 2, a fair switch after 64 steps in a row, after 8 in a spin on an unchanged value"
+///     "pb-dfs, preemption bound 2, a fair switch after 64 steps in a row, after 5 in a spin on an unchanged value"
 /// );
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
