@@ -137,7 +137,10 @@ fn pruning_preemptions_keeps_every_history() {
 
 #[test]
 fn the_default_spin_bound_keeps_every_history() {
-    assert_eq!(SpinPruning::default(), SpinPruning::SwitchAfter(lineup::DEFAULT_SPIN_READS));
+    assert_eq!(
+        SpinPruning::default(),
+        SpinPruning::SwitchAfter(lineup::DEFAULT_SPIN_READS)
+    );
     let rows = rows(SpinPruning::default(), None);
     let failures = lossy(&rows);
     assert!(failures.is_empty(), "histories lost:\n{}", failures.join("\n"));
