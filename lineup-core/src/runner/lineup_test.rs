@@ -1197,7 +1197,7 @@ impl<O: Send + Sync + 'static> TestRun<'_, O> {
                 max_executions: (cap < u64::MAX).then_some(cap),
                 // The stage's time left bounds the check (phase 1 included); its share in
                 // executions keeps one large phase 2 from taking all of it.
-                max_duration: Some(budget.time_share(1)),
+                max_duration: Some(budget.time_left()),
                 ..plan.config.clone()
             };
             left = left.saturating_sub(1);
@@ -1240,7 +1240,7 @@ impl<O: Send + Sync + 'static> TestRun<'_, O> {
                 let config = Config {
                     preemption_bound: bound,
                     max_executions: Some(cap),
-                    max_duration: Some(budget.time_share(1)),
+                    max_duration: Some(budget.time_left()),
                     ..self.settings.config.clone()
                 };
                 let origin = MatrixOrigin::Deepening {
@@ -1326,15 +1326,14 @@ impl Budget {
         Instant::now() >= self.deadline
     }
 
-    /// The time that one of `ways` checks left may take: an equal share of the time left (of
-    /// all of it, for one).
-    fn time_share(&self, ways: usize) -> Duration {
-        self.deadline.saturating_duration_since(Instant::now()) / ways.max(1) as u32
+    /// The time left until the deadline.
+    fn time_left(&self) -> Duration {
+        self.deadline.saturating_duration_since(Instant::now())
     }
 
     /// The executions that one of `ways` checks left may take: an equal share of the time left.
     fn share(&self, ways: usize) -> u64 {
-        let left = self.deadline.saturating_duration_since(Instant::now()).as_secs_f64();
+        let left = self.time_left().as_secs_f64();
         ((left * self.rate / ways.max(1) as f64) as u64).max(MIN_SHARE)
     }
 }
