@@ -152,6 +152,54 @@ fn a_failure_of_the_yields_stage_replays_from_its_token_alone() {
 }
 
 #[test]
+fn several_choices_at_yields_find_the_long_spinning_waiter_at_once_and_the_sample_does_not() {
+    let alone = run_on_two_threads(&deep::several_yield_choices(), &[], None);
+    assert!(alone.is_ok(), "the sample alone found it: {}", alone.unwrap_err());
+    // Two preemptions and one choice at yields (the sample), or three preemptions, do not reach
+    // it on its smallest matrix: the waiter must run again right after two of its own yields.
+    let wait_and_set = TestMatrix::new(vec![vec![0], vec![1]]);
+    for preemption_bound in [2, 3] {
+        let config = Config {
+            preemption_bound,
+            ..Config::default()
+        };
+        let verdict = check(&deep::several_yield_choices(), &wait_and_set, &config).unwrap();
+        assert!(
+            matches!(verdict, Verdict::Pass(_)),
+            "bound {preemption_bound}: {verdict:?}"
+        );
+    }
+    // Deepening the sample's small matrices at once goes to more choices at yields too.
+    let Err(TestFailure::Violation {
+        origin: MatrixOrigin::Deepening { stage, .. },
+        smallest,
+        ..
+    }) = run_on_two_threads(
+        &deep::several_yield_choices(),
+        &[Stage::IterativeDeepening],
+        Some(Duration::from_secs(120)),
+    )
+    else {
+        panic!("deepening at once missed the long spinning waiter");
+    };
+    assert!(
+        stage.contains("at once (bound 2, ") && stage.contains("choices at yields, the yielding thread too"),
+        "{stage}"
+    );
+    // The failure was shrunk with the deeper settings, and its token replays them.
+    let token = smallest.replay.to_string();
+    assert!(token.starts_with("lineup:p2-b2-y") && token.contains("s:"), "{token}");
+    let replayed = lineup::replay(
+        &deep::several_yield_choices(),
+        &smallest.matrix,
+        &smallest.replay,
+        &Config::default(),
+    )
+    .expect("the token replays");
+    assert!(replayed.violation.is_some(), "{replayed:?}");
+}
+
+#[test]
 fn the_twins_pass_every_stage_and_the_summary_lists_them() {
     // The budget covers the sample too.
     let budget = Some(Duration::from_secs(8));
@@ -163,6 +211,7 @@ fn the_twins_pass_every_stage_and_the_summary_lists_them() {
         run(&deep::sampling_only_twin(), &all, budget),
         // Three spinning waiters make trees too large for the budget in a debug build.
         run_on_two_threads(&deep::yield_to_self_twin(), &all, budget),
+        run_on_two_threads(&deep::several_yield_choices_twin(), &all, budget),
     ];
     for (i, summary) in summaries.into_iter().enumerate() {
         let summary = summary.unwrap_or_else(|f| panic!("a twin failed: {f}"));
@@ -171,5 +220,9 @@ fn the_twins_pass_every_stage_and_the_summary_lists_them() {
         let at_once = &summary.deepening[0];
         assert!(at_once.name.contains("small matrices at once"), "twin {i}: {at_once:?}");
         assert!(summary.to_string().contains("to bound"), "twin {i}: {summary}");
+        assert!(
+            summary.to_string().contains("at yields, the yielding thread too: "),
+            "twin {i}: {summary}"
+        );
     }
 }

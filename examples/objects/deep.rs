@@ -258,3 +258,30 @@ pub fn yield_to_self() -> Subject<super::spin::SpinThenParkEvent> {
 pub fn yield_to_self_twin() -> Subject<super::spin::SpinThenParkEvent> {
     super::spin::spin_then_park_event(super::spin::Registration::Recheck)
 }
+
+/// How many times [`several_yield_choices`]'s waiter looks at the flag before it parks.
+pub const LONG_SPINS: usize = 5;
+
+/// The spin-then-park lost wake-up of [`yield_to_self`] with a waiter that spins
+/// [`LONG_SPINS`] times: `set` must stay off while the waiter looks five times, and each of the
+/// waiter's yields hands the turn to `set` (the least recently run thread) unless the schedule
+/// chooses otherwise. A preemption of `set` before its store brings the waiter back once per
+/// preemption, so with two preemptions the waiter must run again right after at least two of its
+/// own yields: several non-default choices at yields in one execution (the `yields` stage), which
+/// neither the default sample (one choice) nor a third preemption gives.
+pub fn several_yield_choices() -> Subject<super::spin::SpinThenParkEvent> {
+    super::spin::spin_then_park_event_named(
+        "SpinThenParkEvent(5 looks, blind registration)",
+        super::spin::Registration::Blind,
+        LONG_SPINS,
+    )
+}
+
+/// The twin of [`several_yield_choices`]: the waiter looks at the flag again after it registers.
+pub fn several_yield_choices_twin() -> Subject<super::spin::SpinThenParkEvent> {
+    super::spin::spin_then_park_event_named(
+        "SpinThenParkEvent(5 looks)",
+        super::spin::Registration::Recheck,
+        LONG_SPINS,
+    )
+}

@@ -298,21 +298,29 @@ pub struct SpinThenParkEvent {
     woken: lineup::sync::Mutex<bool>,
     wake: lineup::sync::Condvar,
     registration: Registration,
+    /// How many times `wait` looks at the flag before it parks.
+    spins: usize,
 }
 
 impl SpinThenParkEvent {
     pub fn new(registration: Registration) -> Self {
+        Self::with_spins(registration, SPINS)
+    }
+
+    /// An event whose `wait` looks at the flag `spins` times before it parks.
+    pub fn with_spins(registration: Registration, spins: usize) -> Self {
         Self {
             flag: AtomicBool::new(false),
             waiting: AtomicBool::new(false),
             woken: lineup::sync::Mutex::new(false),
             wake: lineup::sync::Condvar::new(),
             registration,
+            spins,
         }
     }
 
     pub fn wait(&self) {
-        for _ in 0..SPINS {
+        for _ in 0..self.spins {
             if self.flag.load(Ordering::SeqCst) {
                 return;
             }
@@ -343,7 +351,12 @@ pub fn spin_then_park_event(registration: Registration) -> Subject<SpinThenParkE
         Registration::Blind => "SpinThenParkEvent(blind registration)",
         Registration::Recheck => "SpinThenParkEvent",
     };
-    Subject::new(name, move || SpinThenParkEvent::new(registration))
+    spin_then_park_event_named(name, registration, SPINS)
+}
+
+/// [`spin_then_park_event`] whose waiter looks `spins` times, named `name`.
+pub fn spin_then_park_event_named(name: &str, registration: Registration, spins: usize) -> Subject<SpinThenParkEvent> {
+    Subject::new(name, move || SpinThenParkEvent::with_spins(registration, spins))
         .with(Invocation::new("wait", SpinThenParkEvent::wait))
         .with(Invocation::new("set", SpinThenParkEvent::set))
 }

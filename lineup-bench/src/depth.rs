@@ -145,6 +145,11 @@ fn stages(budget: Duration) {
             deep::yield_to_self(),
             budget,
         ),
+        stages_on(
+            "several non-default choices at yields in one execution",
+            deep::several_yield_choices(),
+            budget,
+        ),
     ];
     let mut rates: Vec<(Stage, f64)> = Stage::DEFAULT_ORDER
         .iter()
@@ -191,9 +196,14 @@ pub(crate) fn run(args: &[String]) {
         "a thread that runs again right after its own yield",
         deep::yield_to_self(),
     );
+    buggy(
+        "several non-default choices at yields in one execution",
+        deep::several_yield_choices(),
+    );
     twin(deep::third_preemption_twin());
     twin(deep::fourth_thread_twin());
     twin(deep::fourth_operation_twin());
     twin(deep::sampling_only_twin());
     twin(deep::yield_to_self_twin());
+    twin(deep::several_yield_choices_twin());
 }

@@ -104,7 +104,9 @@ pub use runner::deepening::{DeepeningStage, Stage};
 pub use runner::lineup_test::{
     LineupTest, MatrixOrigin, Phase2Coverage, TestFailure, TestSummary, DEFAULT_TIME_BUDGET,
 };
-pub use runner::parallel::{check_matrices, BatchFailure, BatchOutcome, Inconclusiveness, SmallMatrixDeepening};
+pub use runner::parallel::{
+    check_matrices, BatchFailure, BatchOutcome, DeepenedMatrix, Inconclusiveness, SmallMatrixDeepening,
+};
 pub use runner::progress::Progress;
 pub use runner::regressions;
 pub use runner::sampling::{auto_matrices, sample_matrices, shard_indices};

@@ -224,6 +224,10 @@ pub struct DeepeningStage {
     /// Iterative deepening: for each shape it reached, the preemption bound to which every one
     /// of its matrices it reached was explored completely, and how many matrices those were.
     pub bounds: BTreeMap<(usize, usize), (u32, usize)>,
+    /// Iterative deepening at yields: for each shape it reached, the non-default choices at
+    /// yields per execution (the yielding thread among the options) to which every one of its
+    /// matrices it reached was explored completely, and how many matrices those were.
+    pub yield_choices: BTreeMap<(usize, usize), (u32, usize)>,
 }
 
 impl DeepeningStage {
@@ -236,15 +240,38 @@ impl DeepeningStage {
             cut: 0,
             executions: 0,
             bounds: BTreeMap::new(),
+            yield_choices: BTreeMap::new(),
         }
     }
 
     /// Records that a matrix of `shape` was explored completely up to `bound`.
     pub(crate) fn covered_to(&mut self, shape: (usize, usize), bound: u32) {
-        let entry = self.bounds.entry(shape).or_insert((bound, 0));
-        entry.0 = entry.0.min(bound);
-        entry.1 += 1;
+        covered(&mut self.bounds, shape, bound);
     }
+
+    /// Records that a matrix of `shape` was explored completely with `choices` non-default
+    /// choices at yields, the yielding thread among the options.
+    pub(crate) fn covered_at_yields(&mut self, shape: (usize, usize), choices: u32) {
+        covered(&mut self.yield_choices, shape, choices);
+    }
+}
+
+/// Counts one more matrix of `shape` covered to `depth`: the shape's depth is its shallowest
+/// matrix's.
+fn covered(depths: &mut BTreeMap<(usize, usize), (u32, usize)>, shape: (usize, usize), depth: u32) {
+    let entry = depths.entry(shape).or_insert((depth, 0));
+    entry.0 = entry.0.min(depth);
+    entry.1 += 1;
+}
+
+/// `2x2 ×12 to bound 5, 2x1 ×4 to bound 10`, larger shapes first, each depth written by `to`.
+fn depths(depths: &BTreeMap<(usize, usize), (u32, usize)>, to: impl Fn(u32) -> String) -> String {
+    let shapes: Vec<String> = depths
+        .iter()
+        .rev()
+        .map(|(&(n, m), &(depth, count))| format!("{n}x{m} \u{d7}{count} {}", to(depth)))
+        .collect();
+    shapes.join(", ")
 }
 
 impl fmt::Display for DeepeningStage {
@@ -258,13 +285,11 @@ impl fmt::Display for DeepeningStage {
             write!(f, ", {} cut at their share of the budget, not covered", self.cut)?;
         }
         if !self.bounds.is_empty() {
-            let shapes: Vec<String> = self
-                .bounds
-                .iter()
-                .rev()
-                .map(|(&(n, m), &(bound, count))| format!("{n}x{m} \u{d7}{count} to bound {bound}"))
-                .collect();
-            write!(f, "; {}", shapes.join(", "))?;
+            write!(f, "; {}", depths(&self.bounds, |bound| format!("to bound {bound}")))?;
+        }
+        if !self.yield_choices.is_empty() {
+            let at_yields = depths(&self.yield_choices, |choices| format!("to {choices} choices at yields"));
+            write!(f, "; at yields, the yielding thread too: {at_yields}")?;
         }
         write!(f, ")")
     }

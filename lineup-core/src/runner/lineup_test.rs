@@ -17,10 +17,11 @@ use crate::judge::verdict::{CheckStats, Verdict};
 use crate::model::invocation::InvocationLabel;
 use crate::model::invocations::Invocations;
 use crate::model::matrix::TestMatrix;
+use crate::model::replay_token::Phase;
 use crate::model::subject::Subject;
 use crate::report::html::{write_report_in, Picture};
 use crate::runner::deepening::{distinct_smallest_first, plan, DeepeningStage, Plan, PlanInput, Stage};
-use crate::runner::parallel::{check_matrices, Inconclusiveness, SmallMatrixDeepening};
+use crate::runner::parallel::{check_matrices, DeepenedMatrix, Inconclusiveness, SmallMatrixDeepening};
 use crate::runner::progress::Progress;
 use crate::runner::regressions::{Regression, RegressionError, RegressionFile};
 use crate::runner::sampling::shard_indices;
@@ -1096,22 +1097,19 @@ impl<O: Send + Sync + 'static> TestRun<'_, O> {
             return Ok(matrices);
         };
         let index = indices[position];
-        // A violation at a deeper bound came from deepening the sampled matrix at once: it is
-        // shrunk at that bound.
+        // A violation of a deeper tree came from deepening the sampled matrix at once: it is
+        // shrunk with that tree's settings.
         let deeper = match &result {
-            Ok(v) if v.stats.preemption_bound > config.preemption_bound => Some(v.stats.preemption_bound),
-            _ => None,
+            Ok(v) => found_deeper(config, v),
+            Err(_) => None,
         };
         let (origin, config) = match deeper {
-            Some(bound) => (
+            Some((deeper, how)) => (
                 MatrixOrigin::Deepening {
-                    stage: format!("iterative deepening of sample #{index} at once (bound {bound})"),
+                    stage: format!("iterative deepening of sample #{index} at once ({how})"),
                     index,
                 },
-                Config {
-                    preemption_bound: bound,
-                    ..config.clone()
-                },
+                deeper,
             ),
             None => (
                 MatrixOrigin::Sampled {
@@ -1286,8 +1284,42 @@ impl<O: Send + Sync + 'static> TestRun<'_, O> {
     }
 }
 
+/// When `violation`, found on a sampled matrix checked with `config`, came from deepening the
+/// matrix at once (a deeper bound, or more choices at yields): the deeper tree's settings, and
+/// how they read (`bound 3`, `bound 2, 2 choices at yields, the yielding thread too`).
+fn found_deeper(config: &Config, violation: &Violation) -> Option<(Config, String)> {
+    match violation.replay.phase {
+        Phase::ConcurrentYields {
+            preemption_bound,
+            yield_choices,
+            yield_to_self,
+        } if (yield_choices, yield_to_self) != (config.yield_choices, config.yield_to_self) => {
+            let deeper = Config {
+                preemption_bound,
+                yield_choices,
+                yield_to_self,
+                ..config.clone()
+            };
+            let to_self = if yield_to_self { ", the yielding thread too" } else { "" };
+            Some((
+                deeper,
+                format!("bound {preemption_bound}, {yield_choices} choices at yields{to_self}"),
+            ))
+        }
+        _ if violation.stats.preemption_bound > config.preemption_bound => {
+            let bound = violation.stats.preemption_bound;
+            let deeper = Config {
+                preemption_bound: bound,
+                ..config.clone()
+            };
+            Some((deeper, format!("bound {bound}")))
+        }
+        _ => None,
+    }
+}
+
 /// What deepening the sample's small matrices at once covered, as a stage of the PASS line.
-fn small_matrices_deepened(deepened: &[((usize, usize), u32, u64)], base: u32) -> DeepeningStage {
+fn small_matrices_deepened(deepened: &[DeepenedMatrix], base: u32) -> DeepeningStage {
     let mut stage = DeepeningStage::new(
         format!(
             "iterative deepening of the sample's small matrices at once (bound-{base} trees within {} executions)",
@@ -1295,13 +1327,16 @@ fn small_matrices_deepened(deepened: &[((usize, usize), u32, u64)], base: u32) -
         ),
         Some(deepened.len()),
     );
-    for &(shape, bound, executions) in deepened {
-        stage.executions += executions;
-        if bound > base {
+    for matrix in deepened {
+        stage.executions += matrix.executions;
+        if matrix.bound > base {
             stage.checked += 1;
-            stage.covered_to(shape, bound);
+            stage.covered_to(matrix.shape, matrix.bound);
         } else {
             stage.cut += 1;
+        }
+        if let Some(choices) = matrix.yield_choices {
+            stage.covered_at_yields(matrix.shape, choices);
         }
     }
     stage

@@ -22,18 +22,38 @@ pub type BatchFailure = (usize, Result<Box<Violation>, CheckError>);
 
 /// Iterative deepening of a batch's small matrices as soon as each passes (a run with a time
 /// budget does it on its sample): a matrix whose phase-2 tree at the batch's bound took at most
-/// `small_tree` executions is explored again at bound + 1, + 2, ... (at most `max_extra` more)
-/// while the trees it explores in all stay within `factor` times its first tree (and at least
-/// `small_tree`). A bug that needs one preemption more than the bound shows in the first second
-/// on the 2x1 and 3x1 matrices of the sample, and the cost stays a small part of the sample's.
+/// `small_tree` executions is explored again at bound + 1, + 2, ... (at most `max_extra` more),
+/// then, at the batch's bound, with the yielding thread as an option at yields and one, two, ...
+/// more non-default choices at yields per execution ([`Config::yield_to_self`],
+/// [`Config::yield_choices`]), each of the two while the trees it explores stay within `factor`
+/// times the matrix's first tree (and at least `small_tree`). A bug that needs one preemption
+/// more than the bound, or a spinning thread that runs again right after its own yields, shows in
+/// the first second on the 2x1 and 3x1 matrices of the sample, and the cost stays a small part of
+/// the sample's.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct SmallMatrixDeepening {
     /// The largest first tree (executions) that is deepened.
     pub small_tree: u64,
     /// How many times its first tree the deeper trees of one matrix may take in all.
     pub factor: u64,
-    /// Preemptions beyond the batch's bound tried at most.
+    /// Preemptions beyond the batch's bound tried at most, and choices at yields beyond the
+    /// batch's.
     pub max_extra: u32,
+}
+
+/// How far one small matrix was deepened at once ([`SmallMatrixDeepening`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DeepenedMatrix {
+    /// The matrix's shape (threads, operations per thread).
+    pub shape: (usize, usize),
+    /// The preemption bound to which it was explored completely (the batch's if no deeper tree
+    /// fit).
+    pub bound: u32,
+    /// The non-default choices at yields per execution, the yielding thread among the options, to
+    /// which it was explored completely at the batch's bound (`None`: no such tree fit).
+    pub yield_choices: Option<u32>,
+    /// Executions of both phases the deeper trees took.
+    pub executions: u64,
 }
 
 impl Default for SmallMatrixDeepening {
@@ -64,9 +84,8 @@ pub struct BatchOutcome {
     /// Passing matrices whose inconclusive executions outnumber their judged ones, and of
     /// those, the ones with no judged execution at all ([`Inconclusiveness`]).
     pub inconclusive: Inconclusiveness,
-    /// With [`SmallMatrixDeepening`]: each deepened matrix's shape, the bound to which it was
-    /// explored completely (the batch's bound if no deeper tree fit), and the executions it took.
-    pub deepened: Vec<((usize, usize), u32, u64)>,
+    /// With [`SmallMatrixDeepening`]: how far each deepened matrix went.
+    pub deepened: Vec<DeepenedMatrix>,
 }
 
 /// What a run did not cover of its matrices: passing matrices that were mostly or wholly
@@ -186,9 +205,9 @@ pub fn check_matrices<O: Send + Sync + 'static>(
                         drop(counts);
                         // A small matrix goes deeper at once; a violation there is the matrix's.
                         let deeper = deepening.and_then(|d| deepen_small(subject, &matrices[i], &config, &stats, d));
-                        deeper.and_then(|(shape, bound, ran, failure)| {
-                            executions.fetch_add(ran, Ordering::Relaxed);
-                            deepened.lock().expect("no worker panics").push((shape, bound, ran));
+                        deeper.and_then(|(matrix, failure)| {
+                            executions.fetch_add(matrix.executions, Ordering::Relaxed);
+                            deepened.lock().expect("no worker panics").push(matrix);
                             failure
                         })
                     }
@@ -229,53 +248,109 @@ pub fn check_matrices<O: Send + Sync + 'static>(
     }
 }
 
-/// A matrix deepened at once: its shape, the bound it was explored to, the executions, and the
-/// violation (or error) of a deeper bound.
-type Deepened = ((usize, usize), u32, u64, Option<Result<Box<Violation>, CheckError>>);
+/// A violation (or error) a deeper tree found.
+type DeeperFailure = Result<Box<Violation>, CheckError>;
 
 /// [`SmallMatrixDeepening`] of one passing `matrix` whose check at `config`'s bound gave `stats`
-/// (`None` if its tree was not small, or its check was cut).
+/// (`None`: its tree is not small): how far it went, and the violation of a deeper tree.
 fn deepen_small<O: Send + Sync + 'static>(
     subject: &Subject<O>,
     matrix: &TestMatrix,
     config: &Config,
     stats: &CheckStats,
     deepening: SmallMatrixDeepening,
-) -> Option<Deepened> {
+) -> Option<(DeepenedMatrix, Option<DeeperFailure>)> {
     let first = stats.concurrent_executions;
     if first > deepening.small_tree || stats.unfinished || !config.strategy.is_exhaustive() {
         return None;
     }
-    let mut left = (first * deepening.factor).max(deepening.small_tree);
-    let mut covered = config.preemption_bound;
-    let mut ran = 0;
-    for bound in config.preemption_bound + 1..=config.preemption_bound + deepening.max_extra {
-        let deeper = Config {
-            preemption_bound: bound,
+    let share = (first * deepening.factor).max(deepening.small_tree);
+    let mut deepened = DeepenedMatrix {
+        shape: matrix.dimensions(),
+        bound: config.preemption_bound,
+        yield_choices: None,
+        executions: 0,
+    };
+    let base = Config {
+        interlude: None,
+        ..config.clone()
+    };
+    let bounds = (1..=deepening.max_extra).map(|extra| Config {
+        preemption_bound: config.preemption_bound + extra,
+        ..base.clone()
+    });
+    let chain = deepen_chain(subject, matrix, bounds, share);
+    deepened.executions += chain.executions;
+    if let Some(covered) = &chain.covered {
+        deepened.bound = covered.preemption_bound;
+    }
+    if chain.failure.is_some() {
+        return Some((deepened, chain.failure));
+    }
+    let yields = (1..=deepening.max_extra).map(|extra| Config {
+        yield_to_self: true,
+        yield_choices: config.yield_choices + extra,
+        ..base.clone()
+    });
+    let chain = deepen_chain(subject, matrix, yields, share);
+    deepened.executions += chain.executions;
+    deepened.yield_choices = chain.covered.map(|c| c.yield_choices);
+    Some((deepened, chain.failure))
+}
+
+/// How a chain of ever deeper checks of one matrix went.
+struct Chain {
+    /// The deepest configuration whose tree was explored completely.
+    covered: Option<Config>,
+    /// Executions of both phases.
+    executions: u64,
+    /// The violation (or error) of the first deeper tree that failed.
+    failure: Option<DeeperFailure>,
+}
+
+/// Checks `matrix` at each of `deeper` (each tree containing the one before) while their trees
+/// stay within `share` executions in all; stops at the first failure.
+fn deepen_chain<O: Send + Sync + 'static>(
+    subject: &Subject<O>,
+    matrix: &TestMatrix,
+    deeper: impl Iterator<Item = Config>,
+    share: u64,
+) -> Chain {
+    let mut chain = Chain {
+        covered: None,
+        executions: 0,
+        failure: None,
+    };
+    let mut left = share;
+    for config in deeper {
+        let config = Config {
             max_executions: Some(left),
-            interlude: None,
-            ..config.clone()
+            ..config
         };
-        let stats = match check(subject, matrix, &deeper) {
+        let stats = match check(subject, matrix, &config) {
             Ok(Verdict::Pass(stats)) => stats,
             Ok(Verdict::Fail(v)) => {
-                let spent = v.stats.serial_executions + v.stats.concurrent_executions;
-                return Some((matrix.dimensions(), covered, ran + spent, Some(Ok(v))));
-            }
-            Err(CheckError::Unfinished { executions, .. }) => {
-                ran += executions;
+                chain.executions += v.stats.serial_executions + v.stats.concurrent_executions;
+                chain.failure = Some(Ok(v));
                 break;
             }
-            Err(e) => return Some((matrix.dimensions(), covered, ran, Some(Err(e)))),
+            Err(CheckError::Unfinished { executions, .. }) => {
+                chain.executions += executions;
+                break;
+            }
+            Err(e) => {
+                chain.failure = Some(Err(e));
+                break;
+            }
         };
-        ran += stats.serial_executions + stats.concurrent_executions;
+        chain.executions += stats.serial_executions + stats.concurrent_executions;
         if stats.concurrent_executions >= left || stats.unfinished {
             break;
         }
-        covered = bound;
         left -= stats.concurrent_executions;
+        chain.covered = Some(config);
     }
-    Some((matrix.dimensions(), covered, ran, None))
+    chain
 }
 
 #[cfg(test)]
