@@ -987,19 +987,20 @@ impl<O: Send + Sync + 'static> TestRun<'_, O> {
             return Ok(());
         };
         for (line, saved) in file.load_for(&self.test.name).map_err(TestFailure::Regressions)? {
-            let matrix = saved
-                .matrix(&self.labels)
-                .and_then(|m| match self.subject.groups().check(&m) {
-                    Ok(()) => Ok(m),
-                    Err(broken) => Err(format!("{}; delete this line", broken.describe(&self.labels))),
+            let matrix = saved.matrix(&self.labels).map_err(|problem| {
+                TestFailure::Regressions(RegressionError::Invalid {
+                    path: file.path().to_path_buf(),
+                    line: line + 2,
+                    problem,
                 })
-                .map_err(|problem| {
-                    TestFailure::Regressions(RegressionError::Invalid {
-                        path: file.path().to_path_buf(),
-                        line: line + 2,
-                        problem,
-                    })
-                })?;
+            })?;
+            if let Err(broken) = self.subject.groups().check(&matrix) {
+                return Err(TestFailure::Regressions(RegressionError::Invalid {
+                    path: file.path().to_path_buf(),
+                    line: line + 2,
+                    problem: format!("{}; delete this line", broken.describe(&self.labels)),
+                }));
+            }
             let origin = MatrixOrigin::Saved {
                 file: file.path().to_path_buf(),
                 seed: saved.seed,

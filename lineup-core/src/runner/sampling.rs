@@ -24,7 +24,7 @@ pub fn sample_matrices(invocations: usize, threads: usize, ops: usize, samples: 
 /// [operation groups](crate::Invocation::group), drawn in one pass with no rejection: for each
 /// matrix, each group's column first (uniformly, independently: two groups may share a column),
 /// then every entry uniformly from the invocations its column may hold (those in no group and
-/// those of the groups that sit there; [`draw_matrix`]). Where every invocation is in a group,
+/// those of the groups that sit there). Where every invocation is in a group,
 /// a column that holds no group stays empty and is left out, so such a matrix has fewer threads.
 /// With no group this is [`sample_matrices`], draw for draw.
 ///
