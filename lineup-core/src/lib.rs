@@ -87,6 +87,7 @@ pub use error::CheckError;
 pub use judge::verdict::{CheckStats, LoomEvidence, Verdict, Violation, ViolationKind};
 pub use judge::witness;
 pub use memory_limit::{allocation_size, default_memory_budget, MemoryLimit};
+pub use model::groups::{GroupViolation, OperationGroups};
 pub use model::history::{op_table, Event, History, HistoryBuilder, HistoryError, NotationError, OpInfo, OpTable};
 pub use model::invocation::{Invocation, InvocationLabel};
 pub use model::invocations::Invocations;
@@ -109,8 +110,10 @@ pub use runner::parallel::{
 };
 pub use runner::progress::Progress;
 pub use runner::regressions;
-pub use runner::sampling::{auto_matrices, sample_matrices, shard_indices};
-pub use runner::shapes::{sample_shaped, ShapeCounts, Shapes};
+pub use runner::sampling::{
+    auto_matrices, auto_matrices_grouped, sample_matrices, sample_matrices_grouped, shard_indices,
+};
+pub use runner::shapes::{sample_shaped, sample_shaped_grouped, ShapeCounts, Shapes};
 pub use runner::shrink::{same_kind, shrink, Shrunk};
 pub use spec::determinism::{find_nondeterminism, find_nondeterminism_tolerating, Nondeterminism};
 pub use spec::observation::{Observation, ObservationKey, ObservationSet};

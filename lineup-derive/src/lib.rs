@@ -65,6 +65,7 @@ mod lineup_test;
 /// | `#[invoke((1, "a"), (2, "b"))]` | `fn put(&self, key: u32, value: &'static str)` | `put(1, "a")`, `put(2, "b")` |
 /// | `#[invoke(name = "push_front", 1, 2)]` | `fn push_head(&self, value: u32)` | `push_front(1)`, `push_front(2)` |
 /// | `#[invoke]` | `async fn take(&self) -> u32` | `take()`, awaited |
+/// | `#[invoke(group = "consumer")]` | `fn pop(&self) -> Option<u32>` | `pop()`, on one thread of every matrix |
 ///
 /// * With one parameter besides `&self`, every value is one argument (a tuple value is one
 ///   argument of tuple type). With several, every value is a tuple with one element per
@@ -79,6 +80,12 @@ mod lineup_test;
 ///   compares results as their `Debug` text. It must not borrow from the object (return an
 ///   owned value, not `&T`).
 /// * `name = "..."` (anywhere in the list) names the invocations instead of the method name.
+/// * `group = "..."` (anywhere in the list) puts every invocation of the method in that operation
+///   group (`Invocation::group`): every matrix lineup generates runs a group's invocations on one
+///   thread, for an operation only one thread may call (an MPSC channel's `recv`). Methods with
+///   the same group name share the group.
+/// * `nondeterministic` marks an operation whose results may legitimately differ
+///   (`Invocation::nondeterministic`).
 ///
 /// # Order
 ///
@@ -127,7 +134,7 @@ mod lineup_test;
 /// with parameters, or with values on one without; a value that is not a tuple of the right
 /// arity for a method with several parameters; generic or unsafe methods; `#[invoke]`
 /// twice on one method or on something that is not a method; an unknown option in
-/// `#[invoke(...)]`. A value of the wrong type, or one that is not `Clone` or `Debug`, is
+/// `#[invoke(...)]`; a `name` or `group` that is not a string literal, is empty, or is given twice. A value of the wrong type, or one that is not `Clone` or `Debug`, is
 /// reported by the compiler at the value; a result that is not `Debug`, at the method's name.
 #[proc_macro_attribute]
 pub fn invocations(args: TokenStream, input: TokenStream) -> TokenStream {

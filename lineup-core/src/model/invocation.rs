@@ -62,6 +62,7 @@ pub struct Invocation<O> {
     label: InvocationLabel,
     call: Arc<OperationFn<O>>,
     nondeterministic: bool,
+    group: Option<Arc<str>>,
 }
 
 impl<O> Clone for Invocation<O> {
@@ -70,6 +71,7 @@ impl<O> Clone for Invocation<O> {
             label: self.label.clone(),
             call: Arc::clone(&self.call),
             nondeterministic: self.nondeterministic,
+            group: self.group.clone(),
         }
     }
 }
@@ -101,6 +103,7 @@ impl<O> Invocation<O> {
             label: InvocationLabel::new(name, Vec::new()),
             call,
             nondeterministic: false,
+            group: None,
         }
     }
 
@@ -126,6 +129,51 @@ impl<O> Invocation<O> {
     /// Whether the operation is [`nondeterministic`](Self::nondeterministic).
     pub fn is_nondeterministic(&self) -> bool {
         self.nondeterministic
+    }
+
+    /// Pins the invocation to one thread of a matrix: every generated matrix (the random sample,
+    /// the deepening stages, AutoCheck, shrinking) puts all the invocations of group `name` in
+    /// one column, which may also run other invocations. For an operation that only one thread
+    /// may call, such as an MPSC channel's `recv` or an SPSC ring's `push` (Lincheck's
+    /// non-parallel group). Invocations with the same name form one group (those of several
+    /// methods may share one); two groups may share a column, so a matrix with more groups than
+    /// threads is still built. An explicit matrix of a [`LineupTest`](crate::LineupTest) that
+    /// puts a group on two threads is a setup error that names the group, its invocations and
+    /// their threads. The initial and final operations run on the main thread before and after
+    /// the workers, never at the same time as a worker, so they are outside the rule.
+    /// `#[invoke(group = "consumer")]` does the same.
+    ///
+    /// # Panics
+    ///
+    /// If `name` is empty.
+    ///
+    /// ```
+    /// use lineup_core::{sample_matrices_grouped, Invocation, OperationGroups, Subject};
+    /// use lineup_core::sync::Mutex;
+    ///
+    /// let subject = Subject::new("queue", || Mutex::new(Vec::<u32>::new()))
+    ///     .with(Invocation::new("push", |q: &Mutex<Vec<u32>>| q.lock().unwrap().push(1)).arg(1))
+    ///     .with(Invocation::new("pop", |q: &Mutex<Vec<u32>>| q.lock().unwrap().pop()).group("consumer"));
+    /// assert_eq!(subject.invocations()[1].group_name(), Some("consumer"));
+    ///
+    /// // Every sampled matrix runs its `pop()`s on one thread.
+    /// let groups: OperationGroups = subject.groups();
+    /// for matrix in sample_matrices_grouped(&groups, 3, 3, 100, 7) {
+    ///     let threads_with_pop = matrix.threads.iter().filter(|column| column.contains(&1)).count();
+    ///     assert!(threads_with_pop <= 1);
+    ///     assert!(groups.check(&matrix).is_ok());
+    /// }
+    /// ```
+    pub fn group(mut self, name: impl Into<String>) -> Self {
+        let name = name.into();
+        assert!(!name.is_empty(), "an operation group's name cannot be empty");
+        self.group = Some(name.into());
+        self
+    }
+
+    /// The name of the invocation's [`group`](Self::group), if it has one.
+    pub fn group_name(&self) -> Option<&str> {
+        self.group.as_deref()
     }
 
     /// Records one argument value (rendered with `Debug`) for display.

@@ -2,6 +2,7 @@
 //! ids, responses, histories with their notation, and replay tokens.
 
 pub(crate) mod async_invocation;
+pub(crate) mod groups;
 pub(crate) mod history;
 pub(crate) mod invocation;
 pub(crate) mod invocations;

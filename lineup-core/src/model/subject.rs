@@ -3,6 +3,7 @@
 use std::fmt;
 use std::sync::Arc;
 
+use crate::model::groups::OperationGroups;
 use crate::model::invocation::Invocation;
 use crate::model::invocation::InvocationLabel;
 use crate::model::matrix::TestMatrix;
@@ -76,6 +77,12 @@ impl<O> Subject<O> {
     /// The labels of the invocations, in order.
     pub fn labels(&self) -> Vec<InvocationLabel> {
         self.invocations.iter().map(|i| i.label().clone()).collect()
+    }
+
+    /// The operation groups of the invocations ([`Invocation::group`]): what every matrix
+    /// lineup generates for this subject keeps.
+    pub fn groups(&self) -> OperationGroups {
+        OperationGroups::of(&self.invocations)
     }
 
     /// Builds a fresh object.

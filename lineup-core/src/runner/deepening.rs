@@ -8,9 +8,10 @@ use std::fmt;
 use std::str::FromStr;
 
 use crate::config::{Config, Strategy};
+use crate::model::groups::OperationGroups;
 use crate::model::matrix::TestMatrix;
-use crate::runner::sampling::auto_matrices;
-use crate::runner::shapes::{sample_shaped, Shapes};
+use crate::runner::sampling::auto_matrices_grouped;
+use crate::runner::shapes::{sample_shaped_grouped, Shapes};
 
 /// One kind of deepening after the sample.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -108,7 +109,8 @@ pub(crate) struct PlanInput<'a> {
     pub(crate) threads: usize,
     pub(crate) ops: usize,
     pub(crate) shapes: Shapes,
-    pub(crate) invocations: usize,
+    /// The invocations and their operation groups, which every drawn matrix keeps.
+    pub(crate) groups: &'a OperationGroups,
     pub(crate) sampled: &'a [TestMatrix],
     pub(crate) frame: &'a dyn Fn(TestMatrix) -> TestMatrix,
 }
@@ -136,7 +138,9 @@ pub(crate) fn plan<'a>(stage: Stage, input: &PlanInput<'a>) -> Option<Plan<'a>> 
         let count = input.samples.max(20).div_ceil(shapes.len());
         let matrices: Vec<TestMatrix> = shapes
             .iter()
-            .flat_map(|&(threads, ops)| sample_shaped(input.invocations, threads, ops, count, input.seed ^ salt, mix))
+            .flat_map(|&(threads, ops)| {
+                sample_shaped_grouped(input.groups, threads, ops, count, input.seed ^ salt, mix)
+            })
             .map(input.frame)
             .collect();
         Plan {
@@ -188,7 +192,7 @@ pub(crate) fn plan<'a>(stage: Stage, input: &PlanInput<'a>) -> Option<Plan<'a>> 
         Stage::AutoCheck => Plan {
             name: "AutoCheck".to_string(),
             config: config.clone(),
-            matrices: Box::new(auto_matrices(input.invocations).map(input.frame)),
+            matrices: Box::new(auto_matrices_grouped(input.groups).map(input.frame)),
             of: None,
         },
         Stage::IterativeDeepening => return None,

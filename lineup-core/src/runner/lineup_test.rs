@@ -25,7 +25,7 @@ use crate::runner::parallel::{check_matrices, DeepenedMatrix, Inconclusiveness, 
 use crate::runner::progress::Progress;
 use crate::runner::regressions::{Regression, RegressionError, RegressionFile};
 use crate::runner::sampling::shard_indices;
-use crate::runner::shapes::{sample_shaped, ShapeCounts, Shapes};
+use crate::runner::shapes::{sample_shaped_grouped, ShapeCounts, Shapes};
 use crate::runner::shrink::shrink;
 use crate::spec::spec_snapshot::{compare_or_bless, SnapshotError};
 
@@ -995,6 +995,13 @@ impl<O: Send + Sync + 'static> TestRun<'_, O> {
                     problem,
                 })
             })?;
+            if let Err(broken) = self.subject.groups().check(&matrix) {
+                return Err(TestFailure::Regressions(RegressionError::Invalid {
+                    path: file.path().to_path_buf(),
+                    line: line + 2,
+                    problem: format!("{}; delete this line", broken.describe(&self.labels)),
+                }));
+            }
             let origin = MatrixOrigin::Saved {
                 file: file.path().to_path_buf(),
                 seed: saved.seed,
@@ -1024,6 +1031,10 @@ impl<O: Send + Sync + 'static> TestRun<'_, O> {
                 .map(|c| test.resolve(&self.labels, c))
                 .collect::<Result<Vec<_>, _>>()?;
             let matrix = self.frame.around(TestMatrix::new(threads));
+            if let Err(broken) = self.subject.groups().check(&matrix) {
+                let problem = broken.describe(&self.labels);
+                return Err(test.setup(format!("regression matrix #{index} of the test: {problem}")));
+            }
             if let Some(dir) = &test.observations {
                 self.compare_spec(dir, index, &matrix)?;
             }
@@ -1070,7 +1081,8 @@ impl<O: Send + Sync + 'static> TestRun<'_, O> {
         if samples == 0 || test.threads == 0 || test.ops == 0 {
             return Ok(Vec::new());
         }
-        let sample = sample_shaped(self.labels.len(), test.threads, test.ops, samples, seed, test.shapes);
+        let groups = self.subject.groups();
+        let sample = sample_shaped_grouped(&groups, test.threads, test.ops, samples, seed, test.shapes);
         let (shard, shards) = self.settings.shard.unwrap_or((0, 1));
         let indices: Vec<usize> = shard_indices(samples, shard, shards).collect();
         let matrices: Vec<TestMatrix> = indices.iter().map(|&i| self.frame.around(sample[i].clone())).collect();
@@ -1144,6 +1156,7 @@ impl<O: Send + Sync + 'static> TestRun<'_, O> {
         let around = self.frame.clone();
         let frame = move |m: TestMatrix| around.around(m);
         let config = self.settings.config.clone();
+        let groups = self.subject.groups();
         let input = PlanInput {
             config: &config,
             seed: self.settings.seed,
@@ -1151,7 +1164,7 @@ impl<O: Send + Sync + 'static> TestRun<'_, O> {
             threads: self.test.threads,
             ops: self.test.ops,
             shapes: self.test.shapes,
-            invocations: self.labels.len(),
+            groups: &groups,
             sampled,
             frame: &frame,
         };

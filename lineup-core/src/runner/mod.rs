@@ -2,6 +2,8 @@
 //! shrinking, parallel workers, regressions files, and progress.
 
 pub(crate) mod deepening;
+#[cfg(test)]
+mod groups;
 pub(crate) mod lineup_test;
 pub(crate) mod parallel;
 pub(crate) mod progress;

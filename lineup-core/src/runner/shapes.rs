@@ -9,8 +9,9 @@ use std::fmt;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
+use crate::model::groups::OperationGroups;
 use crate::model::matrix::TestMatrix;
-use crate::runner::sampling::sample_matrices;
+use crate::runner::sampling::{draw_matrix, sample_matrices_grouped};
 
 /// Which shapes a sample draws ([`LineupTest::shapes`](crate::LineupTest::shapes)).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -36,6 +37,7 @@ impl Default for Shapes {
 
 /// `samples` matrices over `invocations` invocations, of the shapes `shapes` allows, up to
 /// `threads x ops`; the same seed gives the same matrices on every platform.
+/// [`sample_shaped_grouped`] with no group draws the same matrices.
 ///
 /// ```
 /// use lineup_core::{sample_shaped, Shapes};
@@ -53,10 +55,34 @@ pub fn sample_shaped(
     seed: u64,
     shapes: Shapes,
 ) -> Vec<TestMatrix> {
+    sample_shaped_grouped(&OperationGroups::none(invocations), threads, ops, samples, seed, shapes)
+}
+
+/// [`sample_shaped`] over the invocations of `groups`, every matrix keeping its
+/// [operation groups](crate::Invocation::group): each matrix's shape is drawn first, then the
+/// matrix as [`sample_matrices_grouped`] draws one. With no group this is [`sample_shaped`],
+/// draw for draw.
+///
+/// ```
+/// use lineup_core::{sample_shaped, sample_shaped_grouped, OperationGroups, Shapes};
+/// let groups = OperationGroups::new([None, Some("consumer"), Some("consumer")]);
+/// let sample = sample_shaped_grouped(&groups, 3, 3, 200, 42, Shapes::default());
+/// assert!(sample.iter().all(|m| groups.check(m).is_ok()));
+/// let free = OperationGroups::none(3);
+/// assert_eq!(sample_shaped_grouped(&free, 3, 3, 200, 42, Shapes::default()), sample_shaped(3, 3, 3, 200, 42, Shapes::default()));
+/// ```
+pub fn sample_shaped_grouped(
+    groups: &OperationGroups,
+    threads: usize,
+    ops: usize,
+    samples: usize,
+    seed: u64,
+    shapes: Shapes,
+) -> Vec<TestMatrix> {
     let Shapes::UpTo { full_percent } = shapes else {
-        return sample_matrices(invocations, threads, ops, samples, seed);
+        return sample_matrices_grouped(groups, threads, ops, samples, seed);
     };
-    assert!(invocations > 0, "an empty invocation set has no matrices");
+    assert!(groups.invocations() > 0, "an empty invocation set has no matrices");
     let smaller: Vec<(usize, usize)> = (2..=threads)
         .flat_map(|n| (1..=ops).map(move |m| (n, m)))
         .filter(|&shape| shape != (threads, ops))
@@ -70,11 +96,7 @@ pub fn sample_shaped(
             } else {
                 smaller[rng.random_range(0..smaller.len())]
             };
-            TestMatrix::new(
-                (0..n)
-                    .map(|_| (0..m).map(|_| rng.random_range(0..invocations)).collect())
-                    .collect(),
-            )
+            draw_matrix(&mut rng, groups, n, m)
         })
         .collect()
 }
@@ -106,6 +128,7 @@ impl fmt::Display for ShapeCounts {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::runner::sampling::sample_matrices;
 
     #[test]
     fn the_mix_draws_every_smaller_shape_and_about_the_share_of_full_ones() {
@@ -118,6 +141,44 @@ mod tests {
             assert!(counts.0[&shape] > 50, "{shape:?} in {counts}");
         }
         assert_eq!(counts.0.len(), 6, "{counts}");
+    }
+
+    /// The shaped sample as it was drawn before operation groups (kept here to prove that a
+    /// group-free sample is unchanged).
+    fn ungrouped_shaped(invocations: usize, threads: usize, ops: usize, samples: usize, seed: u64) -> Vec<TestMatrix> {
+        let smaller: Vec<(usize, usize)> = (2..=threads)
+            .flat_map(|n| (1..=ops).map(move |m| (n, m)))
+            .filter(|&shape| shape != (threads, ops))
+            .collect();
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        (0..samples)
+            .map(|_| {
+                let full = smaller.is_empty() || rng.random_range(0..100u8) < 50;
+                let (n, m) = if full {
+                    (threads, ops)
+                } else {
+                    smaller[rng.random_range(0..smaller.len())]
+                };
+                TestMatrix::new(
+                    (0..n)
+                        .map(|_| (0..m).map(|_| rng.random_range(0..invocations)).collect())
+                        .collect(),
+                )
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_shaped_sample_without_groups_is_the_one_drawn_before_groups() {
+        let mix = Shapes::UpTo { full_percent: 50 };
+        for seed in 0..300 {
+            for (invocations, threads, ops) in [(3, 3, 3), (4, 2, 1), (2, 4, 2)] {
+                let old = ungrouped_shaped(invocations, threads, ops, 9, seed);
+                assert_eq!(sample_shaped(invocations, threads, ops, 9, seed, mix), old);
+                let free = OperationGroups::none(invocations);
+                assert_eq!(sample_shaped_grouped(&free, threads, ops, 9, seed, mix), old);
+            }
+        }
     }
 
     #[test]

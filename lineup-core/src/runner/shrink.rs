@@ -72,7 +72,9 @@ fn without_one_thread(m: &TestMatrix) -> Vec<TestMatrix> {
 /// matrix (one operation fewer, then, when no single operation can go, one thread fewer) that
 /// fails with a violation of the original kind, or, if none of that size does, to the first one
 /// that fails with any violation. Every matrix reported was checked and fails; a smaller matrix
-/// whose check reaches no verdict (a [`CheckError`], such as a vacuous check) is skipped.
+/// whose check reaches no verdict (a [`CheckError`], such as a vacuous check) is skipped. Every
+/// smaller matrix keeps the subject's [operation groups](crate::Invocation::group) (a removal
+/// cannot put a group on a second thread); one that did not would be skipped unchecked.
 pub fn shrink<O: Send + Sync + 'static>(
     subject: &Subject<O>,
     matrix: &TestMatrix,
@@ -80,7 +82,11 @@ pub fn shrink<O: Send + Sync + 'static>(
     config: &Config,
 ) -> Result<Shrunk, CheckError> {
     let original = violation.kind.clone();
+    let groups = subject.groups();
     let (matrix, violation, steps, attempts) = smallest(matrix.clone(), violation, |candidate| {
+        if !groups.respects(candidate) {
+            return None;
+        }
         match check(subject, candidate, config) {
             Ok(Verdict::Fail(v)) => {
                 let preferred = same_kind(&v.kind, &original);
@@ -212,6 +218,22 @@ mod tests {
         let only_two = |c: &TestMatrix| fake(c).filter(|_| c.op_count() >= 2);
         let (m, kind, _, _) = smallest(TestMatrix::new(vec![vec![1, 3], vec![2]]), 'a', only_two);
         assert_eq!((m, kind), (TestMatrix::new(vec![vec![1], vec![2]]), 'a'));
+    }
+
+    #[test]
+    fn every_smaller_matrix_keeps_the_groups() {
+        use crate::model::groups::OperationGroups;
+        use crate::runner::sampling::sample_matrices_grouped;
+        let groups = OperationGroups::new([Some("consumer"), None, Some("producer"), Some("consumer"), None]);
+        let mut candidates = 0;
+        for matrix in sample_matrices_grouped(&groups, 3, 3, 500, 17) {
+            let framed = matrix.with_initial(vec![0, 2]).with_final(vec![3]);
+            for candidate in without_one_op(&framed).into_iter().chain(without_one_thread(&framed)) {
+                assert!(groups.respects(&candidate), "{candidate:?} from {framed:?}");
+                candidates += 1;
+            }
+        }
+        assert_eq!(candidates, 500 * (2 + 9 + 1 + 3));
     }
 
     #[test]

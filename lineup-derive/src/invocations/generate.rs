@@ -81,13 +81,25 @@ fn invocations(method: &InvokeMethod) -> impl Iterator<Item = TokenStream> + '_ 
             &method.ident,
             arguments,
             &method.param_types,
-            method.nondeterministic,
+            Marks {
+                nondeterministic: method.nondeterministic,
+                group: method.group.as_ref(),
+            },
             method.asynchronous,
         )
     })
 }
 
-/// One `::lineup::Invocation::new(...)` call with its `.arg(...)`s (and `.nondeterministic()`). Each value is evaluated once
+/// What an invocation is marked with besides its arguments.
+struct Marks<'a> {
+    /// `.nondeterministic()`.
+    nondeterministic: bool,
+    /// `.group(...)`, with the user's literal.
+    group: Option<&'a LitStr>,
+}
+
+/// One `::lineup::Invocation::new(...)` call with its `.arg(...)`s (and `.nondeterministic()`,
+/// `.group(...)`). Each value is evaluated once
 /// into a local of the parameter's type (so a value of the wrong type is reported at the value);
 /// the `move` closure owns a clone and clones it again at every call (so that it is `Fn`), and
 /// the original is recorded for display.
@@ -96,7 +108,7 @@ fn invocation(
     method: &Ident,
     values: &[Expr],
     types: &[Type],
-    nondeterministic: bool,
+    marks: Marks<'_>,
     asynchronous: bool,
 ) -> TokenStream {
     // Spanned at the user's value, so that a missing `Clone` or `Debug` is reported there (a
@@ -134,11 +146,15 @@ fn invocation(
             ::lineup::Invocation::new(#label, move |#object: &Self| Self::#method(#object #(, #clones)*))
         }
     };
-    let marks = nondeterministic.then(|| quote_spanned!(method.span()=> .nondeterministic()));
+    let nondeterministic = marks
+        .nondeterministic
+        .then(|| quote_spanned!(method.span()=> .nondeterministic()));
+    // Spanned at the user's literal: a problem with the group is reported there.
+    let group = marks.group.map(|name| quote_spanned!(name.span()=> .group(#name)));
     quote! {
         {
             #(#lets)*
-            #new #(#records)* #marks
+            #new #(#records)* #nondeterministic #group
         }
     }
 }

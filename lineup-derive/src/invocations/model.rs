@@ -39,6 +39,9 @@ pub(super) struct InvokeMethod {
     /// The label of its invocations: the `name = "..."` of `#[invoke]`, or the method's name
     /// (without `r#`) at the method's name.
     pub(super) label: LitStr,
+    /// `#[invoke(group = "...")]`: each invocation is pinned to one thread with `.group(...)`,
+    /// spanned at the literal.
+    pub(super) group: Option<LitStr>,
     /// `#[invoke(nondeterministic)]`: each invocation is marked `.nondeterministic()`.
     pub(super) nondeterministic: bool,
     /// An `async fn`: its invocations are made with `Invocation::new_async`.

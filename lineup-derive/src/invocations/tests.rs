@@ -230,6 +230,53 @@ fn attribute_misuse_is_reported() {
 }
 
 #[test]
+fn a_group_marks_every_invocation_of_its_method() {
+    let out = expand(
+        TokenStream::new(),
+        quote! {
+            impl Queue {
+                #[invoke(1, 2)]
+                fn push(&self, value: u32) {}
+                #[invoke(group = "consumer")]
+                fn pop(&self) -> Option<u32> { None }
+                #[invoke(nondeterministic, group = "consumer", name = "peek_any")]
+                fn peek(&self) -> Option<u32> { None }
+            }
+        },
+    )
+    .unwrap()
+    .to_string();
+    assert_eq!(out.matches(". group (\"consumer\")").count(), 2, "{out}");
+    assert!(
+        out.contains("Self :: pop (__lineup_object)) . group (\"consumer\")"),
+        "{out}"
+    );
+    assert!(out.contains(". nondeterministic () . group (\"consumer\")"), "{out}");
+}
+
+#[test]
+fn a_malformed_group_is_reported() {
+    let not_literal = error(quote!(impl Q { #[invoke(group = consumer)] fn pop(&self) {} }));
+    assert_eq!(
+        not_literal,
+        "`group` takes a string literal, e.g. `group = \"consumer\"`"
+    );
+    let not_string = error(quote!(impl Q { #[invoke(group = 7, 1)] fn add(&self, v: u32) {} }));
+    assert!(not_string.contains("`group` takes a string literal"), "{not_string}");
+    let empty = error(quote!(impl Q { #[invoke(group = "")] fn pop(&self) {} }));
+    assert_eq!(empty, "an operation group's name cannot be empty");
+    let twice = error(quote!(impl Q { #[invoke(group = "a", group = "b")] fn pop(&self) {} }));
+    assert_eq!(twice, "duplicate option `group`");
+    let missing = error(quote!(impl Q { #[invoke(group =)] fn pop(&self) {} }));
+    assert!(missing.contains("`group` takes a string literal"), "{missing}");
+    let unknown = error(quote!(impl Q { #[invoke(groups = "a")] fn pop(&self) {} }));
+    assert!(
+        unknown.contains("the options are `name = \"...\"`, `group = \"...\"` and `nondeterministic`"),
+        "{unknown}"
+    );
+}
+
+#[test]
 fn every_error_of_a_block_is_reported_at_once() {
     let messages = errors(quote! {
         impl Q {

@@ -4,10 +4,12 @@ use syn::parse::{Parse, ParseStream};
 use syn::{Attribute, Expr, Ident, LitStr, Meta, Token};
 
 /// The arguments of an `#[invoke(...)]` attribute: an optional `name = "..."`, an optional
-/// `nondeterministic` flag, and the values.
+/// `group = "..."`, an optional `nondeterministic` flag, and the values.
 pub(super) struct InvokeArgs {
     /// The `name = "..."` option: the label of the invocations instead of the method's name.
     pub(super) name: Option<LitStr>,
+    /// The `group = "..."` option: the operation group of every invocation of the method.
+    pub(super) group: Option<LitStr>,
     /// The `nondeterministic` flag: the operation's results may differ after the same serial past.
     pub(super) nondeterministic: bool,
     /// The values, one per invocation, in the order written.
@@ -20,6 +22,7 @@ impl InvokeArgs {
         match &attr.meta {
             Meta::Path(_) => Ok(Self {
                 name: None,
+                group: None,
                 nondeterministic: false,
                 values: Vec::new(),
             }),
@@ -35,6 +38,7 @@ impl InvokeArgs {
 impl Parse for InvokeArgs {
     fn parse(input: ParseStream) -> syn::Result<Self> {
         let mut name = None;
+        let mut group = None;
         let mut nondeterministic = false;
         let mut values = Vec::new();
         while !input.is_empty() {
@@ -49,25 +53,23 @@ impl Parse for InvokeArgs {
             } else if input.peek(Ident) && input.peek2(Token![=]) && !input.peek2(Token![==]) {
                 let key: Ident = input.parse()?;
                 input.parse::<Token![=]>()?;
-                if key != "name" {
-                    return Err(syn::Error::new_spanned(
-                        &key,
-                        format!(
-                            "unknown option `{key}` in `#[invoke]`; the options are `name = \"...\"` and \
-                             `nondeterministic`"
-                        ),
-                    ));
+                let slot = match key.to_string().as_str() {
+                    "name" => &mut name,
+                    "group" => &mut group,
+                    _ => {
+                        return Err(syn::Error::new_spanned(
+                            &key,
+                            format!(
+                                "unknown option `{key}` in `#[invoke]`; the options are `name = \"...\"`, \
+                                 `group = \"...\"` and `nondeterministic`"
+                            ),
+                        ))
+                    }
+                };
+                if slot.is_some() {
+                    return Err(syn::Error::new_spanned(&key, format!("duplicate option `{key}`")));
                 }
-                if name.is_some() {
-                    return Err(syn::Error::new_spanned(&key, "duplicate option `name`"));
-                }
-                let lit: LitStr = input.parse().map_err(|e| {
-                    syn::Error::new(e.span(), "`name` takes a string literal, e.g. `name = \"push_front\"`")
-                })?;
-                if lit.value().is_empty() {
-                    return Err(syn::Error::new_spanned(&lit, "an invocation's name cannot be empty"));
-                }
-                name = Some(lit);
+                *slot = Some(string_option(input, &key)?);
             } else {
                 values.push(input.parse()?);
             }
@@ -78,8 +80,33 @@ impl Parse for InvokeArgs {
         }
         Ok(Self {
             name,
+            group,
             nondeterministic,
             values,
         })
     }
+}
+
+/// The string literal of option `key` (`name` or `group`), which cannot be empty; the errors
+/// point at the value as written.
+fn string_option(input: ParseStream, key: &Ident) -> syn::Result<LitStr> {
+    let (example, what) = match key.to_string().as_str() {
+        "name" => ("name = \"push_front\"", "an invocation's name"),
+        _ => ("group = \"consumer\"", "an operation group's name"),
+    };
+    if !input.peek(LitStr) {
+        // The value as written, up to the next option, so that the error spans all of it.
+        let value: Expr = input
+            .parse()
+            .map_err(|e| syn::Error::new(e.span(), format!("`{key}` takes a string literal, e.g. `{example}`")))?;
+        return Err(syn::Error::new_spanned(
+            value,
+            format!("`{key}` takes a string literal, e.g. `{example}`"),
+        ));
+    }
+    let lit: LitStr = input.parse()?;
+    if lit.value().is_empty() {
+        return Err(syn::Error::new_spanned(&lit, format!("{what} cannot be empty")));
+    }
+    Ok(lit)
 }

@@ -43,6 +43,7 @@ pub(super) fn invoke_method(method: &ImplItemFn, attr: &Attribute) -> syn::Resul
             .collect(),
         ident: sig.ident.clone(),
         label,
+        group: args.group,
         nondeterministic: args.nondeterministic,
         asynchronous: sig.asyncness.is_some(),
         param_types,
