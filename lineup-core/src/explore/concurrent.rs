@@ -14,7 +14,7 @@ use crate::explore::recording::history_of;
 use crate::explore::replay::{plan, ReplayPlan};
 use crate::explore::run::explore_keeping_tree;
 use crate::explore::scheduler::{Control, ExecutionResult};
-use crate::explore::split::{on_workers, worker_count, SplitQueue};
+use crate::explore::split::{abort_shared, on_workers, worker_count, SplitQueue};
 use crate::explore::strategy;
 use crate::explore::trace_set::{Fingerprint, TraceFingerprints};
 use crate::judge::full_spec_index::FullSpecIndex;
@@ -350,9 +350,7 @@ impl ExecutionJudge {
         }
         if self.deadline.is_some_and(|deadline| Instant::now() >= deadline) {
             found.unfinished = true;
-            if let Some(queue) = &self.queue {
-                queue.abort();
-            }
+            abort_shared(self.queue.as_ref());
             return Control::Stop;
         }
         if result.inconclusive {
@@ -397,9 +395,7 @@ impl ExecutionJudge {
             return false;
         }
         found.memory = Some((found.budget.limit(), held));
-        if let Some(queue) = &self.queue {
-            queue.abort();
-        }
+        abort_shared(self.queue.as_ref());
         true
     }
 

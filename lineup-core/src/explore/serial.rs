@@ -12,7 +12,7 @@ use crate::explore::decision_tree::DecisionTree;
 use crate::explore::recording;
 use crate::explore::run::{explore, has_threads_of_its_own};
 use crate::explore::scheduler::Control;
-use crate::explore::split::{on_workers, worker_count, SplitQueue};
+use crate::explore::split::{abort_shared, on_workers, worker_count, SplitQueue};
 use crate::explore::trace_set::TraceSet;
 use crate::memory_limit::{serial_history_bytes, MemoryBudget};
 use crate::model::history::{op_table, History, OpTable};
@@ -150,17 +150,13 @@ fn explore_on_worker<O: Send + Sync + 'static>(
         let schedule = result.schedule();
         if result.inconclusive {
             *sink_step_limit.borrow_mut() = Some(schedule);
-            if let Some(queue) = &queue {
-                queue.abort();
-            }
+            abort_shared(queue.as_ref());
             return Control::Stop;
         }
         let mut shared = shared.lock().unwrap_or_else(|e| e.into_inner());
         if deadline.is_some_and(|deadline| Instant::now() >= deadline) {
             shared.unfinished = true;
-            if let Some(queue) = &queue {
-                queue.abort();
-            }
+            abort_shared(queue.as_ref());
             return Control::Stop;
         }
         renumber(
@@ -236,9 +232,7 @@ impl SerialTraces {
         self.held += serial_history_bytes(trace.events.len(), trace.responses.len());
         if self.budget.exceeded(self.held) {
             self.memory = Some((self.budget.limit(), self.held));
-            if let Some(queue) = queue {
-                queue.abort();
-            }
+            abort_shared(queue);
             return Control::Stop;
         }
         // The determinism check as traces arrive: a pair that proves nondeterminism ends the

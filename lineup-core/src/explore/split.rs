@@ -148,6 +148,14 @@ impl SplitQueue {
     }
 }
 
+/// Ends the exploration of every worker that shares this one's tree (`queue`), if any: what a
+/// worker does before it stops its own at a limit (time, memory, the step limit in phase 1).
+pub fn abort_shared(queue: Option<&Arc<SplitQueue>>) {
+    if let Some(queue) = queue {
+        queue.abort();
+    }
+}
+
 /// Runs `work` on `workers` OS threads over one decision tree: the first worker starts with
 /// `tree`, the others with subtrees the workers hand out. With one worker, `work` runs once, on
 /// a thread of its own, without a queue. Returns each worker's result (in worker order; a worker
