@@ -160,3 +160,49 @@ impl Barrier {
         }
     }
 }
+
+#[cfg(all(test, not(loom)))]
+mod tests {
+    use crate::check::check;
+    use crate::config::{Config, Reduction};
+    use crate::explore::abandonment::stopped_executions;
+    use crate::judge::verdict::CheckStats;
+    use crate::model::invocation::Invocation;
+    use crate::model::matrix::TestMatrix;
+    use crate::model::subject::Subject;
+
+    /// `meet() | meet()` on a barrier of three: both wait for good in every execution.
+    fn run<B: Send + Sync + 'static>(new: fn() -> B, meet: fn(&B) -> bool) -> (CheckStats, u64) {
+        let subject = Subject::new("Meet", new).with(Invocation::new("meet", meet));
+        let config = Config {
+            reduction: Reduction::Off,
+            workers: 1,
+            ..Config::default()
+        };
+        let before = stopped_executions();
+        let verdict = check(&subject, &TestMatrix::new(vec![vec![0], vec![0]]), &config).unwrap();
+        assert!(verdict.is_pass(), "{}", verdict.violation().unwrap());
+        (verdict.stats().clone(), stopped_executions() - before)
+    }
+
+    #[test]
+    fn a_stuck_execution_blocked_in_the_barrier_ends_cleanly_and_explores_as_shuttle_s() {
+        let (ours, ours_stopped) = run(|| crate::sync::Barrier::new(3), |b| b.wait().is_leader());
+        let (theirs, theirs_stopped) = run(|| shuttle::sync::Barrier::new(3), |b| b.wait().is_leader());
+        assert!(ours.stuck_histories > 0 && ours.serial_stuck > 0);
+        assert_eq!(theirs_stopped, theirs.serial_executions + theirs.concurrent_executions);
+        assert_eq!(ours_stopped, 0);
+        assert_eq!(
+            (
+                ours.serial_executions,
+                ours.concurrent_executions,
+                ours.distinct_histories
+            ),
+            (
+                theirs.serial_executions,
+                theirs.concurrent_executions,
+                theirs.distinct_histories
+            )
+        );
+    }
+}

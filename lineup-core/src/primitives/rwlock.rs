@@ -413,3 +413,134 @@ impl<T: ?Sized + Display> Display for RwLockWriteGuard<'_, T> {
         Display::fmt(&**self, f)
     }
 }
+
+#[cfg(all(test, not(loom)))]
+mod tests {
+    use crate::check::check;
+    use crate::config::{Config, Reduction};
+    use crate::explore::abandonment::stopped_executions;
+    use crate::judge::verdict::CheckStats;
+    use crate::model::invocation::Invocation;
+    use crate::model::matrix::TestMatrix;
+    use crate::model::subject::Subject;
+
+    /// An object whose `hold` takes the write lock of the `RwLock` in scope for good (it leaks
+    /// the guard) and whose `read` takes the read lock: `read` blocks for good once `hold` ran,
+    /// serially too, and the execution is stuck in the `RwLock`.
+    macro_rules! held_lock {
+        ($name:ident, $rwlock:path) => {
+            mod $name {
+                use $rwlock as RwLock;
+
+                #[derive(Default)]
+                pub struct Held {
+                    pub lock: RwLock<u32>,
+                }
+
+                impl Held {
+                    pub fn hold(&self) -> u32 {
+                        let value = self.lock.write().unwrap();
+                        let seen = *value;
+                        std::mem::forget(value);
+                        seen
+                    }
+
+                    pub fn read(&self) -> u32 {
+                        *self.lock.read().unwrap()
+                    }
+                }
+            }
+        };
+    }
+    held_lock!(ours, crate::sync::RwLock);
+    held_lock!(theirs, shuttle::sync::RwLock);
+
+    /// `hold` takes the write lock and waits for good on a condition variable while it holds it;
+    /// `read` takes the read lock.
+    #[derive(Default)]
+    struct HeldWhileWaiting {
+        lock: crate::sync::RwLock<u32>,
+        gate: crate::sync::Mutex<()>,
+        never: crate::sync::Condvar,
+    }
+
+    impl HeldWhileWaiting {
+        fn hold(&self) -> u32 {
+            let value = self.lock.write().unwrap();
+            let gate = self.gate.lock().unwrap();
+            let _gate = self.never.wait(gate).unwrap();
+            *value
+        }
+
+        fn read(&self) -> u32 {
+            *self.lock.read().unwrap()
+        }
+    }
+
+    #[test]
+    fn a_writer_abandoned_in_a_wait_releases_the_lock_unpoisoned_and_the_blocked_reader_unwinds() {
+        let subject = Subject::new("HeldWhileWaiting", HeldWhileWaiting::default)
+            .with(Invocation::new("hold", HeldWhileWaiting::hold))
+            .with(Invocation::new("read", HeldWhileWaiting::read));
+        let config = Config {
+            reduction: Reduction::Off,
+            workers: 1,
+            ..Config::default()
+        };
+        let before = stopped_executions();
+        let verdict = check(&subject, &TestMatrix::new(vec![vec![0], vec![1]]), &config).unwrap();
+        // `read` blocks concurrently, never serially (`hold` blocks first): a stuck history
+        // without a stuck serial witness, found in an execution that ended cleanly.
+        let violation = verdict.violation().expect("a stuck history without a serial witness");
+        assert!(violation.to_string().contains("STUCK HISTORY"), "{violation}");
+        assert_eq!(stopped_executions() - before, 0);
+    }
+
+    /// Checks `subject` on `hold() | read()` without the reduction, on one worker: its
+    /// statistics and the executions the scheduler stopped (as `abandonment`'s tests do).
+    fn run<O: Send + Sync + 'static>(subject: &Subject<O>) -> (CheckStats, u64) {
+        let config = Config {
+            reduction: Reduction::Off,
+            workers: 1,
+            ..Config::default()
+        };
+        let before = stopped_executions();
+        let verdict = check(subject, &TestMatrix::new(vec![vec![0], vec![1]]), &config).unwrap();
+        assert!(verdict.is_pass(), "{}", verdict.violation().unwrap());
+        (verdict.stats().clone(), stopped_executions() - before)
+    }
+
+    #[test]
+    fn a_stuck_execution_blocked_in_the_rwlock_ends_cleanly_and_explores_as_shuttle_s() {
+        let ours = Subject::new("Held", ours::Held::default)
+            .with(Invocation::new("hold", ours::Held::hold))
+            .with(Invocation::new("read", ours::Held::read));
+        let theirs = Subject::new("Held", theirs::Held::default)
+            .with(Invocation::new("hold", theirs::Held::hold))
+            .with(Invocation::new("read", theirs::Held::read));
+        let (ours, ours_stopped) = run(&ours);
+        let (theirs, theirs_stopped) = run(&theirs);
+        assert!(ours.stuck_histories > 0 && ours.serial_stuck > 0);
+        // With shuttle's `RwLock`, every execution in which `read` blocks is stopped (its stacks
+        // leaked); with lineup's, none is.
+        assert!(theirs_stopped > 0);
+        assert_eq!(ours_stopped, 0);
+        // The same executions, histories and verdict: the same scheduling points.
+        assert_eq!(
+            (ours.serial_executions, ours.serial_full, ours.serial_stuck),
+            (theirs.serial_executions, theirs.serial_full, theirs.serial_stuck)
+        );
+        assert_eq!(
+            (
+                ours.concurrent_executions,
+                ours.distinct_histories,
+                ours.stuck_histories
+            ),
+            (
+                theirs.concurrent_executions,
+                theirs.distinct_histories,
+                theirs.stuck_histories
+            )
+        );
+    }
+}
