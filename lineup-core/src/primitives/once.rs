@@ -217,7 +217,11 @@ mod loom_once {
 }
 
 /// A cell written once, the same as [`std::sync::OnceLock`]: a [`Once`] and its value, whose
-/// steps are the `Once`'s (shuttle has no `OnceLock`).
+/// steps are the `Once`'s (shuttle has no `OnceLock`). Build it with the object under test (in
+/// the `Subject`'s factory), not in a `static`: a `static` one would be shared by the executions
+/// that several workers run at once on their OS threads, while its `Once` starts afresh in each.
+/// (`take` is not there: a `Once` cannot be reset. Nor is `LazyLock`: a `static` one would have to
+/// run its `FnOnce` initializer again in every execution.)
 pub struct OnceLock<T> {
     once: Once,
     value: UnsafeCell<Option<T>>,
