@@ -41,17 +41,39 @@
 //!
 //! # Building the object: `lineup::sync`
 //!
-//! The object under test is built from [`sync`] (`Mutex`, `Condvar`, atomics, `mpsc`, and the
-//! rest of the model checker's `sync`), [`thread`], [`hint`] and [`future`]. On shuttle, [`sync`]
-//! is shuttle's `sync`, except that its `Mutex`, `Condvar` and `mpsc::channel` are lineup's own,
-//! with shuttle's scheduling points (the same executions are explored): when an execution is stuck,
-//! lineup records the stuck history and then ends the execution cleanly, waking the operations that
-//! wait in them (or spin through [`thread::yield_now`] / [`hint::spin_loop`]) so that they unwind,
-//! which lets shuttle reuse the threads' stacks. Its steps are also what the partial-order reduction
-//! ([`Config::reduction`]) sees, and under `--cfg loom` all four modules switch to loom. An
-//! execution stuck elsewhere (shuttle's primitives used directly, `std::hint::spin_loop`) is stopped
-//! instead, and shuttle throws its unfinished threads' stacks away: slower, especially with several
-//! workers, never a different verdict.
+//! Build the object under test from **one** import path: [`sync`], [`thread`], [`hint`] and
+//! [`future`]. They have std's names and shapes, so that switching a real object between std and
+//! lineup is one `cfg` line:
+//!
+//! ```
+//! #[cfg(not(test))]
+//! use std::sync::{Mutex, RwLock};
+//! #[cfg(test)]
+//! use lineup::sync::{Mutex, RwLock};
+//! # let _ = (Mutex::new(0), RwLock::new(0));
+//! ```
+//!
+//! [`sync`] has `Mutex`, `Condvar`, `RwLock`, `Barrier`, `Once`, `OnceLock`, the atomics of every
+//! width, `mpsc::channel` and `mpsc::sync_channel` (and the rest of the model checker's `sync`:
+//! `Arc`, `LockResult`, ...); [`thread`] has `spawn`, `current`, `park`, `park_timeout`,
+//! `Thread::unpark`, `yield_now`. On shuttle they are lineup's own, with shuttle's scheduling
+//! points (the same executions are explored as with shuttle's), and two things more:
+//!
+//! * every step tells the partial-order reduction ([`Config::reduction`]) which object it
+//!   touches, so that steps on different objects are not explored in both orders;
+//! * when an execution is stuck, lineup records the stuck history and then ends the execution
+//!   cleanly, waking the operations that wait in a `Condvar`, an `RwLock`, a `Barrier` or a
+//!   channel's receive (or spin through [`thread::yield_now`] / [`hint::spin_loop`]) so that they
+//!   unwind, which lets shuttle reuse the threads' stacks.
+//!
+//! Under `--cfg loom` all four modules switch to loom (with the same names). The model checker's
+//! own primitives are reachable as `lineup::shuttle::sync` / `lineup::shuttle::thread`, but an
+//! object built on them directly gets less: the reduction sees only their `Mutex` and `Condvar`
+//! (read from shuttle's `tracing` events) and takes every step of their `RwLock`, `Barrier`, `Once`,
+//! atomics, channels, `spawn` and `park` to conflict with everything (the same verdicts, more
+//! executions); an execution stuck in them is stopped instead of ended, and shuttle throws its
+//! unfinished threads' stacks away (slower, especially with several workers); and they do not
+//! switch to loom. An execution stuck in `std::hint::spin_loop` is stopped the same way.
 //!
 //! # Checking an object by hand
 //!

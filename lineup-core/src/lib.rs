@@ -38,9 +38,14 @@
 //!
 //! # Where things are
 //!
-//! * The primitives objects are built from, on either backend: [`sync`], [`thread`], [`hint`],
-//!   [`future`]. They report their steps to the partial-order reduction and let lineup end a stuck
-//!   execution cleanly.
+//! * The primitives objects are built from, on either backend, with std's names and shapes: [`sync`]
+//!   (`Mutex`, `Condvar`, `RwLock`, `Barrier`, `Once`, `OnceLock`, atomics, `mpsc`), [`thread`]
+//!   (`spawn`, `current`, `park`, `Thread::unpark`, `yield_now`), [`hint`], [`future`]: the one
+//!   import path objects use. They report the object of every step to the partial-order reduction
+//!   and let lineup end a stuck execution cleanly. shuttle's own (`lineup_core::shuttle::sync`)
+//!   used directly get less: only their `Mutex` and `Condvar` are seen by the reduction (the other
+//!   steps are opaque), a stuck execution in them is stopped rather than ended, and they do not
+//!   switch to loom.
 //! * Settings: [`Config`]. Stored specifications: [`observation_file`], and committed ones compared
 //!   like snapshots in [`spec_snapshot`]. Reports: the text of [`Violation`]'s `Display`, and HTML
 //!   pages from [`report_html`].
@@ -52,8 +57,10 @@
 #![warn(missing_docs)]
 #![deny(clippy::undocumented_unsafe_blocks)]
 
-/// The model checker lineup runs on, re-exported so that one dependency is enough: build the
-/// object under test from `lineup::shuttle::sync` and `lineup::shuttle::thread`.
+/// The model checker lineup runs on, re-exported so that one dependency is enough (its
+/// schedulers, `check_*` functions and `current`). Build the object under test from [`sync`],
+/// [`thread`], [`hint`] and [`future`] instead of `shuttle::sync` / `shuttle::thread`: see
+/// [`sync`].
 pub use shuttle;
 
 mod backend;

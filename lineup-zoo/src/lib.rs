@@ -5,6 +5,7 @@
 //! Table 2 benchmark (`cargo run --release -p lineup-bench -- table2`).
 #![forbid(unsafe_code)]
 
+pub mod announced;
 pub mod collections;
 mod first_bug;
 pub mod native;

@@ -293,6 +293,10 @@ pub enum ReductionFault {
     /// The accesses of shuttle's own `Mutex` that lineup reads from shuttle's events are taken to
     /// be reads (as if two lock operations of one mutex commuted).
     ShuttleLocksCommute,
+    /// Every step of `lineup::sync`'s `RwLock`, `Barrier` and `Once` and of `lineup::thread`'s
+    /// park and unpark is taken to be a read of its object (as if two write locks of one `RwLock`
+    /// commuted).
+    SyncStepsCommute,
 }
 
 impl Default for Config {

@@ -492,6 +492,83 @@ fn announce_access(object: &ObjectIdentity, kind: Kind, acts_before: bool) -> In
     InFlight { task }
 }
 
+/// The kind of a step of `lineup::sync`'s `RwLock`, `Barrier` and `Once` and of
+/// `lineup::thread`'s park and unpark: a write, every one of them (a read lock included:
+/// conservative, see `docs/partial-order-reduction.md` §2.5), or a read under
+/// [`ReductionFault::SyncStepsCommute`].
+fn sync_kind(s: &FootprintLog) -> Kind {
+    if s.fault == Some(ReductionFault::SyncStepsCommute) {
+        Kind::Read
+    } else {
+        Kind::Write
+    }
+}
+
+/// [`announce`] (`acts_before`: [`announce_blocking`]) for a step of `lineup::sync`'s `RwLock`,
+/// `Barrier` or `Once`: a write of `object` (see [`sync_kind`]).
+pub(crate) fn announce_sync(object: &ObjectIdentity, acts_before: bool) -> InFlight {
+    let kind = with(|s| sync_kind(s));
+    announce_access(object, kind, acts_before)
+}
+
+/// [`touch`] for `lineup::sync`'s `Once`: the running step writes `object` (see [`sync_kind`]),
+/// without a scheduling point of its own (a look at whether it completed, its completion).
+pub(crate) fn touch_sync(object: &ObjectIdentity) {
+    with(|s| {
+        if !s.on || shuttle::current::try_get_current_task().is_none() {
+            return;
+        }
+        let access = Access {
+            object: s.number(object),
+            kind: sync_kind(s),
+        };
+        s.step.push(access);
+    });
+}
+
+/// The names of the park tokens of tasks (see [`announce_token`]): both high bits, never a name by
+/// creation (whose task index stays far below bit 62) nor by address (bit 63 clear), never young.
+const TOKEN: u64 = CREATED | 1 << 62;
+
+/// [`announce`] (`acts_before`: [`announce_blocking`]) for `lineup::thread`'s park (of the
+/// current task) and unpark (of `task`): a write of `task`'s park token, named by the task (the
+/// same in every equivalent execution: tasks are named by their spawn order, and spawns depend
+/// on each other).
+pub(crate) fn announce_token(task: TaskId, acts_before: bool) -> InFlight {
+    let task = with(|s| {
+        if !s.on {
+            return None;
+        }
+        let me = shuttle::current::try_get_current_task()?;
+        let access = Access {
+            object: TOKEN | usize::from(task) as u64,
+            kind: sync_kind(s),
+        };
+        Some(s.push_in_flight(me, access, acts_before))
+    });
+    InFlight { task }
+}
+
+impl FootprintLog {
+    /// Puts `access` in flight for `me` (and in the step running now if `acts_before`): its task
+    /// index (as [`announce_access`] does).
+    fn push_in_flight(&mut self, me: TaskId, access: Access, acts_before: bool) -> usize {
+        if acts_before {
+            self.step.push(access);
+        }
+        let i = usize::from(me);
+        if self.in_flight.len() <= i {
+            self.in_flight.resize_with(i + 1, Vec::new);
+        }
+        if self.sites.in_flight.len() <= i {
+            self.sites.in_flight.resize(i + 1, None);
+        }
+        self.in_flight[i].push(access);
+        self.sites.in_flight[i] = None;
+        i
+    }
+}
+
 /// The running task is about to finish: its last step ends without a scheduling point.
 pub(crate) fn note_finishing() {
     with(|s| {
@@ -564,6 +641,17 @@ mod tests {
         assert!(fp(&[(5, true)], false).conflicts(&fp(&[(7, false)], false), 5));
         assert!(!fp(&[(5, true)], false).conflicts(&fp(&[(4, false)], false), 5));
         assert!(!fp(&[(5, false)], false).conflicts(&fp(&[(7, false)], false), 5));
+    }
+
+    #[test]
+    fn park_tokens_are_neither_created_nor_addressed_nor_young() {
+        let token = |task: u64| TOKEN | task;
+        assert!(!shuttle_events::is_addressed(token(1)));
+        assert!(!shuttle_events::may_be_same(token(1), token(2)));
+        // Never young (`young_from` 0 makes every first-touch number young), always compared.
+        assert!(!fp(&[(token(1), true)], false).conflicts(&fp(&[(token(2), true)], false), 0));
+        assert!(fp(&[(token(1), true)], false).conflicts(&fp(&[(token(1), true)], false), 0));
+        assert!(!fp(&[(token(1), true)], false).conflicts(&fp(&[(5, true)], false), 0));
     }
 
     #[test]

@@ -33,6 +33,28 @@ pub use loom::sync::*;
 #[cfg(not(loom))]
 pub use crate::primitives::abandonable::{Condvar, Mutex, MutexGuard, WaitTimeoutResult};
 
+/// On shuttle, shuttle's reader-writer lock step for step, whose steps lineup's partial-order
+/// reduction sees (each one a write of the lock: a read lock too) and whose waits lineup can
+/// abandon when an execution is stuck (see [`Mutex`]).
+#[cfg(not(loom))]
+pub use crate::primitives::rwlock::{RwLock, RwLockReadGuard, RwLockWriteGuard};
+
+/// On shuttle, shuttle's barrier step for step, whose waits lineup's partial-order reduction sees
+/// and lineup can abandon when an execution is stuck. Under loom (whose own `Barrier` is a stub
+/// that panics), a barrier on loom's mutex and condition variable.
+#[cfg(not(loom))]
+pub use crate::primitives::barrier::{Barrier, BarrierWaitResult};
+
+/// Under loom, a barrier on lineup's loom mutex and condition variable (loom's own `Barrier` is a
+/// stub that panics).
+#[cfg(loom)]
+pub use crate::primitives::loom_barrier::{Barrier, BarrierWaitResult};
+
+/// On shuttle, shuttle's `Once` step for step (its state is the execution's), whose steps lineup's
+/// partial-order reduction sees; `OnceLock`, which shuttle does not have, is a `Once` and its
+/// value. Under loom (which has no `Once`), a `Once` is a mutex and a flag.
+pub use crate::primitives::once::{Once, OnceLock, OnceState};
+
 /// On shuttle, shuttle's atomics, each of which tells lineup's partial-order reduction what it
 /// touches (see [`Config::reduction`](crate::Config)).
 #[cfg(not(loom))]

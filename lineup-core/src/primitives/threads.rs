@@ -49,7 +49,10 @@ pub mod thread {
         });
         let task = shuttle::current::TaskId::from(usize::from(inner.thread().id()));
         recording::with(|r| r.own_threads.spawned(task));
-        JoinHandle { inner }
+        let thread = Thread {
+            inner: inner.thread().clone(),
+        };
+        JoinHandle { inner, thread }
     }
 
     /// The handle of a thread spawned through [`spawn`] on shuttle.
@@ -57,6 +60,70 @@ pub mod thread {
     #[derive(Debug)]
     pub struct JoinHandle<T> {
         inner: shuttle::thread::JoinHandle<Option<T>>,
+        thread: Thread,
+    }
+
+    /// On shuttle: a handle to a thread, the same as [`std::thread::Thread`]: shuttle's, whose
+    /// [`unpark`](Self::unpark) lineup's partial-order reduction sees (a write of the thread's park
+    /// token).
+    #[cfg(not(loom))]
+    #[derive(Debug, Clone)]
+    pub struct Thread {
+        inner: shuttle::thread::Thread,
+    }
+
+    #[cfg(not(loom))]
+    impl Thread {
+        /// The thread's name, if it has one.
+        pub fn name(&self) -> Option<&str> {
+            self.inner.name()
+        }
+
+        /// The thread's identifier.
+        pub fn id(&self) -> ThreadId {
+            self.inner.id()
+        }
+
+        /// Makes the thread's park token available (waking it if it is parked): shuttle's, a
+        /// scheduling point, announced as a write of the thread's token.
+        pub fn unpark(&self) {
+            let task = shuttle::current::TaskId::from(usize::from(self.inner.id()));
+            let _seen = crate::explore::footprint::announce_token(task, false);
+            self.inner.unpark();
+        }
+    }
+
+    /// On shuttle: the handle of the thread that calls it (shuttle's, see [`Thread`]).
+    #[cfg(not(loom))]
+    pub fn current() -> Thread {
+        Thread {
+            inner: shuttle::thread::current(),
+        }
+    }
+
+    /// On shuttle: blocks until the current thread's park token is available, and takes it
+    /// (shuttle's: it may wake spuriously, and has a scheduling point only if it blocks),
+    /// announced as a write of the token; a thread parking inside an operation of a stuck
+    /// execution unwinds after it (see [`yield_now`]).
+    #[cfg(not(loom))]
+    pub fn park() {
+        let seen = crate::explore::footprint::announce_token(shuttle::current::me(), true);
+        shuttle::thread::park();
+        drop(seen);
+        crate::explore::abandonment::abandon_here();
+    }
+
+    /// On shuttle: [`park`] (shuttle does not model time: the timeout never fires, and a thread
+    /// that parks for good is stuck).
+    #[cfg(not(loom))]
+    pub fn park_timeout(_dur: std::time::Duration) {
+        park();
+    }
+
+    /// Under loom: [`park`] (loom does not model time: the timeout never fires).
+    #[cfg(loom)]
+    pub fn park_timeout(_dur: std::time::Duration) {
+        loom::thread::park();
     }
 
     #[cfg(not(loom))]
@@ -73,7 +140,7 @@ pub mod thread {
 
         /// The thread's handle.
         pub fn thread(&self) -> &Thread {
-            self.inner.thread()
+            &self.thread
         }
     }
 
