@@ -4,6 +4,14 @@
 //! column, waits for the workers, and runs the final operations. Before each operation a worker
 //! passes a *gate*, a scheduling point at which the scheduler decides which operation starts
 //! next. Every call and return is appended to the [`recording`].
+//!
+//! In phase 2 a worker's gate is the first scheduling point of its operation (a switch there
+//! leaves the operation not yet called). In phase 1 (`gate_points`) each gate after a worker's
+//! first is a scheduling point of its own, before the operation runs: an operation that reaches
+//! no scheduling point may still read what others wrote through a primitive that does not
+//! switch (`OnceLock::get`, shuttle's `Once::is_completed`), so phase 1 must be able to run
+//! another thread's operation between it and the one before it on its thread, or the
+//! specification lacks a serial order that a concurrent history needs (a false alarm).
 
 use std::panic::{self, AssertUnwindSafe};
 use std::sync::{Arc, Once};
@@ -17,8 +25,13 @@ use crate::model::subject::Subject;
 use shuttle::current::{me, TaskId};
 use std::fmt::Write as _;
 
-/// Builds the body that shuttle runs once per execution.
-pub(crate) fn test_body<O>(subject: Subject<O>, matrix: &TestMatrix) -> impl Fn() + Send + Sync + 'static
+/// Builds the body that shuttle runs once per execution; with `gate_points`, every gate after a
+/// worker's first is a scheduling point of its own (phase 1).
+pub(crate) fn test_body<O>(
+    subject: Subject<O>,
+    matrix: &TestMatrix,
+    gate_points: bool,
+) -> impl Fn() + Send + Sync + 'static
 where
     O: Send + Sync + 'static,
 {
@@ -49,7 +62,7 @@ where
         for slot in &initial {
             run_op(main, &subject, &object, slot);
         }
-        run_workers(main, &subject, &object, &columns);
+        run_workers(main, &subject, &object, &columns, gate_points);
         for slot in &finals {
             run_op(main, &subject, &object, slot);
         }
@@ -74,13 +87,15 @@ fn spawn_watchdog() -> shuttle::thread::JoinHandle<()> {
     handle
 }
 
-/// Spawns one worker per column, each running its column's operations behind their gates, and
-/// waits (yielding) until every worker has finished.
+/// Spawns one worker per column, each running its column's operations behind their gates
+/// (scheduling points of their own with `gate_points`), and waits (yielding) until every worker
+/// has finished.
 fn run_workers<O: Send + Sync + 'static>(
     main: TaskId,
     subject: &Arc<Subject<O>>,
     object: &Arc<O>,
     columns: &Arc<Vec<Vec<OpSlot>>>,
+    gate_points: bool,
 ) {
     recording::with(|r| r.workers_unfinished = columns.len());
     let workers: Vec<_> = (0..columns.len())
@@ -92,6 +107,9 @@ fn run_workers<O: Send + Sync + 'static>(
                 for (i, slot) in columns[t].iter().enumerate() {
                     if i > 0 {
                         recording::set_role(worker, Role::Gate(slot.id));
+                        if gate_points {
+                            shuttle_engine::runtime::thread::switch();
+                        }
                     }
                     run_op(worker, &subject, &object, slot);
                 }

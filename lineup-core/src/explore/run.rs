@@ -87,8 +87,8 @@ pub(crate) fn explore_keeping_tree<O: Send + Sync + 'static>(
         split.cloned(),
         Box::new(sink),
     )));
-    let elapsed =
-        run_on_shuttle(subject, matrix, &state).map_err(|message| CheckError::ExecutionFailed { phase, message })?;
+    let elapsed = run_on_shuttle(subject, matrix, &state, mode)
+        .map_err(|message| CheckError::ExecutionFailed { phase, message })?;
     crate::explore::footprint::end_exploration();
     let mut state = state.borrow_mut();
     if let Some(divergence) = &state.divergence {
@@ -145,6 +145,7 @@ fn run_on_shuttle<O: Send + Sync + 'static>(
     subject: &Subject<O>,
     matrix: &TestMatrix,
     state: &Rc<RefCell<SchedulerState>>,
+    mode: Mode,
 ) -> Result<Duration, String> {
     let mut shuttle_config = shuttle::Config::new();
     shuttle_config.max_steps = MaxSteps::None;
@@ -153,7 +154,9 @@ fn run_on_shuttle<O: Send + Sync + 'static>(
     remember_panic_hook();
     recording::reset_interner();
     let runner = Runner::new(LineupScheduler(Rc::clone(state)), shuttle_config);
-    let body = test_body(subject.clone(), matrix);
+    // Phase 1 chooses at every gate, so that an operation without a scheduling point of its own
+    // can follow another thread's (harness.rs).
+    let body = test_body(subject.clone(), matrix, mode == Mode::Serial);
     let start = Instant::now();
     let outcome = panic::catch_unwind(AssertUnwindSafe(|| runner.run(body)));
     let elapsed = start.elapsed();
