@@ -12,7 +12,9 @@
 //! one `depth_stage` line each, then one `depth_stage_rate` line per stage (bugs found per second
 //! of stage time, a miss counted at a stage's equal share of the default budget, what it costs a
 //! default run) and `depth_order`, the stages by that rate
-//! (AutoCheck, which never ends, last): the order `Stage::DEFAULT_ORDER` is set to.
+//! (AutoCheck, which never ends, last): the order `Stage::DEFAULT_ORDER` is set to. A bug that the
+//! sample finds, or that deepening the sample's small matrices at once finds during the sample
+//! (whatever the order of the stages after it), is said so and charged to no stage.
 
 use std::time::{Duration, Instant};
 
@@ -120,6 +122,19 @@ fn sample_alone<O: Send + Sync + 'static>(subject: &Subject<O>) -> Result<f64, f
     }
 }
 
+/// The stage name of the failure when deepening the sample's small matrices at once (which a
+/// default run does during its sample, whatever the order of the stages after it) finds the bug:
+/// such a bug is charged to no stage.
+fn found_at_once<O: Send + Sync + 'static>(subject: &Subject<O>, sample: f64) -> Option<String> {
+    let test = default_test(subject)
+        .stages(&[Stage::IterativeDeepening])
+        .time_budget(Duration::from_secs_f64(sample * 1.5 + 1.0));
+    match outcome(test, subject) {
+        Err((stage, _, _)) if stage.contains("at once") => Some(stage),
+        _ => None,
+    }
+}
+
 /// Each stage alone on one bug: a `depth_stage` line each; the seconds to find it per stage, or
 /// `None` when the sample alone finds it (a `depth_stage` line says so, and no stage is charged).
 fn stages_on<O: Send + Sync + 'static>(kind: &str, subject: Subject<O>, budget: Duration) -> Option<Vec<Option<f64>>> {
@@ -133,6 +148,13 @@ fn stages_on<O: Send + Sync + 'static>(kind: &str, subject: Subject<O>, budget: 
             return None;
         }
     };
+    if let Some(stage) = found_at_once(&subject, sample) {
+        println!(
+            "{{\"bench\":\"depth_stage\",\"object\":{:?},\"kind\":{kind:?},\"found_at_once\":{stage:?},\"sample_seconds\":{sample:.2}}}",
+            subject.name()
+        );
+        return None;
+    }
     let found = Stage::DEFAULT_ORDER
         .iter()
         .map(|&stage| {

@@ -44,11 +44,11 @@ impl Stage {
     /// --stages` to find the most of the deep-bug objects' bugs per second (docs/strategies.md).
     pub const DEFAULT_ORDER: [Stage; 9] = [
         Stage::FourOps,
-        Stage::MorePreemptions,
         Stage::FourThreads,
         Stage::IterativeDeepening,
-        Stage::Yields,
         Stage::Random,
+        Stage::MorePreemptions,
+        Stage::Yields,
         Stage::Pct,
         Stage::MoreMatrices,
         Stage::AutoCheck,

@@ -33,7 +33,7 @@ pub(super) fn check_receiver(method: &ImplItemFn, method_name: &str) -> syn::Res
         "`self` by value".to_string()
     };
     let advice = if receiver.mutability.is_some() || receiver.reference.is_some() {
-        "; use interior mutability (a `lineup::shuttle::sync::Mutex`, atomics, ...) for the object's state"
+        "; use interior mutability (a `lineup::sync::Mutex`, `lineup::sync::atomic`, ...) for the object's state"
     } else {
         ""
     };
