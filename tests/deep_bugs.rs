@@ -140,14 +140,14 @@ fn a_failure_of_the_yields_stage_replays_from_its_token_alone() {
     };
     let token = smallest.replay.to_string();
     assert!(token.starts_with("lineup:p2-b2-y2s:"), "{token}");
-    // Under the default settings: the token carries the yield settings.
-    let replayed = lineup::replay(
-        &deep::yield_to_self(),
-        &smallest.matrix,
-        &smallest.replay,
-        &Config::default(),
-    )
-    .expect("the token replays");
+    assert_replays_by_default(&deep::yield_to_self(), &smallest);
+}
+
+/// The violation's token alone replays it under the default settings: the token carries the
+/// yield settings of the search that found it.
+fn assert_replays_by_default<O: Send + Sync + 'static>(subject: &Subject<O>, violation: &lineup::Violation) {
+    let replayed =
+        lineup::replay(subject, &violation.matrix, &violation.replay, &Config::default()).expect("the token replays");
     assert!(replayed.violation.is_some(), "{replayed:?}");
 }
 
@@ -189,14 +189,7 @@ fn several_choices_at_yields_find_the_long_spinning_waiter_at_once_and_the_sampl
     // The failure was shrunk with the deeper settings, and its token replays them.
     let token = smallest.replay.to_string();
     assert!(token.starts_with("lineup:p2-b2-y") && token.contains("s:"), "{token}");
-    let replayed = lineup::replay(
-        &deep::several_yield_choices(),
-        &smallest.matrix,
-        &smallest.replay,
-        &Config::default(),
-    )
-    .expect("the token replays");
-    assert!(replayed.violation.is_some(), "{replayed:?}");
+    assert_replays_by_default(&deep::several_yield_choices(), &smallest);
 }
 
 #[test]
