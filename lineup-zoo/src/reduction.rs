@@ -44,6 +44,26 @@ impl ReductionRow {
     }
 }
 
+/// Prints each row (phase 1, phase 2 and distinct histories without and with the reduction) and
+/// panics naming the matrices where the reduction lost something.
+pub fn assert_sound(rows: &[ReductionRow]) {
+    for r in rows {
+        eprintln!(
+            "{}: phase 1 {} -> {}, phase 2 {} -> {}, histories {} -> {}, sound {}",
+            r.notation,
+            r.serial_plain,
+            r.serial_reduced,
+            r.executions_plain,
+            r.executions_reduced,
+            r.histories_plain,
+            r.histories_reduced,
+            r.sound()
+        );
+    }
+    let lost: Vec<_> = rows.iter().filter(|r| !r.sound()).map(|r| &r.notation).collect();
+    assert!(lost.is_empty(), "histories lost on {lost:?}");
+}
+
 /// The settings of a comparison: the defaults without the interlude, with a livelock found after
 /// 16 yields instead of 500 (a survey explores every schedule of a spin loop, not only up to the first violation).
 pub fn comparison_config(bound: u32) -> Config {

@@ -8,7 +8,7 @@
 use lineup::{check, Config, ReductionFault, Subject, TestMatrix, Verdict};
 use lineup_zoo::announced;
 use lineup_zoo::native;
-use lineup_zoo::reduction::{compare, ReductionRow};
+use lineup_zoo::reduction::{assert_sound, compare, ReductionRow};
 
 fn m(columns: &[&[usize]]) -> TestMatrix {
     TestMatrix::new(columns.iter().map(|c| c.to_vec()).collect())
@@ -71,24 +71,6 @@ fn a_lock_that_trusts_park_fails_and_one_that_looks_again_passes() {
     assert_pass(&announced::park_lock(false), &matrix);
 }
 
-fn check_rows(rows: &[ReductionRow]) {
-    for r in rows {
-        eprintln!(
-            "{}: phase 1 {} -> {}, phase 2 {} -> {}, histories {} -> {}, sound {}",
-            r.notation,
-            r.serial_plain,
-            r.serial_reduced,
-            r.executions_plain,
-            r.executions_reduced,
-            r.histories_plain,
-            r.histories_reduced,
-            r.sound()
-        );
-    }
-    let lost: Vec<_> = rows.iter().filter(|r| !r.sound()).map(|r| &r.notation).collect();
-    assert!(lost.is_empty(), "histories lost on {lost:?}");
-}
-
 /// The `RwLock` map and the `Barrier`/`Once` object on `lineup::sync`, on the matrices
 /// `shuttle_reduction_superset.rs` runs their twins on shuttle's own primitives, and the other
 /// objects above (the buggy ones too: their histories count as well).
@@ -97,7 +79,7 @@ fn the_reduction_keeps_every_history_of_the_new_primitives() {
     let map = announced::rwlock_map();
     let barrier = announced::barrier_once();
     let (counters, _) = announced::two_counters();
-    check_rows(&[
+    assert_sound(&[
         compare(&counters, &m(&[&[0, 1], &[1, 0]]), 2, None),
         compare(&counters, &m(&[&[0, 2], &[1, 0]]), 2, None),
         compare(&counters, &m(&[&[0], &[1], &[2]]), 2, None),
@@ -107,7 +89,7 @@ fn the_reduction_keeps_every_history_of_the_new_primitives() {
         compare(&barrier, &m(&[&[1, 0], &[0, 1]]), 2, None),
     ]);
     for buggy in [false, true] {
-        check_rows(&[
+        assert_sound(&[
             compare(&announced::rw_counter(buggy), &m(&[&[0], &[0, 1]]), 2, None),
             compare(&announced::set_once(buggy), &m(&[&[0], &[1], &[2]]), 2, None),
             compare(&announced::start_once(buggy), &m(&[&[0], &[0]]), 2, None),
@@ -115,7 +97,7 @@ fn the_reduction_keeps_every_history_of_the_new_primitives() {
         ]);
     }
     // (The buggy hand-off fails in phase 1 already: its phase 2 never runs.)
-    check_rows(&[compare(&announced::hand_off(false), &m(&[&[0], &[0]]), 1, None)]);
+    assert_sound(&[compare(&announced::hand_off(false), &m(&[&[0], &[0]]), 1, None)]);
 }
 
 /// The same objects on `lineup::sync` explore fewer executions with the reduction than their

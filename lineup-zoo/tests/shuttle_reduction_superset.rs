@@ -7,35 +7,17 @@
 
 use lineup::{ReductionFault, TestMatrix};
 use lineup_zoo::native;
-use lineup_zoo::reduction::{compare, ReductionRow};
+use lineup_zoo::reduction::{assert_sound, compare};
 
 fn m(columns: &[&[usize]]) -> TestMatrix {
     TestMatrix::new(columns.iter().map(|c| c.to_vec()).collect())
-}
-
-fn check(rows: &[ReductionRow]) {
-    for r in rows {
-        eprintln!(
-            "{}: phase 1 {} -> {}, phase 2 {} -> {}, histories {} -> {}, sound {}",
-            r.notation,
-            r.serial_plain,
-            r.serial_reduced,
-            r.executions_plain,
-            r.executions_reduced,
-            r.histories_plain,
-            r.histories_reduced,
-            r.sound()
-        );
-    }
-    let lost: Vec<_> = rows.iter().filter(|r| !r.sound()).map(|r| &r.notation).collect();
-    assert!(lost.is_empty(), "histories lost on {lost:?}");
 }
 
 /// Shuttle's `Mutex` and `Condvar`, which lineup sees.
 #[test]
 fn the_blocking_queue_on_shuttle_keeps_every_history() {
     let (_, queue) = native::queues();
-    check(&[
+    assert_sound(&[
         compare(&queue, &m(&[&[0, 2], &[1, 2]]), 2, None),
         compare(&queue, &m(&[&[3], &[0], &[1]]), 2, None),
         compare(&queue, &m(&[&[0, 3], &[1, 2]]), 2, None),
@@ -48,7 +30,7 @@ fn the_blocking_queue_on_shuttle_keeps_every_history() {
 fn the_rwlock_map_and_the_barrier_keep_every_history() {
     let map = native::rwlock_map();
     let barrier = native::barrier_once();
-    check(&[
+    assert_sound(&[
         compare(&map, &m(&[&[0, 2], &[1, 2]]), 2, None),
         compare(&map, &m(&[&[2], &[0], &[1]]), 2, None),
         compare(&barrier, &m(&[&[0, 1], &[1, 0]]), 2, None),
