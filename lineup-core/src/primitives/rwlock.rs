@@ -102,39 +102,43 @@ impl<T> RwLock<T> {
     }
 }
 
+/// The guard of the side of std's lock (`result`) that the semaphore has just granted, wrapped
+/// by `wrap`: std's lock cannot be held the other way then, so only poisoning can fail.
+fn granted<G, H>(result: TryLockResult<G>, wrap: impl FnOnce(G) -> H) -> LockResult<H> {
+    match result {
+        Ok(guard) => Ok(wrap(guard)),
+        Err(TryLockError::Poisoned(poisoned)) => Err(PoisonError::new(wrap(poisoned.into_inner()))),
+        Err(TryLockError::WouldBlock) => panic!("rwlock state out of sync"),
+    }
+}
+
+/// `result`, unless the execution is being abandoned while the lock was taken: then the guard is
+/// dropped (the lock released) and the thread unwinds.
+fn unless_abandoned<H>(result: LockResult<H>) -> LockResult<H> {
+    if abandonment::should_abandon() {
+        drop(result);
+        abandonment::unwind();
+    }
+    result
+}
+
 impl<T: ?Sized> RwLock<T> {
     /// Locks this lock with shared read access, blocking the current thread until it can be
     /// acquired.
     pub fn read(&self) -> LockResult<RwLockReadGuard<'_, T>> {
         let seen = self.lock(Side::Read);
-        let result = match self.inner.try_read() {
-            Ok(guard) => Ok(self.read_guard(guard)),
-            Err(TryLockError::Poisoned(poisoned)) => Err(PoisonError::new(self.read_guard(poisoned.into_inner()))),
-            Err(TryLockError::WouldBlock) => panic!("rwlock state out of sync"),
-        };
+        let result = granted(self.inner.try_read(), |guard| self.read_guard(guard));
         drop(seen);
-        if abandonment::should_abandon() {
-            drop(result);
-            abandonment::unwind();
-        }
-        result
+        unless_abandoned(result)
     }
 
     /// Locks this lock with exclusive write access, blocking the current thread until it can be
     /// acquired.
     pub fn write(&self) -> LockResult<RwLockWriteGuard<'_, T>> {
         let seen = self.lock(Side::Write);
-        let result = match self.inner.try_write() {
-            Ok(guard) => Ok(self.write_guard(guard)),
-            Err(TryLockError::Poisoned(poisoned)) => Err(PoisonError::new(self.write_guard(poisoned.into_inner()))),
-            Err(TryLockError::WouldBlock) => panic!("rwlock state out of sync"),
-        };
+        let result = granted(self.inner.try_write(), |guard| self.write_guard(guard));
         drop(seen);
-        if abandonment::should_abandon() {
-            drop(result);
-            abandonment::unwind();
-        }
-        result
+        unless_abandoned(result)
     }
 
     /// Attempts to acquire this lock with shared read access without blocking (as shuttle's, it
@@ -144,13 +148,7 @@ impl<T: ?Sized> RwLock<T> {
         if !self.try_lock(Side::Read) {
             return Err(TryLockError::WouldBlock);
         }
-        match self.inner.try_read() {
-            Ok(guard) => Ok(self.read_guard(guard)),
-            Err(TryLockError::Poisoned(poisoned)) => Err(TryLockError::Poisoned(PoisonError::new(
-                self.read_guard(poisoned.into_inner()),
-            ))),
-            Err(TryLockError::WouldBlock) => panic!("rwlock state out of sync"),
-        }
+        granted(self.inner.try_read(), |guard| self.read_guard(guard)).map_err(TryLockError::from)
     }
 
     /// Attempts to acquire this lock with exclusive write access without blocking.
@@ -159,13 +157,7 @@ impl<T: ?Sized> RwLock<T> {
         if !self.try_lock(Side::Write) {
             return Err(TryLockError::WouldBlock);
         }
-        match self.inner.try_write() {
-            Ok(guard) => Ok(self.write_guard(guard)),
-            Err(TryLockError::Poisoned(poisoned)) => Err(TryLockError::Poisoned(PoisonError::new(
-                self.write_guard(poisoned.into_inner()),
-            ))),
-            Err(TryLockError::WouldBlock) => panic!("rwlock state out of sync"),
-        }
+        granted(self.inner.try_write(), |guard| self.write_guard(guard)).map_err(TryLockError::from)
     }
 
     /// Returns a mutable reference to the underlying data (no locking: the borrow is exclusive).
