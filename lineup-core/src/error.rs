@@ -13,6 +13,26 @@ pub enum CheckError {
         /// How many invocations it has.
         count: usize,
     },
+    /// An invocation runs on a per-thread handle ([`Invocation::on_handle`](crate::Invocation::on_handle))
+    /// that the subject does not make: it has no handles, or handles of another type.
+    #[error(
+        "invocation `{invocation}` of subject `{subject}` runs on a per-thread handle of type `{wanted}`, but {}",
+        match given {
+            Some(given) => format!("the subject's handles are of type `{given}`"),
+            None => "the subject makes no handles (add `Subject::with_handles`, or a `#[handles]` method to the \
+                     `#[lineup::invocations]` block)".to_string(),
+        }
+    )]
+    HandleMismatch {
+        /// The subject's name.
+        subject: String,
+        /// The invocation's label.
+        invocation: String,
+        /// The handle type it runs on.
+        wanted: &'static str,
+        /// The type of the subject's handles, if it has any.
+        given: Option<&'static str>,
+    },
     /// The object panicked outside an operation (in its constructor or destructor), or the model
     /// checker failed.
     #[error("{phase}: the execution failed outside any operation: {message}")]

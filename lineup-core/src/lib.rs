@@ -95,6 +95,7 @@ pub use judge::verdict::{CheckStats, LoomEvidence, Verdict, Violation, Violation
 pub use judge::witness;
 pub use memory_limit::{allocation_size, default_memory_budget, MemoryLimit};
 pub use model::groups::{GroupViolation, OperationGroups};
+pub use model::handles::{Column, Handles, MatrixThread};
 pub use model::history::{op_table, Event, History, HistoryBuilder, HistoryError, NotationError, OpInfo, OpTable};
 pub use model::invocation::{Invocation, InvocationLabel};
 pub use model::invocations::Invocations;

@@ -19,6 +19,7 @@ use std::sync::{Arc, Once};
 use crate::explore::abandonment;
 use crate::explore::recording;
 use crate::explore::role::Role;
+use crate::model::handles::{MatrixThread, ThreadHandle};
 use crate::model::matrix::OpSlot;
 use crate::model::matrix::TestMatrix;
 use crate::model::subject::Subject;
@@ -44,8 +45,10 @@ where
         next += column.len();
     }
     let finals: Vec<OpSlot> = slots[next..].to_vec();
+    let threads = subject.threads_of(matrix);
     let subject = Arc::new(subject);
     let columns = Arc::new(columns);
+    let workers = Arc::new(threads.workers);
     move || {
         install_quiet_panic_hook();
         let main = me();
@@ -59,13 +62,9 @@ where
         recording::set_role(main, Role::Background);
         let object = Arc::new(subject.build());
         recording::set_role(main, Role::Harness);
-        for slot in &initial {
-            run_op(main, &subject, &object, slot);
-        }
-        run_workers(main, &subject, &object, &columns, gate_points);
-        for slot in &finals {
-            run_op(main, &subject, &object, slot);
-        }
+        run_main_ops(main, &subject, &object, &initial, &threads.initial);
+        run_workers(main, &subject, &object, &columns, &workers, gate_points);
+        run_main_ops(main, &subject, &object, &finals, &threads.finals);
         drop(object);
         end_execution(watchdog);
     }
@@ -87,23 +86,55 @@ fn spawn_watchdog() -> shuttle::thread::JoinHandle<()> {
     handle
 }
 
-/// Spawns one worker per column, each running its column's operations behind their gates
-/// (scheduling points of their own with `gate_points`), and waits (yielding) until every worker
-/// has finished.
+/// Runs the main thread's initial or final operations (`slots`), with the handle of `thread`
+/// if the subject has handles (made only if there are operations to run).
+fn run_main_ops<O>(main: TaskId, subject: &Subject<O>, object: &Arc<O>, slots: &[OpSlot], thread: &MatrixThread) {
+    if slots.is_empty() {
+        return;
+    }
+    let mut handle = make_handle(main, subject, object, thread);
+    for (i, slot) in slots.iter().enumerate() {
+        run_op(main, subject, object, slot, &mut handle, i + 1 == slots.len());
+    }
+}
+
+/// Makes the handle of `thread` on the main thread: it belongs to no operation, as building the
+/// object does (threads it spawns are the object's).
+fn make_handle<O>(main: TaskId, subject: &Subject<O>, object: &Arc<O>, thread: &MatrixThread) -> ThreadHandle {
+    if subject.handles().is_none() {
+        return ThreadHandle::default();
+    }
+    recording::set_role(main, Role::Background);
+    let handle = subject.handle_for(object, thread);
+    recording::set_role(main, Role::Harness);
+    handle
+}
+
+/// Spawns one worker per column, each owning its handle (made here, in column order) and
+/// running its column's operations behind their gates (scheduling points of their own with
+/// `gate_points`), and waits (yielding) until every worker has finished.
 fn run_workers<O: Send + Sync + 'static>(
     main: TaskId,
     subject: &Arc<Subject<O>>,
     object: &Arc<O>,
     columns: &Arc<Vec<Vec<OpSlot>>>,
+    threads: &[MatrixThread],
     gate_points: bool,
 ) {
     recording::with(|r| r.workers_unfinished = columns.len());
-    let workers: Vec<_> = (0..columns.len())
-        .map(|t| {
+    let handles: Vec<ThreadHandle> = threads
+        .iter()
+        .map(|thread| make_handle(main, subject, object, thread))
+        .collect();
+    let workers: Vec<_> = handles
+        .into_iter()
+        .enumerate()
+        .map(|(t, mut own)| {
             let first = columns[t].first().map(|slot| slot.id);
             let (subject, object, columns) = (Arc::clone(subject), Arc::clone(object), Arc::clone(columns));
             let handle = shuttle::thread::spawn(move || {
                 let worker = me();
+                let last = columns[t].len();
                 for (i, slot) in columns[t].iter().enumerate() {
                     if i > 0 {
                         recording::set_role(worker, Role::Gate(slot.id));
@@ -111,7 +142,7 @@ fn run_workers<O: Send + Sync + 'static>(
                             shuttle_engine::runtime::thread::switch();
                         }
                     }
-                    run_op(worker, &subject, &object, slot);
+                    run_op(worker, &subject, &object, slot, &mut own, i + 1 == last);
                 }
                 recording::set_role(worker, Role::Harness);
                 recording::with(|r| r.workers_unfinished -= 1);
@@ -157,14 +188,16 @@ fn task_of<T>(handle: &shuttle::thread::JoinHandle<T>) -> TaskId {
     TaskId::from(usize::from(handle.thread().id()))
 }
 
-/// Calls one operation, recording its call and its return (or its panic). A worker's
-/// operation starts at its gate (role [`Role::Gate`]): the scheduler records the call when it
-/// lets the worker pass its first scheduling point. The main thread's operations have no gate.
+/// Calls one operation with the thread's `handle`, recording its call and its return (or its
+/// panic); the thread's `last` operation drops the handle before its return is recorded. A
+/// worker's operation starts at its gate (role [`Role::Gate`]): the scheduler records the call
+/// when it lets the worker pass its first scheduling point. The main thread's operations have no
+/// gate.
 ///
 /// While a stuck execution is being abandoned (see [`abandonment`]), nothing is recorded any
 /// more: an operation not begun is skipped, and one that unwinds with
 /// [`Abandoned`](abandonment::Abandoned) ends there.
-fn run_op<O>(me: TaskId, subject: &Subject<O>, object: &O, slot: &OpSlot) {
+fn run_op<O>(me: TaskId, subject: &Subject<O>, object: &O, slot: &OpSlot, handle: &mut ThreadHandle, last: bool) {
     if abandonment::is_abandoning() {
         recording::set_role(me, Role::Harness);
         return;
@@ -179,8 +212,8 @@ fn run_op<O>(me: TaskId, subject: &Subject<O>, object: &O, slot: &OpSlot) {
     });
     let invocation = &subject.invocations()[slot.invocation];
     let mut returned = None;
-    let result = panic::catch_unwind(AssertUnwindSafe(|| {
-        invocation.call_with(object, &mut |value| {
+    let mut result = panic::catch_unwind(AssertUnwindSafe(|| {
+        invocation.call_with(object, handle.as_any(), &mut |value| {
             // Rendered into the shared buffer and interned: no allocation for a response seen before.
             let mut buffer = recording::with(|r| std::mem::take(&mut r.buffer));
             buffer.clear();
@@ -192,6 +225,11 @@ fn run_op<O>(me: TaskId, subject: &Subject<O>, object: &O, slot: &OpSlot) {
             }));
         })
     }));
+    // The thread's handle ends with its last operation; a panic in its drop is the operation's.
+    if last && !abandonment::is_abandoning() {
+        let dropped = panic::catch_unwind(AssertUnwindSafe(|| handle.drop_now()));
+        result = result.and(dropped);
+    }
     if abandonment::is_abandoning() {
         // The stuck history was taken when the execution got stuck; the operation unwound with
         // `Abandoned` (or ended otherwise): nothing more is recorded.

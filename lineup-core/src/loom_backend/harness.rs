@@ -14,6 +14,7 @@ use super::tracked_atomic;
 use super::wait_registry::{self, Abandoned};
 use super::wire::{Record, Tally, WireHistory};
 use crate::judge::history_judge::judge;
+use crate::model::handles::{MatrixThread, MatrixThreads, ThreadHandle};
 use crate::model::history::Event;
 use crate::model::history::OpTable;
 use crate::model::matrix::TestMatrix;
@@ -30,6 +31,8 @@ pub(crate) struct Plan<O> {
     pub threads: Vec<Vec<(usize, usize)>>,
     pub finals: Vec<(usize, usize)>,
     pub op_count: usize,
+    /// The matrix's threads, for the handles of a subject with handles.
+    pub seats: MatrixThreads,
 }
 
 impl<O> Plan<O> {
@@ -40,6 +43,7 @@ impl<O> Plan<O> {
             threads: vec![Vec::new(); matrix.threads.len()],
             finals: Vec::new(),
             op_count: matrix.op_count(),
+            seats: subject.threads_of(matrix),
         };
         let first_final = matrix.op_count() - matrix.finals.len();
         for slot in matrix.slots() {
@@ -252,9 +256,41 @@ fn tick(clock: Option<&Clock>) {
     }
 }
 
-/// Runs one operation and records its call, response and return. `false`: the execution got
-/// stuck and the operation was abandoned (it stays pending; see [`wait_registry`]).
-fn run_op<O>(subject: &Subject<O>, object: &O, op: usize, invocation: usize, clock: Option<&Clock>) -> bool {
+/// One operation for [`run_op`]: its number and invocation, and whether it is the last of its
+/// thread (which drops the thread's handle before its return is recorded).
+#[derive(Clone, Copy)]
+struct OpRun {
+    op: usize,
+    invocation: usize,
+    last: bool,
+}
+
+/// The operations of one thread, each with whether it is the thread's last.
+fn op_runs(ops: &[(usize, usize)]) -> impl Iterator<Item = OpRun> + '_ {
+    ops.iter().enumerate().map(|(i, &(op, invocation))| OpRun {
+        op,
+        invocation,
+        last: i + 1 == ops.len(),
+    })
+}
+
+/// Runs the main thread's initial or final operations with the handle of `thread` (made only if
+/// there are operations to run).
+fn run_main_ops<O>(subject: &Subject<O>, object: &Arc<O>, ops: &[(usize, usize)], thread: &MatrixThread) {
+    if ops.is_empty() {
+        return;
+    }
+    let mut handle = subject.handle_for(object, thread);
+    for run in op_runs(ops) {
+        run_op(subject, object, run, &mut handle, None);
+    }
+}
+
+/// Runs one operation with the thread's `handle` and records its call, response and return (the
+/// thread's last operation drops the handle first). `false`: the execution got stuck and the
+/// operation was abandoned (it stays pending; see [`wait_registry`]).
+fn run_op<O>(subject: &Subject<O>, object: &O, run: OpRun, handle: &mut ThreadHandle, clock: Option<&Clock>) -> bool {
+    let OpRun { op, invocation, last } = run;
     RECORDING.with(|r| {
         let mut r = r.borrow_mut();
         r.events.push(Event::Call(op));
@@ -263,7 +299,13 @@ fn run_op<O>(subject: &Subject<O>, object: &O, op: usize, invocation: usize, clo
         r.yields.clear();
     });
     tick(clock);
-    let outcome = catch_unwind(AssertUnwindSafe(|| subject.invocations()[invocation].call(object)));
+    let mut outcome = catch_unwind(AssertUnwindSafe(|| {
+        subject.invocations()[invocation].call_in(object, handle.as_any())
+    }));
+    if last && !outcome.as_ref().is_err_and(|payload| payload.is::<Abandoned>()) {
+        let dropped = catch_unwind(AssertUnwindSafe(|| handle.drop_now()));
+        outcome = outcome.and_then(|response| dropped.map(|()| response));
+    }
     let response = match outcome {
         Ok(response) => response,
         Err(payload) if payload.is::<Abandoned>() => {
@@ -298,9 +340,7 @@ fn finish<O>(plan: &Plan<O>, object: Arc<O>, handles: Vec<loom::thread::JoinHand
     for h in handles {
         h.join().unwrap();
     }
-    for &(op, inv) in &plan.finals {
-        run_op(&plan.subject, &object, op, inv, None);
-    }
+    run_main_ops(&plan.subject, &object, &plan.finals, &plan.seats.finals);
     drop(object);
     current(false)
 }
@@ -320,9 +360,7 @@ pub(crate) fn serial_body<O: Send + Sync + 'static>(
         // in loom's deadlock assertion, as phase 1 needs.
         wait_registry::watch(std::iter::empty());
         let object = Arc::new(plan.subject.build());
-        for &(op, inv) in &plan.initial {
-            run_op(&plan.subject, &object, op, inv, None);
-        }
+        run_main_ops(&plan.subject, &object, &plan.initial, &plan.seats.initial);
         let turn = Arc::new(loom::sync::Mutex::new(0usize));
         let wake: Arc<Vec<loom::sync::Condvar>> =
             Arc::new((0..plan.threads.len()).map(|_| loom::sync::Condvar::new()).collect());
@@ -335,15 +373,17 @@ pub(crate) fn serial_body<O: Send + Sync + 'static>(
                     Arc::clone(&turn),
                     Arc::clone(&wake),
                 );
+                let mut handle = plan.subject.handle_for(&object, &plan.seats.workers[t]);
                 loom::thread::spawn(move || {
-                    for &(op, inv) in &plan.threads[t] {
+                    for run in op_runs(&plan.threads[t]) {
+                        let op = run.op;
                         {
                             let mut now = turn.lock().unwrap();
                             while order[*now] != op {
                                 now = wake[t].wait(now).unwrap();
                             }
                         }
-                        run_op(&plan.subject, &object, op, inv, None);
+                        run_op(&plan.subject, &object, run, &mut handle, None);
                         let mut now = turn.lock().unwrap();
                         *now += 1;
                         if let Some(next) = order.get(*now).and_then(|&op| plan.thread_of(op)) {
@@ -395,16 +435,15 @@ pub(crate) fn concurrent_body<O: Send + Sync + 'static>(
         let object = Arc::new(plan.subject.build());
         // The initial operations happen-before the workers (spawn) and the final ones after them
         // (join): only the workers' operations need the clock.
-        for &(op, inv) in &plan.initial {
-            run_op(&plan.subject, &object, op, inv, None);
-        }
+        run_main_ops(&plan.subject, &object, &plan.initial, &plan.seats.initial);
         let clock = real_time.then(|| Arc::new(Clock::new(0)));
         let handles: Vec<_> = (0..plan.threads.len())
             .map(|t| {
                 let (plan, object, clock) = (Arc::clone(&plan), Arc::clone(&object), clock.clone());
+                let mut handle = plan.subject.handle_for(&object, &plan.seats.workers[t]);
                 loom::thread::spawn(move || {
-                    for &(op, inv) in &plan.threads[t] {
-                        if !run_op(&plan.subject, &object, op, inv, clock.as_deref()) {
+                    for run in op_runs(&plan.threads[t]) {
+                        if !run_op(&plan.subject, &object, run, &mut handle, clock.as_deref()) {
                             break;
                         }
                     }

@@ -4,7 +4,8 @@
 use std::fmt;
 use std::sync::Arc;
 
-use crate::model::invocation::Invocation;
+use crate::model::handles;
+use crate::model::invocation::{HandleRef, Invocation};
 
 impl<O> Invocation<O> {
     /// An invocation named `name` whose operation is asynchronous: `f` returns a future (it may
@@ -58,7 +59,51 @@ impl<O> Invocation<O> {
     {
         Self::from_operation(
             name,
-            Arc::new(move |o: &O, visit: &mut dyn FnMut(&dyn fmt::Debug)| visit(&crate::future::block_on(f(o)))),
+            Arc::new(move |o: &O, _: HandleRef<'_>, visit: &mut dyn FnMut(&dyn fmt::Debug)| {
+                visit(&crate::future::block_on(f(o)))
+            }),
         )
+    }
+
+    /// An asynchronous invocation (as [`new_async`](Self::new_async)) on the object and the
+    /// calling thread's handle (as [`on_handle`](Self::on_handle)): `f` is an async closure or an
+    /// `async fn` that takes `&O` and `&mut H`.
+    ///
+    /// ```
+    /// use lineup_core::sync::Mutex;
+    /// use lineup_core::{check, Config, Invocation, Subject, TestMatrix};
+    ///
+    /// #[derive(Default)]
+    /// struct Log(Mutex<Vec<u32>>);
+    ///
+    /// // Each thread appends the next number of its own sequence.
+    /// let subject = Subject::new("log", Log::default)
+    ///     .with_handles(|_, _| 0u32)
+    ///     .with(Invocation::on_handle_async("append", async |log: &Log, next: &mut u32| {
+    ///         *next += 1;
+    ///         log.0.lock().unwrap().push(*next);
+    ///         *next
+    ///     }));
+    /// let matrix = TestMatrix::new(vec![vec![0, 0], vec![0]]);
+    /// assert!(check(&subject, &matrix, &Config::default()).unwrap().is_pass());
+    /// ```
+    pub fn on_handle_async<H, R, F>(name: impl Into<String>, f: F) -> Self
+    where
+        H: Send + 'static,
+        R: fmt::Debug,
+        F: AsyncFn(&O, &mut H) -> R + Send + Sync + 'static,
+    {
+        let name = name.into();
+        let operation = name.clone();
+        Self::from_operation(
+            name,
+            Arc::new(
+                move |o: &O, handle: HandleRef<'_>, visit: &mut dyn FnMut(&dyn fmt::Debug)| {
+                    let handle = handles::downcast::<H>(handle, &operation);
+                    visit(&crate::future::block_on(f(o, handle)))
+                },
+            ),
+        )
+        .on_handle_of::<H>()
     }
 }

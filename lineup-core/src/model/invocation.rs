@@ -1,8 +1,10 @@
 //! Invocations: an operation of the object under test with fixed argument values.
 
+use std::any::Any;
 use std::fmt;
 use std::sync::Arc;
 
+use crate::model::handles::{self, HandleType};
 use crate::model::response::Response;
 
 /// An object-independent description of an invocation: the operation's name and its argument
@@ -38,8 +40,12 @@ impl fmt::Display for InvocationLabel {
     }
 }
 
-/// What an invocation runs: calls the operation on the object and hands its result to the visitor.
-pub(crate) type OperationFn<O> = dyn Fn(&O, &mut dyn FnMut(&dyn fmt::Debug)) + Send + Sync;
+/// The calling thread's handle, if it has one ([`Handles`](crate::Handles)).
+pub(crate) type HandleRef<'a> = Option<&'a mut (dyn Any + Send)>;
+
+/// What an invocation runs: calls the operation on the object (with the calling thread's handle,
+/// for an operation on a handle) and hands its result to the visitor.
+pub(crate) type OperationFn<O> = dyn Fn(&O, HandleRef<'_>, &mut dyn FnMut(&dyn fmt::Debug)) + Send + Sync;
 
 /// One element of Line-Up's invocation set `I`: an operation of an object of type `O` with
 /// fixed argument values, e.g. `add(200)` on a queue.
@@ -63,6 +69,8 @@ pub struct Invocation<O> {
     call: Arc<OperationFn<O>>,
     nondeterministic: bool,
     group: Option<Arc<str>>,
+    /// The type of the per-thread handle the operation runs on ([`on_handle`](Self::on_handle)).
+    handle: Option<HandleType>,
 }
 
 impl<O> Clone for Invocation<O> {
@@ -72,6 +80,7 @@ impl<O> Clone for Invocation<O> {
             call: Arc::clone(&self.call),
             nondeterministic: self.nondeterministic,
             group: self.group.clone(),
+            handle: self.handle,
         }
     }
 }
@@ -92,8 +101,50 @@ impl<O> Invocation<O> {
     {
         Self::from_operation(
             name,
-            Arc::new(move |o: &O, visit: &mut dyn FnMut(&dyn fmt::Debug)| visit(&f(o))),
+            Arc::new(move |o: &O, _: HandleRef<'_>, visit: &mut dyn FnMut(&dyn fmt::Debug)| visit(&f(o))),
         )
+    }
+
+    /// An invocation named `name` that runs `f` on the object and the calling thread's handle: the
+    /// value the thread made from the object when it started ([`Subject::with_handles`](crate::Subject::with_handles),
+    /// see [`Handles`](crate::Handles)), which it owns through all its operations and drops when
+    /// it ends. For split handles (a channel's `Sender`, an SPSC ring's `Producer`, a deque's
+    /// `Worker`), methods that take `&mut self`, and state a thread keeps between its operations
+    /// (a guard taken by `lock()` and dropped by a later `unlock()`). The subject's handles must
+    /// be of type `H`: a check of a subject whose handles are of another type, or that has none,
+    /// fails before it starts with an error that names both.
+    ///
+    /// ```
+    /// use lineup_core::sync::atomic::{AtomicU64, Ordering};
+    /// use lineup_core::{check, Config, Invocation, Subject, TestMatrix};
+    ///
+    /// // Each thread counts what it added itself; the object counts the total.
+    /// let subject = Subject::new("counter", || AtomicU64::new(0))
+    ///     .with_handles(|_, _| 0u64)
+    ///     .with(Invocation::on_handle("add", |c: &AtomicU64, mine: &mut u64| {
+    ///         *mine += 1;
+    ///         (c.fetch_add(1, Ordering::SeqCst) + 1, *mine)
+    ///     }));
+    /// let matrix = TestMatrix::new(vec![vec![0, 0], vec![0]]);
+    /// assert!(check(&subject, &matrix, &Config::default()).unwrap().is_pass());
+    /// ```
+    pub fn on_handle<H, R, F>(name: impl Into<String>, f: F) -> Self
+    where
+        H: Send + 'static,
+        R: fmt::Debug,
+        F: Fn(&O, &mut H) -> R + Send + Sync + 'static,
+    {
+        let name = name.into();
+        let operation = name.clone();
+        Self::from_operation(
+            name,
+            Arc::new(
+                move |o: &O, handle: HandleRef<'_>, visit: &mut dyn FnMut(&dyn fmt::Debug)| {
+                    visit(&f(o, handles::downcast::<H>(handle, &operation)))
+                },
+            ),
+        )
+        .on_handle_of::<H>()
     }
 
     /// An invocation named `name` that runs `call`, which calls the operation and hands what it
@@ -104,7 +155,15 @@ impl<O> Invocation<O> {
             call,
             nondeterministic: false,
             group: None,
+            handle: None,
         }
+    }
+
+    /// Marks the invocation as running on a per-thread handle of type `H` (the constructors on
+    /// handles).
+    pub(crate) fn on_handle_of<H: 'static>(mut self) -> Self {
+        self.handle = Some(HandleType::of::<H>());
+        self
     }
 
     /// Marks an operation whose results may legitimately differ after the same serial past (a
@@ -182,6 +241,17 @@ impl<O> Invocation<O> {
         self
     }
 
+    /// The name of the type of the per-thread handle the operation runs on, if it runs on one
+    /// ([`on_handle`](Self::on_handle)).
+    pub fn handle_type_name(&self) -> Option<&'static str> {
+        self.handle.map(|h| h.name)
+    }
+
+    /// The type of the per-thread handle the operation runs on, if any.
+    pub(crate) fn handle_type(&self) -> Option<HandleType> {
+        self.handle
+    }
+
     /// The object-independent description of this invocation.
     pub fn label(&self) -> &InvocationLabel {
         &self.label
@@ -189,15 +259,44 @@ impl<O> Invocation<O> {
 
     /// Calls the operation on `object` and renders what it returned. A panic propagates; the
     /// harness catches it and records [`Response::Panicked`].
+    ///
+    /// # Panics
+    ///
+    /// Besides the operation's own panics: if the operation runs on a per-thread handle
+    /// ([`on_handle`](Self::on_handle)); call it with [`call_on`](Self::call_on).
     pub fn call(&self, object: &O) -> Response {
+        self.call_in(object, None)
+    }
+
+    /// Calls the operation on `object` with `handle` as the calling thread's handle, and renders
+    /// what it returned. An operation that runs on no handle ignores `handle`.
+    ///
+    /// # Panics
+    ///
+    /// Besides the operation's own panics: if the operation runs on a handle of another type.
+    ///
+    /// ```
+    /// use lineup_core::{Invocation, Response};
+    /// let take = Invocation::on_handle("take", |_: &(), mine: &mut Vec<u32>| mine.pop());
+    /// let mut mine = vec![1, 2];
+    /// assert_eq!(take.call_on(&(), &mut mine), Response::Returned("Some(2)".into()));
+    /// assert_eq!(mine, [1]);
+    /// ```
+    pub fn call_on<H: Send + 'static>(&self, object: &O, handle: &mut H) -> Response {
+        self.call_in(object, Some(handle))
+    }
+
+    /// Calls the operation on `object` with the calling thread's `handle`, and renders what it
+    /// returned.
+    pub(crate) fn call_in(&self, object: &O, handle: HandleRef<'_>) -> Response {
         let mut response = None;
-        (self.call)(object, &mut |value| response = Some(Response::returned(value)));
+        (self.call)(object, handle, &mut |value| response = Some(Response::returned(value)));
         response.expect("the operation returned")
     }
 
-    /// Calls the operation on `object` and hands what it returned to `visit` (the harness
-    /// renders it into a reused buffer).
-    pub(crate) fn call_with(&self, object: &O, visit: &mut dyn FnMut(&dyn fmt::Debug)) {
-        (self.call)(object, visit)
+    /// Calls the operation on `object` (with the calling thread's `handle`) and hands what it
+    /// returned to `visit` (the harness renders it into a reused buffer).
+    pub(crate) fn call_with(&self, object: &O, handle: HandleRef<'_>, visit: &mut dyn FnMut(&dyn fmt::Debug)) {
+        (self.call)(object, handle, visit)
     }
 }

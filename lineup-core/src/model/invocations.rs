@@ -1,5 +1,6 @@
 //! The trait that describes an object type's invocation set.
 
+use crate::model::handles::Handles;
 use crate::model::invocation::Invocation;
 use crate::model::subject::Subject;
 
@@ -43,6 +44,14 @@ use crate::model::subject::Subject;
 pub trait Invocations: Sized + Send + Sync + 'static {
     /// The invocations to try, in a fixed order (matrices refer to them by position).
     fn invocations() -> Vec<Invocation<Self>>;
+
+    /// How each thread makes its own handle from the object, for invocations made with
+    /// [`Invocation::on_handle`] (see [`Subject::with_handles`]); `None` (the default) for an
+    /// object whose operations all take `&Self`. `#[lineup::invocations]` returns the block's
+    /// `#[handles]` method here.
+    fn handles() -> Option<Handles<Self>> {
+        None
+    }
 }
 
 impl<O: Invocations> Subject<O> {
@@ -51,5 +60,6 @@ impl<O: Invocations> Subject<O> {
         O::invocations()
             .into_iter()
             .fold(Subject::new(name, factory), Subject::with)
+            .handled_by(O::handles())
     }
 }

@@ -3,7 +3,9 @@
 use std::fmt;
 use std::sync::Arc;
 
+use crate::error::CheckError;
 use crate::model::groups::OperationGroups;
+use crate::model::handles::{Handles, MatrixThread, MatrixThreads, ThreadHandle};
 use crate::model::invocation::Invocation;
 use crate::model::invocation::InvocationLabel;
 use crate::model::matrix::TestMatrix;
@@ -27,6 +29,8 @@ pub struct Subject<O> {
     name: String,
     factory: Arc<Factory<O>>,
     invocations: Vec<Invocation<O>>,
+    /// How each thread makes its handle, for a subject with per-thread handles.
+    handles: Option<Handles<O>>,
 }
 
 impl<O> Clone for Subject<O> {
@@ -35,6 +39,7 @@ impl<O> Clone for Subject<O> {
             name: self.name.clone(),
             factory: Arc::clone(&self.factory),
             invocations: self.invocations.clone(),
+            handles: self.handles.clone(),
         }
     }
 }
@@ -44,6 +49,7 @@ impl<O> fmt::Debug for Subject<O> {
         f.debug_struct("Subject")
             .field("name", &self.name)
             .field("invocations", &self.invocations)
+            .field("handles", &self.handles)
             .finish()
     }
 }
@@ -55,7 +61,97 @@ impl<O> Subject<O> {
             name: name.into(),
             factory: Arc::new(factory),
             invocations: Vec::new(),
+            handles: None,
         }
+    }
+
+    /// Gives each thread of every execution its own handle, made by `make` from the shared object
+    /// and the thread it is for ([`MatrixThread`]: its column, the operation groups it runs), and
+    /// owned by the thread through its operations: invocations made with
+    /// [`Invocation::on_handle`] get it as `&mut H`. The thread's handle is dropped as part of its
+    /// last operation (see [`Handles`] for when handles are made and dropped). For split handles
+    /// (a channel's `Sender` and `Receiver`, an SPSC ring's `Producer` and `Consumer`, a deque's
+    /// `Worker` and `Stealer`) and for what a thread keeps between its operations (a guard, a
+    /// ticket). Replaces handles given before.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use lineup_core::sync::mpsc::{channel, Receiver, Sender};
+    /// use lineup_core::sync::Mutex;
+    /// use lineup_core::{check, Config, Invocation, MatrixThread, Subject, TestMatrix};
+    ///
+    /// // A channel whose receiver goes to the thread that runs the `receiver` group.
+    /// struct Channel {
+    ///     sender: Sender<u32>,
+    ///     receiver: Mutex<Option<Receiver<u32>>>,
+    /// }
+    /// struct End {
+    ///     sender: Sender<u32>,
+    ///     receiver: Option<Receiver<u32>>,
+    /// }
+    ///
+    /// let subject = Subject::new("channel", || {
+    ///     let (sender, receiver) = channel();
+    ///     Channel { sender, receiver: Mutex::new(Some(receiver)) }
+    /// })
+    /// .with_handles(|channel: &Arc<Channel>, thread: &MatrixThread| End {
+    ///     sender: channel.sender.clone(),
+    ///     receiver: if thread.runs_group("receiver") { channel.receiver.lock().unwrap().take() } else { None },
+    /// })
+    /// .with(Invocation::on_handle("send", |_: &Channel, end: &mut End| end.sender.send(1).is_ok()).arg(1))
+    /// .with(
+    ///     Invocation::on_handle("try_recv", |_: &Channel, end: &mut End| end.receiver.as_ref().unwrap().try_recv().ok())
+    ///         .group("receiver"),
+    /// );
+    /// let matrix = TestMatrix::new(vec![vec![0, 0], vec![1, 1]]);
+    /// assert!(check(&subject, &matrix, &Config::default()).unwrap().is_pass());
+    /// ```
+    pub fn with_handles<H, F>(mut self, make: F) -> Self
+    where
+        H: Send + 'static,
+        F: Fn(&Arc<O>, &MatrixThread) -> H + Send + Sync + 'static,
+    {
+        self.handles = Some(Handles::new(make));
+        self
+    }
+
+    /// Gives each thread of every execution its own state of type `S`, starting at
+    /// `S::default()`: the handles of [`with_handles`](Self::with_handles) for values a thread
+    /// keeps between its operations (a guard that `lock` takes and a later `unlock` drops, a
+    /// ticket, a reservation). A guard still held when the thread's last operation ends is dropped
+    /// then, as part of that operation.
+    ///
+    /// ```
+    /// use lineup_core::{Invocation, Subject};
+    /// let subject = Subject::new("tickets", || ()).with_thread_state::<Vec<u32>>()
+    ///     .with(Invocation::on_handle("keep", |_: &(), kept: &mut Vec<u32>| kept.push(1)));
+    /// assert_eq!(subject.handles().unwrap().type_name(), "alloc::vec::Vec<u32>");
+    /// ```
+    pub fn with_thread_state<S: Default + Send + 'static>(self) -> Self {
+        self.with_handles(|_, _| S::default())
+    }
+
+    /// Sets how threads make their handles ([`with_handles`](Self::with_handles)), or none.
+    pub fn handled_by(mut self, handles: Option<Handles<O>>) -> Self {
+        self.handles = handles;
+        self
+    }
+
+    /// How each thread makes its handle, if the subject has per-thread handles.
+    pub fn handles(&self) -> Option<&Handles<O>> {
+        self.handles.as_ref()
+    }
+
+    /// The handle of `thread` for one execution (none, for a subject without handles).
+    pub(crate) fn handle_for(&self, object: &Arc<O>, thread: &MatrixThread) -> ThreadHandle {
+        self.handles
+            .as_ref()
+            .map_or_else(ThreadHandle::default, |handles| handles.make(object, thread))
+    }
+
+    /// The threads of `matrix`, each with the groups it runs: what handles are made for.
+    pub(crate) fn threads_of(&self, matrix: &TestMatrix) -> MatrixThreads {
+        MatrixThreads::of(matrix, &self.groups())
     }
 
     /// Adds an invocation; matrices refer to invocations by their position in this list.
@@ -104,15 +200,36 @@ impl<O> Subject<O> {
         tolerated
     }
 
-    /// Checks that every entry of `matrix` names an invocation of this subject.
-    pub fn validate(&self, matrix: &TestMatrix) -> Result<(), crate::error::CheckError> {
-        match matrix.max_invocation() {
-            Some(i) if i >= self.invocations.len() => Err(crate::error::CheckError::UnknownInvocation {
+    /// Checks that every entry of `matrix` names an invocation of this subject, and that every
+    /// invocation that runs on a per-thread handle ([`Invocation::on_handle`]) finds handles of
+    /// its type.
+    pub fn validate(&self, matrix: &TestMatrix) -> Result<(), CheckError> {
+        if let Some(i) = matrix.max_invocation().filter(|&i| i >= self.invocations.len()) {
+            return Err(CheckError::UnknownInvocation {
                 index: i,
                 subject: self.name.clone(),
                 count: self.invocations.len(),
-            }),
-            _ => Ok(()),
+            });
         }
+        self.validate_handles()
+    }
+
+    /// Checks that every invocation that runs on a handle finds handles of its type.
+    fn validate_handles(&self) -> Result<(), CheckError> {
+        let given = self.handles.as_ref().map(Handles::kind);
+        for invocation in &self.invocations {
+            let Some(wanted) = invocation.handle_type() else {
+                continue;
+            };
+            if given != Some(wanted) {
+                return Err(CheckError::HandleMismatch {
+                    subject: self.name.clone(),
+                    invocation: invocation.label().to_string(),
+                    wanted: wanted.name,
+                    given: given.map(|g| g.name),
+                });
+            }
+        }
+        Ok(())
     }
 }
