@@ -14,7 +14,6 @@ use crate::judge::verdict::CheckStats;
 use crate::judge::verdict::Verdict;
 use crate::judge::verdict::Violation;
 use crate::judge::verdict::ViolationKind;
-use crate::model::history::op_table;
 use crate::model::history::History;
 use crate::model::matrix::TestMatrix;
 use crate::model::replay_token::Phase;
@@ -196,7 +195,7 @@ fn check_against_named_spec<O: Send + Sync + 'static>(
     environment: &Environment,
 ) -> Result<Verdict, CheckError> {
     subject.validate(matrix)?;
-    observation_file::check_matches(spec, &op_table(matrix, &subject.labels()), source)?;
+    observation_file::check_matches(spec, &subject.op_table(matrix), source)?;
     refuse_vacuous(subject.name(), spec, config)?;
     let stats = CheckStats {
         serial_full: spec.full_count(),

@@ -29,7 +29,6 @@ use crate::error::CheckError;
 use crate::judge::phase2_outcome::Phase2Observer;
 use crate::judge::verdict::Verdict;
 #[cfg(not(loom))]
-use crate::model::history::op_table;
 #[cfg(not(loom))]
 use crate::model::matrix::TestMatrix;
 #[cfg(not(loom))]
@@ -143,7 +142,7 @@ pub fn survey_against_spec<O: Send + Sync + 'static>(
     config: &Config,
 ) -> Result<Survey, CheckError> {
     subject.validate(matrix)?;
-    observation_file::check_matches(spec, &op_table(matrix, &subject.labels()), "the given specification")?;
+    observation_file::check_matches(spec, &subject.op_table(matrix), "the given specification")?;
     let synthesis = Synthesis {
         spec: spec.clone(),
         nondeterminism: None,

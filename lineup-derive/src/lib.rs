@@ -66,6 +66,7 @@ mod lineup_test;
 /// | `#[invoke(name = "push_front", 1, 2)]` | `fn push_head(&self, value: u32)` | `push_front(1)`, `push_front(2)` |
 /// | `#[invoke]` | `async fn take(&self) -> u32` | `take()`, awaited |
 /// | `#[invoke(group = "consumer")]` | `fn pop(&self) -> Option<u32>` | `pop()`, on one thread of every matrix |
+/// | `#[invoke(1, 2)]` | `fn push(&self, end: &mut End, value: u32)` | `push(1)`, `push(2)`, on the calling thread's handle |
 ///
 /// * With one parameter besides `&self`, every value is one argument (a tuple value is one
 ///   argument of tuple type). With several, every value is a tuple with one element per
@@ -86,6 +87,21 @@ mod lineup_test;
 ///   the same group name share the group.
 /// * `nondeterministic` marks an operation whose results may legitimately differ
 ///   (`Invocation::nondeterministic`).
+///
+/// # Per-thread handles
+///
+/// One method of the block may be marked `#[handles]`: `fn handle(&self, thread:
+/// &lineup::MatrixThread) -> End` (the thread parameter is optional, and `self: &Arc<Self>` is
+/// accepted for a handle that keeps the object). Each thread of every execution makes its own
+/// handle with it when it starts, owns it through its operations, and drops it after its last one
+/// (`lineup::Subject::with_handles`; the drop is an operation of the history, `drop(handle)`). A
+/// marked method whose first parameter after `&self` is `&mut End` runs on the calling thread's
+/// handle (`lineup::Invocation::on_handle`, or `on_handle_async` for an `async fn`); its values
+/// are for the parameters after it. For split handles (a channel's `Sender` and `Receiver`, an
+/// SPSC ring's `Producer` and `Consumer`), methods that need `&mut`, and what a thread keeps
+/// between its operations (a guard taken by `lock` and dropped by a later `unlock`). The
+/// generated trait impl gets `fn handles()`, which returns `Some(lineup::Handles::new(..))` calling
+/// the method.
 ///
 /// # Order
 ///
@@ -130,7 +146,10 @@ mod lineup_test;
 ///
 /// Compile errors, at the offending tokens: the attribute on anything but an inherent `impl`
 /// block (a trait impl included); no method marked `#[invoke]`; `#[invoke]` on a method whose
-/// receiver is not `&self` (`self`, `&mut self`, none); `#[invoke]` without values on a method
+/// receiver is not `&self` (`self`, `&mut self`, none); a `&mut` handle parameter without a
+/// `#[handles]` method, or of another type than the handle it makes (at the parameter's type); a
+/// `#[handles]` method that is also `#[invoke]` (and so in a group), is given twice, takes more
+/// than the thread, takes `&mut self`, returns nothing, or is generic, async or unsafe; `#[invoke]` without values on a method
 /// with parameters, or with values on one without; a value that is not a tuple of the right
 /// arity for a method with several parameters; generic or unsafe methods; `#[invoke]`
 /// twice on one method or on something that is not a method; an unknown option in

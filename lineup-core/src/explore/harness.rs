@@ -46,6 +46,8 @@ where
     }
     let finals: Vec<OpSlot> = slots[next..].to_vec();
     let threads = subject.threads_of(matrix);
+    // Worker t's handle drop is step `drops + t` (numbered after the operations), if drops run code.
+    let drops = (subject.drop_steps(matrix) > 0).then_some(matrix.op_count() + 1);
     let subject = Arc::new(subject);
     let columns = Arc::new(columns);
     let workers = Arc::new(threads.workers);
@@ -63,7 +65,7 @@ where
         let object = Arc::new(subject.build());
         recording::set_role(main, Role::Harness);
         run_main_ops(main, &subject, &object, &initial, &threads.initial);
-        run_workers(main, &subject, &object, &columns, &workers, gate_points);
+        run_workers(main, &subject, &object, &columns, &workers, (drops, gate_points));
         run_main_ops(main, &subject, &object, &finals, &threads.finals);
         drop(object);
         end_execution(watchdog);
@@ -87,15 +89,20 @@ fn spawn_watchdog() -> shuttle::thread::JoinHandle<()> {
 }
 
 /// Runs the main thread's initial or final operations (`slots`), with the handle of `thread`
-/// if the subject has handles (made only if there are operations to run).
+/// if the subject has handles (made only if there are operations to run, and dropped after the
+/// last of them, when no worker runs).
 fn run_main_ops<O>(main: TaskId, subject: &Subject<O>, object: &Arc<O>, slots: &[OpSlot], thread: &MatrixThread) {
     if slots.is_empty() {
         return;
     }
     let mut handle = make_handle(main, subject, object, thread);
-    for (i, slot) in slots.iter().enumerate() {
-        run_op(main, subject, object, slot, &mut handle, i + 1 == slots.len());
+    for slot in slots {
+        run_op(main, subject, object, slot, &mut handle);
     }
+    // Like building the object, this belongs to no operation.
+    recording::set_role(main, Role::Background);
+    drop(handle);
+    recording::set_role(main, Role::Harness);
 }
 
 /// Makes the handle of `thread` on the main thread: it belongs to no operation, as building the
@@ -110,6 +117,34 @@ fn make_handle<O>(main: TaskId, subject: &Subject<O>, object: &Arc<O>, thread: &
     handle
 }
 
+/// A worker drops its handle after its last operation: as operation `op` (`drop(handle)` in the
+/// history, numbered after the matrix's operations), gated like the others, with `()` or the
+/// drop's panic as its response; without an operation (a handle whose drop runs no code), at once.
+fn drop_handle(me: TaskId, mut handle: ThreadHandle, op: Option<usize>) {
+    let Some(op) = op.filter(|_| !abandonment::is_abandoning()) else {
+        recording::set_role(me, Role::Harness);
+        return drop(handle);
+    };
+    recording::set_role(me, Role::Gate(op));
+    let result = panic::catch_unwind(AssertUnwindSafe(|| handle.drop_now()));
+    if abandonment::is_abandoning() {
+        recording::set_role(me, Role::Harness);
+        return;
+    }
+    recording::with(|r| {
+        let response = match result {
+            Ok(()) => r.interner.returned("()"),
+            Err(payload) => r.interner.panicked(panic_message(payload.as_ref())),
+        };
+        if r.roles.get(usize::from(me)).copied().flatten() == Some(Role::Gate(op)) {
+            // The drop reached no scheduling point.
+            r.call_by(op, me);
+        }
+        r.ret(op, response);
+        r.set_role(me, Role::Harness);
+    });
+}
+
 /// Spawns one worker per column, each owning its handle (made here, in column order) and
 /// running its column's operations behind their gates (scheduling points of their own with
 /// `gate_points`), and waits (yielding) until every worker has finished.
@@ -119,7 +154,7 @@ fn run_workers<O: Send + Sync + 'static>(
     object: &Arc<O>,
     columns: &Arc<Vec<Vec<OpSlot>>>,
     threads: &[MatrixThread],
-    gate_points: bool,
+    (drops, gate_points): (Option<usize>, bool),
 ) {
     recording::with(|r| r.workers_unfinished = columns.len());
     let handles: Vec<ThreadHandle> = threads
@@ -134,7 +169,6 @@ fn run_workers<O: Send + Sync + 'static>(
             let (subject, object, columns) = (Arc::clone(subject), Arc::clone(object), Arc::clone(columns));
             let handle = shuttle::thread::spawn(move || {
                 let worker = me();
-                let last = columns[t].len();
                 for (i, slot) in columns[t].iter().enumerate() {
                     if i > 0 {
                         recording::set_role(worker, Role::Gate(slot.id));
@@ -142,8 +176,9 @@ fn run_workers<O: Send + Sync + 'static>(
                             shuttle_engine::runtime::thread::switch();
                         }
                     }
-                    run_op(worker, &subject, &object, slot, &mut own, i + 1 == last);
+                    run_op(worker, &subject, &object, slot, &mut own);
                 }
+                drop_handle(worker, own, drops.map(|first| first + t));
                 recording::set_role(worker, Role::Harness);
                 recording::with(|r| r.workers_unfinished -= 1);
                 crate::explore::footprint::note_finishing();
@@ -189,15 +224,14 @@ fn task_of<T>(handle: &shuttle::thread::JoinHandle<T>) -> TaskId {
 }
 
 /// Calls one operation with the thread's `handle`, recording its call and its return (or its
-/// panic); the thread's `last` operation drops the handle before its return is recorded. A
-/// worker's operation starts at its gate (role [`Role::Gate`]): the scheduler records the call
-/// when it lets the worker pass its first scheduling point. The main thread's operations have no
-/// gate.
+/// panic). A worker's operation starts at its gate (role [`Role::Gate`]): the scheduler records
+/// the call when it lets the worker pass its first scheduling point. The main thread's operations
+/// have no gate.
 ///
 /// While a stuck execution is being abandoned (see [`abandonment`]), nothing is recorded any
 /// more: an operation not begun is skipped, and one that unwinds with
 /// [`Abandoned`](abandonment::Abandoned) ends there.
-fn run_op<O>(me: TaskId, subject: &Subject<O>, object: &O, slot: &OpSlot, handle: &mut ThreadHandle, last: bool) {
+fn run_op<O>(me: TaskId, subject: &Subject<O>, object: &O, slot: &OpSlot, handle: &mut ThreadHandle) {
     if abandonment::is_abandoning() {
         recording::set_role(me, Role::Harness);
         return;
@@ -212,7 +246,7 @@ fn run_op<O>(me: TaskId, subject: &Subject<O>, object: &O, slot: &OpSlot, handle
     });
     let invocation = &subject.invocations()[slot.invocation];
     let mut returned = None;
-    let mut result = panic::catch_unwind(AssertUnwindSafe(|| {
+    let result = panic::catch_unwind(AssertUnwindSafe(|| {
         invocation.call_with(object, handle.as_any(), &mut |value| {
             // Rendered into the shared buffer and interned: no allocation for a response seen before.
             let mut buffer = recording::with(|r| std::mem::take(&mut r.buffer));
@@ -225,11 +259,6 @@ fn run_op<O>(me: TaskId, subject: &Subject<O>, object: &O, slot: &OpSlot, handle
             }));
         })
     }));
-    // The thread's handle ends with its last operation; a panic in its drop is the operation's.
-    if last && !abandonment::is_abandoning() {
-        let dropped = panic::catch_unwind(AssertUnwindSafe(|| handle.drop_now()));
-        result = result.and(dropped);
-    }
     if abandonment::is_abandoning() {
         // The stuck history was taken when the execution got stuck; the operation unwound with
         // `Abandoned` (or ended otherwise): nothing more is recorded.

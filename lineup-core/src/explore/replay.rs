@@ -11,7 +11,7 @@ use crate::explore::recording::history_of;
 use crate::explore::run::explore;
 use crate::explore::scheduler::Control;
 use crate::explore::strategy;
-use crate::model::history::{op_table, History};
+use crate::model::history::History;
 use crate::model::matrix::TestMatrix;
 use crate::model::replay_token::{Phase, ReplayToken};
 use crate::model::stuck_kind::StuckKind;
@@ -102,7 +102,7 @@ pub(crate) fn replay_execution<O: Send + Sync + 'static>(
     let Some((trace, stuck, inconclusive)) = captured.borrow_mut().take() else {
         return Ok(None);
     };
-    let ops = op_table(matrix, &subject.labels());
+    let ops = subject.op_table(matrix);
     Ok(Some(ReplayedExecution {
         history: history_of(trace.as_ref(), &ops),
         stuck,

@@ -15,7 +15,7 @@ use crate::explore::scheduler::Control;
 use crate::explore::split::{abort_shared, on_workers, worker_count, SplitQueue};
 use crate::explore::trace_set::TraceSet;
 use crate::memory_limit::{serial_history_bytes, MemoryBudget};
-use crate::model::history::{op_table, History, OpTable};
+use crate::model::history::{History, OpTable};
 use crate::model::matrix::TestMatrix;
 use crate::model::replay_token::Phase;
 use crate::model::replay_token::ReplayToken;
@@ -39,7 +39,7 @@ pub(crate) fn serial_executions<O: Send + Sync + 'static>(
     config: &Config,
 ) -> Result<Synthesis, CheckError> {
     subject.validate(matrix)?;
-    let ops = op_table(matrix, &subject.labels());
+    let ops = subject.op_table(matrix);
     let tolerated = subject.tolerated_ops(matrix);
     let shared = Arc::new(Mutex::new(SerialTraces {
         interner: ResponseInterner::default(),

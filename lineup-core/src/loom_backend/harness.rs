@@ -24,7 +24,12 @@ use crate::model::subject::Subject;
 use crate::model::thread_id::ThreadId;
 use crate::spec::observation::ObservationSet;
 
-/// The operations of a matrix by thread, as (operation number, invocation index).
+/// The invocation index that stands for a worker's handle drop, `drop(handle)` in the history
+/// (see [`Handles`](crate::Handles)).
+const DROP_HANDLE: usize = usize::MAX;
+
+/// The operations of a matrix by thread, as (operation number, invocation index); a worker whose
+/// handle runs code when dropped ends with its drop ([`DROP_HANDLE`]).
 pub(crate) struct Plan<O> {
     pub subject: Subject<O>,
     pub initial: Vec<(usize, usize)>,
@@ -42,7 +47,7 @@ impl<O> Plan<O> {
             initial: Vec::new(),
             threads: vec![Vec::new(); matrix.threads.len()],
             finals: Vec::new(),
-            op_count: matrix.op_count(),
+            op_count: matrix.op_count() + subject.drop_steps(matrix),
             seats: subject.threads_of(matrix),
         };
         let first_final = matrix.op_count() - matrix.finals.len();
@@ -55,6 +60,9 @@ impl<O> Plan<O> {
                 }
                 ThreadId::Worker(t) => plan.threads[t].push((slot.id, slot.invocation)),
             }
+        }
+        for t in 0..subject.drop_steps(matrix) {
+            plan.threads[t].push((matrix.op_count() + 1 + t, DROP_HANDLE));
         }
         plan
     }
@@ -256,41 +264,29 @@ fn tick(clock: Option<&Clock>) {
     }
 }
 
-/// One operation for [`run_op`]: its number and invocation, and whether it is the last of its
-/// thread (which drops the thread's handle before its return is recorded).
-#[derive(Clone, Copy)]
-struct OpRun {
-    op: usize,
-    invocation: usize,
-    last: bool,
-}
-
-/// The operations of one thread, each with whether it is the thread's last.
-fn op_runs(ops: &[(usize, usize)]) -> impl Iterator<Item = OpRun> + '_ {
-    ops.iter().enumerate().map(|(i, &(op, invocation))| OpRun {
-        op,
-        invocation,
-        last: i + 1 == ops.len(),
-    })
-}
-
 /// Runs the main thread's initial or final operations with the handle of `thread` (made only if
-/// there are operations to run).
+/// there are operations to run, and dropped after the last of them).
 fn run_main_ops<O>(subject: &Subject<O>, object: &Arc<O>, ops: &[(usize, usize)], thread: &MatrixThread) {
     if ops.is_empty() {
         return;
     }
     let mut handle = subject.handle_for(object, thread);
-    for run in op_runs(ops) {
-        run_op(subject, object, run, &mut handle, None);
+    for &(op, invocation) in ops {
+        run_op(subject, object, (op, invocation), &mut handle, None);
     }
 }
 
-/// Runs one operation with the thread's `handle` and records its call, response and return (the
-/// thread's last operation drops the handle first). `false`: the execution got stuck and the
-/// operation was abandoned (it stays pending; see [`wait_registry`]).
-fn run_op<O>(subject: &Subject<O>, object: &O, run: OpRun, handle: &mut ThreadHandle, clock: Option<&Clock>) -> bool {
-    let OpRun { op, invocation, last } = run;
+/// Runs one operation, `(number, invocation)`, with the thread's `handle` and records its call,
+/// response and return. `false`: the execution got stuck and the operation was abandoned (it
+/// stays pending; see [`wait_registry`]). [`DROP_HANDLE`] drops the handle, with `()` as its
+/// response.
+fn run_op<O>(
+    subject: &Subject<O>,
+    object: &O,
+    (op, invocation): (usize, usize),
+    handle: &mut ThreadHandle,
+    clock: Option<&Clock>,
+) -> bool {
     RECORDING.with(|r| {
         let mut r = r.borrow_mut();
         r.events.push(Event::Call(op));
@@ -299,13 +295,13 @@ fn run_op<O>(subject: &Subject<O>, object: &O, run: OpRun, handle: &mut ThreadHa
         r.yields.clear();
     });
     tick(clock);
-    let mut outcome = catch_unwind(AssertUnwindSafe(|| {
-        subject.invocations()[invocation].call_in(object, handle.as_any())
+    let outcome = catch_unwind(AssertUnwindSafe(|| match invocation {
+        DROP_HANDLE => {
+            handle.drop_now();
+            Response::returned(&())
+        }
+        _ => subject.invocations()[invocation].call_in(object, handle.as_any()),
     }));
-    if last && !outcome.as_ref().is_err_and(|payload| payload.is::<Abandoned>()) {
-        let dropped = catch_unwind(AssertUnwindSafe(|| handle.drop_now()));
-        outcome = outcome.and_then(|response| dropped.map(|()| response));
-    }
     let response = match outcome {
         Ok(response) => response,
         Err(payload) if payload.is::<Abandoned>() => {
@@ -375,15 +371,14 @@ pub(crate) fn serial_body<O: Send + Sync + 'static>(
                 );
                 let mut handle = plan.subject.handle_for(&object, &plan.seats.workers[t]);
                 loom::thread::spawn(move || {
-                    for run in op_runs(&plan.threads[t]) {
-                        let op = run.op;
+                    for &(op, inv) in &plan.threads[t] {
                         {
                             let mut now = turn.lock().unwrap();
                             while order[*now] != op {
                                 now = wake[t].wait(now).unwrap();
                             }
                         }
-                        run_op(&plan.subject, &object, run, &mut handle, None);
+                        run_op(&plan.subject, &object, (op, inv), &mut handle, None);
                         let mut now = turn.lock().unwrap();
                         *now += 1;
                         if let Some(next) = order.get(*now).and_then(|&op| plan.thread_of(op)) {
@@ -442,11 +437,12 @@ pub(crate) fn concurrent_body<O: Send + Sync + 'static>(
                 let (plan, object, clock) = (Arc::clone(&plan), Arc::clone(&object), clock.clone());
                 let mut handle = plan.subject.handle_for(&object, &plan.seats.workers[t]);
                 loom::thread::spawn(move || {
-                    for run in op_runs(&plan.threads[t]) {
-                        if !run_op(&plan.subject, &object, run, &mut handle, clock.as_deref()) {
+                    for &(op, inv) in &plan.threads[t] {
+                        if !run_op(&plan.subject, &object, (op, inv), &mut handle, clock.as_deref()) {
                             break;
                         }
                     }
+                    drop(handle);
                     wait_registry::finished();
                 })
             })

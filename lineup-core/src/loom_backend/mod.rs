@@ -45,7 +45,6 @@ use crate::environment::{Environment, LoomSettings, LOOM_CHECKPOINT_ENV};
 use crate::error::CheckError;
 use crate::judge::phase2_outcome::Phase2Outcome;
 use crate::judge::verdict::{LoomEvidence, ViolationKind};
-use crate::model::history::op_table;
 use crate::model::matrix::TestMatrix;
 use crate::model::replay_token::Phase;
 use crate::model::replay_token::ReplayToken;
@@ -282,7 +281,7 @@ pub(crate) fn serial_executions<O: Send + Sync + 'static>(
         phase: PHASE1,
         message: format!("cannot create a scratch directory: {e}"),
     })?;
-    let mut serial = SerialRun::new(op_table(matrix, &subject.labels()));
+    let mut serial = SerialRun::new(subject.op_table(matrix));
     let mut resume_after = None;
     loop {
         let job = Job {

@@ -13,10 +13,18 @@
 //! initial operations (if there are any) and runs them; then it makes the handle of every worker,
 //! in column order, and starts the workers, each owning its own; once they have all finished, it
 //! makes the handle of the final operations (if any) and runs them. Making a handle belongs to no
-//! operation (as building the object does). A thread's handle is dropped as part of the thread's
-//! last operation, after the operation's call returned and before its return is recorded: what
-//! the drop does (a closed channel end, a returned permit, a released guard) is explored with the
-//! operation, in both phases, and the operation's interval covers it.
+//! operation (as building the object does). A worker drops its handle after its last operation,
+//! as an operation of its own that the history shows as `drop(handle)` on the worker's thread
+//! (numbered after the matrix's operations, with `()` or the drop's panic as its response): phase
+//! 1 runs it alone, in every serial order with the other operations, and phase 2 interleaves its
+//! steps with the other threads' like any operation's, so a race inside a `Drop` implementation is
+//! found. It must be an operation of the history: what a drop does (a lease given back, a channel
+//! end closed) is seen by the operations after it, so a drop that the history did not show would
+//! make the specification nondeterministic, and a drop glued to the thread's last operation would
+//! make that operation non-atomic (both false alarms). A handle whose type runs no code when
+//! dropped (`std::mem::needs_drop`) adds no operation. The main thread drops the handle of the
+//! initial operations after the last of them (before any worker starts), and that of the final
+//! operations after the last of them, belonging to no operation.
 
 use std::any::{Any, TypeId};
 use std::fmt;
@@ -157,6 +165,9 @@ type MakeHandle<O> = dyn Fn(&Arc<O>, &MatrixThread) -> Box<dyn Any + Send> + Sen
 pub struct Handles<O> {
     make: Arc<MakeHandle<O>>,
     kind: HandleType,
+    /// Whether dropping a handle runs code (`std::mem::needs_drop`): only then is a worker's drop
+    /// a step of the execution of its own.
+    needs_drop: bool,
 }
 
 impl<O> Clone for Handles<O> {
@@ -164,6 +175,7 @@ impl<O> Clone for Handles<O> {
         Self {
             make: Arc::clone(&self.make),
             kind: self.kind,
+            needs_drop: self.needs_drop,
         }
     }
 }
@@ -186,7 +198,13 @@ impl<O> Handles<O> {
                 Box::new(make(object, thread)) as Box<dyn Any + Send>
             }),
             kind: HandleType::of::<H>(),
+            needs_drop: std::mem::needs_drop::<H>(),
         }
+    }
+
+    /// Whether dropping a handle runs code.
+    pub(crate) fn needs_drop(&self) -> bool {
+        self.needs_drop
     }
 
     /// The name of the handles' type (`std::any::type_name`).
@@ -216,7 +234,7 @@ impl ThreadHandle {
         self.0.as_deref_mut()
     }
 
-    /// Drops the handle now (the thread's last operation ends).
+    /// Drops the handle now.
     pub(crate) fn drop_now(&mut self) {
         drop(self.0.take());
     }

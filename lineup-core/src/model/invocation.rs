@@ -107,8 +107,8 @@ impl<O> Invocation<O> {
 
     /// An invocation named `name` that runs `f` on the object and the calling thread's handle: the
     /// value the thread made from the object when it started ([`Subject::with_handles`](crate::Subject::with_handles),
-    /// see [`Handles`](crate::Handles)), which it owns through all its operations and drops when
-    /// it ends. For split handles (a channel's `Sender`, an SPSC ring's `Producer`, a deque's
+    /// see [`Handles`](crate::Handles)), which it owns through all its operations and drops after
+    /// them. For split handles (a channel's `Sender`, an SPSC ring's `Producer`, a deque's
     /// `Worker`), methods that take `&mut self`, and state a thread keeps between its operations
     /// (a guard taken by `lock()` and dropped by a later `unlock()`). The subject's handles must
     /// be of type `H`: a check of a subject whose handles are of another type, or that has none,

@@ -6,9 +6,11 @@ use std::sync::Arc;
 use crate::error::CheckError;
 use crate::model::groups::OperationGroups;
 use crate::model::handles::{Handles, MatrixThread, MatrixThreads, ThreadHandle};
+use crate::model::history::{op_table, OpInfo, OpTable};
 use crate::model::invocation::Invocation;
 use crate::model::invocation::InvocationLabel;
 use crate::model::matrix::TestMatrix;
+use crate::model::thread_id::ThreadId;
 
 type Factory<O> = dyn Fn() -> O + Send + Sync;
 
@@ -68,8 +70,9 @@ impl<O> Subject<O> {
     /// Gives each thread of every execution its own handle, made by `make` from the shared object
     /// and the thread it is for ([`MatrixThread`]: its column, the operation groups it runs), and
     /// owned by the thread through its operations: invocations made with
-    /// [`Invocation::on_handle`] get it as `&mut H`. The thread's handle is dropped as part of its
-    /// last operation (see [`Handles`] for when handles are made and dropped). For split handles
+    /// [`Invocation::on_handle`] get it as `&mut H`. A worker drops its handle after its last
+    /// operation, as an operation of the history, `drop(handle)` (see [`Handles`] for when handles
+    /// are made and dropped, and why). For split handles
     /// (a channel's `Sender` and `Receiver`, an SPSC ring's `Producer` and `Consumer`, a deque's
     /// `Worker` and `Stealer`) and for what a thread keeps between its operations (a guard, a
     /// ticket). Replaces handles given before.
@@ -119,7 +122,7 @@ impl<O> Subject<O> {
     /// `S::default()`: the handles of [`with_handles`](Self::with_handles) for values a thread
     /// keeps between its operations (a guard that `lock` takes and a later `unlock` drops, a
     /// ticket, a reservation). A guard still held when the thread's last operation ends is dropped
-    /// then, as part of that operation.
+    /// then, in the thread's `drop(handle)` operation.
     ///
     /// ```
     /// use lineup_core::{Invocation, Subject};
@@ -147,6 +150,37 @@ impl<O> Subject<O> {
         self.handles
             .as_ref()
             .map_or_else(ThreadHandle::default, |handles| handles.make(object, thread))
+    }
+
+    /// The operations an execution of `matrix` has besides the matrix's: one `drop(handle)` per
+    /// worker whose handle runs code when dropped (numbered after the matrix's operations, in
+    /// column order; see [`Handles`]).
+    pub(crate) fn drop_steps(&self, matrix: &TestMatrix) -> usize {
+        match &self.handles {
+            Some(handles) if handles.needs_drop() => matrix.threads.len(),
+            _ => 0,
+        }
+    }
+
+    /// The operations of an execution of `matrix`: the matrix's, then the workers' handle drops
+    /// (labelled `drop(handle)`).
+    pub(crate) fn op_table(&self, matrix: &TestMatrix) -> OpTable {
+        let matrix_ops = op_table(matrix, &self.labels());
+        let drops = self.drop_steps(matrix);
+        if drops == 0 {
+            return matrix_ops;
+        }
+        let first = matrix.op_count() + 1;
+        let drop = InvocationLabel::new("drop", vec!["handle".to_string()]);
+        matrix_ops
+            .iter()
+            .cloned()
+            .chain((0..drops).map(|t| OpInfo {
+                id: first + t,
+                thread: ThreadId::Worker(t),
+                invocation: drop.clone(),
+            }))
+            .collect()
     }
 
     /// The threads of `matrix`, each with the groups it runs: what handles are made for.
@@ -190,7 +224,7 @@ impl<O> Subject<O> {
     /// [`nondeterministic`](Invocation::nondeterministic): the determinism check tolerates its
     /// different results.
     pub(crate) fn tolerated_ops(&self, matrix: &TestMatrix) -> Vec<bool> {
-        let mut tolerated = vec![false; matrix.op_count()];
+        let mut tolerated = vec![false; matrix.op_count() + self.drop_steps(matrix)];
         for slot in matrix.slots() {
             tolerated[slot.id - 1] = self
                 .invocations

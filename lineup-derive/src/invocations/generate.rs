@@ -6,7 +6,7 @@ use quote::{quote, quote_spanned, ToTokens};
 use syn::spanned::Spanned;
 use syn::{Expr, Ident, LitStr, Type};
 
-use super::model::{InvocationsBlock, InvokeMethod, Parsed, Rejected};
+use super::model::{HandlesMethod, InvocationsBlock, InvokeMethod, Parsed, Rejected};
 
 /// The tokens that replace the item: the block and its trait impl, or the errors and the item.
 pub(super) fn expansion(parsed: Parsed) -> TokenStream {
@@ -53,13 +53,20 @@ fn trait_impl(model: &InvocationsBlock) -> TokenStream {
     let pushes = model.methods.iter().map(|method| {
         let cfgs = &method.cfgs;
         let generated = invocations(method);
+        let same_handle = method
+            .handle
+            .as_ref()
+            .zip(model.handles.as_ref())
+            .map(|(param, handles)| same_handle(param, &handles.handle));
         quote! {
             #(#cfgs)*
             {
+                #same_handle
                 #(#set.push(#generated);)*
             }
         }
     });
+    let handles = model.handles.as_ref().map(handles_fn);
     quote! {
         #[automatically_derived]
         #impl_line #where_tokens {
@@ -69,6 +76,47 @@ fn trait_impl(model: &InvocationsBlock) -> TokenStream {
                 #(#pushes)*
                 #set
             }
+            #handles
+        }
+    }
+}
+
+/// A compile-time check that a method's handle parameter `&mut param` is the handle the block's
+/// `#[handles]` method makes, reported at the parameter's type.
+fn same_handle(param: &Type, made: &Type) -> TokenStream {
+    quote_spanned! {param.span()=>
+        let _: fn(&mut #made) -> &mut #param = |handle| handle;
+    }
+}
+
+/// `fn handles()` of the trait, from the block's `#[handles]` method (with its `#[cfg]`s: compiled
+/// out, the object has no handles).
+fn handles_fn(method: &HandlesMethod) -> TokenStream {
+    let ident = &method.ident;
+    let object = Ident::new("__lineup_object", Span::mixed_site());
+    let thread = Ident::new("__lineup_thread", Span::mixed_site());
+    let call = if method.takes_thread {
+        quote_spanned!(ident.span()=> Self::#ident(#object, #thread))
+    } else {
+        quote_spanned!(ident.span()=> Self::#ident(#object))
+    };
+    let make = quote! {
+        ::lineup::Handles::new(|#object: &::std::sync::Arc<Self>, #thread: &::lineup::MatrixThread| {
+            let _ = &#thread;
+            #call
+        })
+    };
+    let cfgs = &method.cfgs;
+    let handles = Ident::new("__lineup_handles", Span::mixed_site());
+    quote! {
+        fn handles() -> ::core::option::Option<::lineup::Handles<Self>> {
+            #[allow(unused_mut)]
+            let mut #handles = ::core::option::Option::None;
+            #(#cfgs)*
+            {
+                #handles = ::core::option::Option::Some(#make);
+            }
+            #handles
         }
     }
 }
@@ -85,7 +133,10 @@ fn invocations(method: &InvokeMethod) -> impl Iterator<Item = TokenStream> + '_ 
                 nondeterministic: method.nondeterministic,
                 group: method.group.as_ref(),
             },
-            method.asynchronous,
+            Shape {
+                asynchronous: method.asynchronous,
+                handle: method.handle.as_ref(),
+            },
         )
     })
 }
@@ -96,6 +147,14 @@ struct Marks<'a> {
     nondeterministic: bool,
     /// `.group(...)`, with the user's literal.
     group: Option<&'a LitStr>,
+}
+
+/// How the method is called: awaited or not, with the calling thread's handle or not.
+struct Shape<'a> {
+    /// An `async fn`.
+    asynchronous: bool,
+    /// The `T` of its `&mut T` handle parameter.
+    handle: Option<&'a Type>,
 }
 
 /// One `::lineup::Invocation::new(...)` call with its `.arg(...)`s (and `.nondeterministic()`,
@@ -109,7 +168,7 @@ fn invocation(
     values: &[Expr],
     types: &[Type],
     marks: Marks<'_>,
-    asynchronous: bool,
+    shape: Shape<'_>,
 ) -> TokenStream {
     // Spanned at the user's value, so that a missing `Clone` or `Debug` is reported there (a
     // mixed-site name moves the report to the attribute). Each invocation is a block of its
@@ -136,15 +195,25 @@ fn invocation(
         .zip(&arg_vars)
         .map(|(value, arg)| quote_spanned!(value.span()=> .arg(#arg)));
     let object = Ident::new("__lineup_object", Span::mixed_site());
-    let new = if asynchronous {
+    let handle = Ident::new("__lineup_handle", Span::mixed_site());
+    let new = match (shape.asynchronous, shape.handle) {
         // An async closure: its future may borrow the object and the closure's argument copies.
-        quote_spanned! {method.span()=>
+        (true, None) => quote_spanned! {method.span()=>
             ::lineup::Invocation::new_async(#label, async move |#object: &Self| Self::#method(#object #(, #clones)*).await)
-        }
-    } else {
-        quote_spanned! {method.span()=>
+        },
+        (false, None) => quote_spanned! {method.span()=>
             ::lineup::Invocation::new(#label, move |#object: &Self| Self::#method(#object #(, #clones)*))
-        }
+        },
+        (true, Some(ty)) => quote_spanned! {method.span()=>
+            ::lineup::Invocation::on_handle_async(#label, async move |#object: &Self, #handle: &mut #ty| {
+                Self::#method(#object, #handle #(, #clones)*).await
+            })
+        },
+        (false, Some(ty)) => quote_spanned! {method.span()=>
+            ::lineup::Invocation::on_handle(#label, move |#object: &Self, #handle: &mut #ty| {
+                Self::#method(#object, #handle #(, #clones)*)
+            })
+        },
     };
     let nondeterministic = marks
         .nondeterministic

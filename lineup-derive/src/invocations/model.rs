@@ -28,6 +28,20 @@ pub(super) struct InvocationsBlock {
     pub(super) block: ItemImpl,
     /// The methods marked `#[invoke]`, in the order they appear in the block.
     pub(super) methods: Vec<InvokeMethod>,
+    /// The method marked `#[handles]`, if any.
+    pub(super) handles: Option<HandlesMethod>,
+}
+
+/// The method marked `#[handles]`: how each thread makes its handle from the object.
+pub(super) struct HandlesMethod {
+    /// The method's `#[cfg]` attributes.
+    pub(super) cfgs: Vec<Attribute>,
+    /// The method's name as written.
+    pub(super) ident: Ident,
+    /// Whether it takes the thread (`&lineup::MatrixThread`) besides the object.
+    pub(super) takes_thread: bool,
+    /// The type it returns: the handle.
+    pub(super) handle: Type,
 }
 
 /// A method marked `#[invoke]` and the invocations it stands for.
@@ -46,8 +60,11 @@ pub(super) struct InvokeMethod {
     pub(super) nondeterministic: bool,
     /// An `async fn`: its invocations are made with `Invocation::new_async`.
     pub(super) asynchronous: bool,
-    /// The type of each parameter besides `&self`, as the type of a local: every lifetime is
-    /// `'_`.
+    /// The `T` of a first parameter `&mut T` besides `&self`: the calling thread's handle, made
+    /// by the block's `#[handles]` method (its invocations are made with `Invocation::on_handle`).
+    pub(super) handle: Option<Type>,
+    /// The type of each parameter besides `&self` and the handle, as the type of a local: every
+    /// lifetime is `'_`.
     pub(super) param_types: Vec<Type>,
     /// One entry per invocation, in the order of `#[invoke]`'s values: the arguments of the
     /// call, one expression per parameter (none for a method without parameters).

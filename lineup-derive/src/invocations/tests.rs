@@ -287,3 +287,82 @@ fn every_error_of_a_block_is_reported_at_once() {
     });
     assert_eq!(messages.len(), 3, "{messages:?}");
 }
+
+#[test]
+fn a_handles_method_gives_the_trait_its_handles_and_the_handle_operations_their_handle() {
+    let out = expand(
+        TokenStream::new(),
+        quote! {
+            impl Ring {
+                #[handles]
+                fn handle(self: &Arc<Self>, thread: &lineup::MatrixThread) -> End { End::of(self, thread) }
+                #[invoke(1, group = "producer")]
+                fn push(&self, end: &mut End, value: u32) -> bool { true }
+                #[invoke]
+                async fn pop(&self, end: &mut End) -> Option<u32> { None }
+                #[invoke]
+                fn len(&self) -> usize { 0 }
+            }
+        },
+    )
+    .unwrap()
+    .to_string();
+    assert!(
+        !out.contains("# [handles]"),
+        "the #[handles] attribute is removed: {out}"
+    );
+    let order = [
+        ":: lineup :: Invocation :: on_handle (\"push\"",
+        "& mut End",
+        "Self :: push (__lineup_object , __lineup_handle , :: core :: clone :: Clone :: clone (& __lineup_call0))",
+        ". group (\"producer\")",
+        ":: lineup :: Invocation :: on_handle_async (\"pop\"",
+        ":: lineup :: Invocation :: new (\"len\"",
+        "fn handles ()",
+        ":: lineup :: Handles :: new",
+        "Self :: handle (__lineup_object , __lineup_thread)",
+    ];
+    let mut at = 0;
+    for piece in order {
+        let found = out[at..]
+            .find(piece)
+            .unwrap_or_else(|| panic!("`{piece}` missing after {at} in {out}"));
+        at += found + piece.len();
+    }
+    // Each handle parameter is checked against the handle the block makes.
+    assert_eq!(out.matches("fn (& mut End) -> & mut End").count(), 2, "{out}");
+}
+
+#[test]
+fn a_handles_method_of_the_wrong_shape_is_explained() {
+    let message = error(quote! {
+        impl Ring {
+            #[handles]
+            fn handle(&self, thread: u32, more: u32) -> End { End }
+            #[invoke]
+            fn pop(&self, end: &mut End) -> Option<u32> { None }
+        }
+    });
+    assert!(message.contains("from the object and the thread only"), "{message}");
+    let message = error(quote! {
+        impl Ring {
+            #[handles]
+            fn handle(&mut self) -> End { End }
+            #[invoke]
+            fn pop(&self, end: &mut End) -> Option<u32> { None }
+        }
+    });
+    assert!(message.contains("must take the shared object"), "{message}");
+    let messages = errors(quote! {
+        impl Ring {
+            #[handles]
+            fn a(&self) -> End { End }
+            #[handles]
+            fn b(&self) -> End { End }
+            #[invoke]
+            fn pop(&self, end: &mut End) -> Option<u32> { None }
+        }
+    });
+    assert_eq!(messages.len(), 1, "{messages:?}");
+    assert!(messages[0].contains("a second `#[handles]` method"), "{messages:?}");
+}

@@ -2,7 +2,7 @@
 //! its values stand for.
 
 use syn::ext::IdentExt;
-use syn::{Attribute, FnArg, GenericParam, ImplItemFn, LitStr, Pat, Signature};
+use syn::{Attribute, FnArg, GenericParam, ImplItemFn, LitStr, Pat, Signature, Type};
 
 use super::arguments::invocation_arguments;
 use super::invoke_args::InvokeArgs;
@@ -18,7 +18,8 @@ pub(super) fn invoke_method(method: &ImplItemFn, attr: &Attribute) -> syn::Resul
     check_receiver(method, &method_name)?;
     let mut param_names = Vec::new();
     let mut param_types = Vec::new();
-    for arg in &sig.inputs {
+    let handle = handle_param(sig);
+    for arg in sig.inputs.iter().skip(usize::from(handle.is_some()) + 1) {
         if let FnArg::Typed(typed) = arg {
             param_names.push(match typed.pat.as_ref() {
                 Pat::Ident(p) => p.ident.unraw().to_string(),
@@ -46,9 +47,21 @@ pub(super) fn invoke_method(method: &ImplItemFn, attr: &Attribute) -> syn::Resul
         group: args.group,
         nondeterministic: args.nondeterministic,
         asynchronous: sig.asyncness.is_some(),
+        handle,
         param_types,
         calls,
     })
+}
+
+/// The `T` of a first parameter `&mut T` (after the receiver): the calling thread's handle.
+fn handle_param(sig: &Signature) -> Option<Type> {
+    match sig.inputs.iter().nth(1)? {
+        FnArg::Typed(typed) => match typed.ty.as_ref() {
+            Type::Reference(reference) if reference.mutability.is_some() => Some((*reference.elem).clone()),
+            _ => None,
+        },
+        FnArg::Receiver(_) => None,
+    }
 }
 
 /// Rejects generic and unsafe methods: an invocation calls the method with fixed values from a

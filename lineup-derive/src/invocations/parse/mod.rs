@@ -2,6 +2,7 @@
 //! [`Parsed`], every error of the block collected so that one expansion reports them all.
 
 mod arguments;
+mod handles;
 mod invoke_args;
 mod local_type;
 mod method;
@@ -73,21 +74,49 @@ pub(super) fn parse(args: TokenStream, input: TokenStream) -> syn::Result<Parsed
         for impl_item in &mut block.items {
             if let ImplItem::Fn(method) = impl_item {
                 take_invoke_attrs(&mut method.attrs);
+                take_attrs(&mut method.attrs, "handles");
             }
         }
         return Ok(errors.reject(error, Item::Impl(block)));
     }
 
     let mut methods = Vec::new();
+    let mut handles = None;
+    // A `#[handles]` method was marked, even one with errors (then its users get no error of their own).
+    let mut handles_marked = false;
     let mut marked = 0usize;
     for impl_item in &mut block.items {
-        let (attrs, method) = match impl_item {
-            ImplItem::Fn(method) => (take_invoke_attrs(&mut method.attrs), Some(&*method)),
-            ImplItem::Const(item) => (take_invoke_attrs(&mut item.attrs), None),
-            ImplItem::Type(item) => (take_invoke_attrs(&mut item.attrs), None),
-            ImplItem::Macro(item) => (take_invoke_attrs(&mut item.attrs), None),
-            _ => (Vec::new(), None),
+        let (attrs, handles_attrs, method) = match impl_item {
+            ImplItem::Fn(method) => (
+                take_invoke_attrs(&mut method.attrs),
+                take_attrs(&mut method.attrs, "handles"),
+                Some(&*method),
+            ),
+            ImplItem::Const(item) => (
+                take_invoke_attrs(&mut item.attrs),
+                take_attrs(&mut item.attrs, "handles"),
+                None,
+            ),
+            ImplItem::Type(item) => (
+                take_invoke_attrs(&mut item.attrs),
+                take_attrs(&mut item.attrs, "handles"),
+                None,
+            ),
+            ImplItem::Macro(item) => (
+                take_invoke_attrs(&mut item.attrs),
+                take_attrs(&mut item.attrs, "handles"),
+                None,
+            ),
+            _ => (Vec::new(), Vec::new(), None),
         };
+        if let Some(first) = handles_attrs.first() {
+            handles_marked = true;
+            match handles_method(method, first, &handles_attrs, &attrs, handles.is_some()) {
+                Ok(found) => handles = Some(found),
+                Err(e) => errors.push(e),
+            }
+            continue;
+        }
         let Some(first) = attrs.first() else { continue };
         let Some(method) = method else {
             errors.push(syn::Error::new_spanned(
@@ -112,6 +141,22 @@ pub(super) fn parse(args: TokenStream, input: TokenStream) -> syn::Result<Parsed
             Err(e) => errors.push(e),
         }
     }
+    if !handles_marked {
+        for method in &methods {
+            if let Some(handle) = &method.handle {
+                errors.push(syn::Error::new_spanned(
+                    handle,
+                    format!(
+                        "the first parameter of `{}` after `&self` is `&mut` of the calling thread's handle, but no \
+                         method of the block makes handles: add `#[handles] fn handle(&self, thread: \
+                         &lineup::MatrixThread) -> {}`",
+                        method.ident.unraw(),
+                        quote!(#handle)
+                    ),
+                ));
+            }
+        }
+    }
     if marked == 0 {
         let impl_token = block.impl_token;
         let self_ty = &block.self_ty;
@@ -129,14 +174,60 @@ pub(super) fn parse(args: TokenStream, input: TokenStream) -> syn::Result<Parsed
             item: Item::Impl(block),
         }));
     }
-    Ok(Parsed::Block(InvocationsBlock { block, methods }))
+    Ok(Parsed::Block(InvocationsBlock {
+        block,
+        methods,
+        handles,
+    }))
+}
+
+/// The `#[handles]` method of the block, marked with `first` (of `all` `#[handles]` attributes,
+/// and `invoke`'s `#[invoke]` ones), or the problem with it: not a method, marked twice, also
+/// `#[invoke]`, or a second one in the block (`seen`).
+fn handles_method(
+    method: Option<&syn::ImplItemFn>,
+    first: &Attribute,
+    all: &[Attribute],
+    invoke: &[Attribute],
+    seen: bool,
+) -> syn::Result<super::model::HandlesMethod> {
+    let Some(method) = method else {
+        return Err(syn::Error::new_spanned(
+            first,
+            "`#[handles]` goes on the method that makes each thread's handle",
+        ));
+    };
+    if let Some(second) = all.get(1) {
+        return Err(syn::Error::new_spanned(second, "`#[handles]` is given twice"));
+    }
+    if let Some(invoke) = invoke.first() {
+        return Err(syn::Error::new_spanned(
+            invoke,
+            format!(
+                "`{}` is marked `#[handles]`: it makes the threads' handles and is not an operation, so it cannot be \
+                 `#[invoke]` (nor be in an operation group); mark the operations that use the handle instead",
+                method.sig.ident.unraw()
+            ),
+        ));
+    }
+    if seen {
+        return Err(syn::Error::new_spanned(
+            first,
+            "a second `#[handles]` method: the block makes one handle per thread; put everything a thread owns in \
+             one handle type",
+        ));
+    }
+    handles::handles_method(method, first)
 }
 
 /// Removes and returns the `#[invoke]` attributes of an item.
 fn take_invoke_attrs(attrs: &mut Vec<Attribute>) -> Vec<Attribute> {
-    let (invoke, others) = std::mem::take(attrs)
-        .into_iter()
-        .partition(|a| a.path().is_ident("invoke"));
+    take_attrs(attrs, "invoke")
+}
+
+/// Removes and returns the attributes named `name` of an item.
+fn take_attrs(attrs: &mut Vec<Attribute>, name: &str) -> Vec<Attribute> {
+    let (taken, others) = std::mem::take(attrs).into_iter().partition(|a| a.path().is_ident(name));
     *attrs = others;
-    invoke
+    taken
 }

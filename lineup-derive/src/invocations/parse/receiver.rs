@@ -33,7 +33,9 @@ pub(super) fn check_receiver(method: &ImplItemFn, method_name: &str) -> syn::Res
         "`self` by value".to_string()
     };
     let advice = if receiver.mutability.is_some() || receiver.reference.is_some() {
-        "; use interior mutability (a `lineup::sync::Mutex`, `lineup::sync::atomic`, ...) for the object's state"
+        "; use interior mutability (a `lineup::sync::Mutex`, `lineup::sync::atomic`, ...) for the object's state, \
+         and for what one thread owns (a split handle such as a `Producer`, a guard kept between operations) a \
+         first parameter `&mut Handle` made by a `#[handles]` method of the block"
     } else {
         ""
     };

@@ -1,0 +1,206 @@
+//! Per-thread handles (`Subject::with_handles`, `#[handles]`, `Invocation::on_handle`): each
+//! thread makes its handle when it starts and drops it as part of its last operation, in both
+//! phases; what the drop does is explored like the operation's own steps; the initial and final
+//! operations get handles of their own; and a handle type the subject does not make is a setup
+//! error.
+//!
+//! The objects here hand out *leases*: `take()` takes one on the calling thread's handle, and a
+//! handle gives its leases back when it is dropped. The buggy one gives them back with a load and
+//! a store instead of one `fetch_sub`, which loses a concurrent `take()` of another thread: only
+//! an exploration that preempts inside the drop finds it.
+
+use lineup::sync::atomic::{AtomicU32, Ordering::SeqCst};
+use lineup::{check, invocations, CheckError, Config, Invocation, Subject, TestMatrix, ViolationKind};
+use std::sync::Arc;
+
+/// What a thread holds: the leases it took.
+pub struct Leases<const LOAD_STORE: bool> {
+    object: Arc<Leasing<LOAD_STORE>>,
+    held: u32,
+}
+
+impl<const LOAD_STORE: bool> Drop for Leases<LOAD_STORE> {
+    fn drop(&mut self) {
+        if self.held == 0 {
+            return;
+        }
+        if LOAD_STORE {
+            // The bug: another thread's `take()` between the load and the store is lost.
+            let out = self.object.out.load(SeqCst);
+            self.object.out.store(out - self.held, SeqCst);
+        } else {
+            self.object.out.fetch_sub(self.held, SeqCst);
+        }
+    }
+}
+
+/// Leases out: how many the threads hold.
+#[derive(Default)]
+pub struct Leasing<const LOAD_STORE: bool> {
+    out: AtomicU32,
+}
+
+#[invocations]
+impl<const LOAD_STORE: bool> Leasing<LOAD_STORE> {
+    /// The calling thread's leases, on the object.
+    #[handles]
+    fn leases(self: &Arc<Self>) -> Leases<LOAD_STORE> {
+        Leases {
+            object: Arc::clone(self),
+            held: 0,
+        }
+    }
+
+    /// Takes a lease; returns how many were out before.
+    #[invoke]
+    fn take(&self, mine: &mut Leases<LOAD_STORE>) -> u32 {
+        mine.held += 1;
+        self.out.fetch_add(1, SeqCst)
+    }
+
+    /// How many leases are out.
+    #[invoke]
+    fn count(&self) -> u32 {
+        self.out.load(SeqCst)
+    }
+}
+
+fn leasing() -> Subject<Leasing<false>> {
+    Subject::of("Leasing", Leasing::default)
+}
+
+fn leasing_load_store() -> Subject<Leasing<true>> {
+    Subject::of("LeasingLoadStore", Leasing::default)
+}
+
+/// take() | take(), count()
+fn take_take_count() -> TestMatrix {
+    TestMatrix::new(vec![vec![0], vec![0, 1]])
+}
+
+#[test]
+fn the_derive_makes_handles_from_the_handles_method() {
+    let subject = leasing();
+    assert_eq!(
+        subject.handles().map(|h| h.type_name()),
+        Some(std::any::type_name::<Leases<false>>())
+    );
+    assert_eq!(
+        subject.invocations()[0].handle_type_name(),
+        Some(std::any::type_name::<Leases<false>>())
+    );
+    assert_eq!(subject.invocations()[1].handle_type_name(), None);
+}
+
+#[test]
+fn a_handle_that_gives_its_leases_back_atomically_passes() {
+    let verdict = check(&leasing(), &take_take_count(), &Config::default()).unwrap();
+    assert!(verdict.is_pass(), "{verdict:?}");
+    // Every handle is dropped by the end: the final count sees no lease out.
+    let with_final = take_take_count().with_final(vec![1]);
+    assert!(check(&leasing(), &with_final, &Config::default()).unwrap().is_pass());
+}
+
+#[test]
+fn a_race_inside_a_handles_drop_is_found_and_replays() {
+    let config = Config::default();
+    let verdict = check(&leasing_load_store(), &take_take_count(), &config).unwrap();
+    let violation = verdict
+        .violation()
+        .expect("the load-store drop loses a concurrent take()")
+        .clone();
+    assert!(
+        matches!(violation.kind, ViolationKind::NotLinearizable { .. }),
+        "a full history without a serial witness:\n{violation}"
+    );
+    // The handle drops are operations of the history, on their threads.
+    let report = violation.to_string();
+    assert!(report.contains("A     drop(handle)  -> ()"), "{report}");
+    // (A loom execution is replayed by loom itself, from its checkpoint file.)
+    #[cfg(not(loom))]
+    {
+        let replayed = lineup::replay(&leasing_load_store(), &take_take_count(), &violation.replay, &config).unwrap();
+        assert_eq!(&replayed.history, violation.kind.history());
+        assert!(
+            replayed.violation.is_some(),
+            "the replay violates the specification again"
+        );
+    }
+}
+
+/// The loom backend runs its executions in a child process, where these counts stay.
+#[cfg(not(loom))]
+mod counted {
+    use super::*;
+    use lineup::MatrixThread;
+
+    /// Made from the thread's column; counts made and dropped handles in `counts`.
+    struct Counted {
+        counts: Arc<std::sync::Mutex<Counts>>,
+    }
+
+    #[derive(Default)]
+    struct Counts {
+        made: Vec<lineup::Column>,
+        dropped: usize,
+    }
+
+    impl Drop for Counted {
+        fn drop(&mut self) {
+            self.counts.lock().unwrap().dropped += 1;
+        }
+    }
+
+    #[test]
+    fn every_thread_gets_a_handle_and_drops_it_initial_and_final_included() {
+        let counts = Arc::new(std::sync::Mutex::new(Counts::default()));
+        let record = Arc::clone(&counts);
+        let subject = Subject::new("counted", || AtomicU32::new(0))
+            .with_handles(move |_, thread: &MatrixThread| {
+                record.lock().unwrap().made.push(thread.column());
+                Counted {
+                    counts: Arc::clone(&record),
+                }
+            })
+            .with(Invocation::on_handle("inc", |c: &AtomicU32, _: &mut Counted| {
+                c.fetch_add(1, SeqCst)
+            }));
+        let matrix = TestMatrix::new(vec![vec![0, 0], vec![0]])
+            .with_initial(vec![0])
+            .with_final(vec![0]);
+        assert!(check(&subject, &matrix, &Config::default()).unwrap().is_pass());
+        let counts = counts.lock().unwrap();
+        assert!(!counts.made.is_empty());
+        assert_eq!(counts.made.len(), counts.dropped, "every handle made is dropped");
+        use lineup::Column::*;
+        let mut columns = counts.made.clone();
+        columns.sort_by_key(|c| format!("{c:?}"));
+        columns.dedup();
+        assert_eq!(columns, [Final, Initial, Worker(0), Worker(1)]);
+        // Per execution, in this order.
+        assert_eq!(counts.made[..4], [Initial, Worker(0), Worker(1), Final]);
+    }
+}
+
+#[test]
+fn an_invocation_on_a_handle_the_subject_does_not_make_is_a_setup_error() {
+    let take = || Invocation::on_handle("take", |_: &AtomicU32, mine: &mut u32| *mine);
+    let none = Subject::new("no handles", || AtomicU32::new(0)).with(take());
+    let message = match check(&none, &TestMatrix::new(vec![vec![0]]), &Config::default()) {
+        Err(e @ CheckError::HandleMismatch { .. }) => e.to_string(),
+        other => panic!("expected HandleMismatch, got {other:?}"),
+    };
+    assert!(message.contains("`take()`") && message.contains("`u32`"), "{message}");
+    assert!(
+        message.contains("with_handles") && message.contains("#[handles]"),
+        "{message}"
+    );
+
+    let other = Subject::new("other handles", || AtomicU32::new(0))
+        .with_handles(|_, _| 0u64)
+        .with(take());
+    let message = check(&other, &TestMatrix::new(vec![vec![0]]), &Config::default())
+        .unwrap_err()
+        .to_string();
+    assert!(message.contains("handles are of type `u64`"), "{message}");
+}
