@@ -501,6 +501,53 @@
 //! lost-wake-up twin (a stuck history) and a non-atomic `recv` (a full history without witness).
 //! Actor systems (objects whose constructor spawns tasks or threads that serve requests) are in
 //! `docs/actors.md`.
+//!
+//! # Per-thread handles and operation groups
+//!
+//! An object that threads reach through handles of their own (a channel's `Sender` and
+//! `Receiver`, an SPSC ring's `Producer` and `Consumer`, a guard kept between operations) gives
+//! each thread its handle from a method marked `#[handles]` (or [`Subject::with_handles`]); an
+//! operation whose first parameter after `&self` is `&mut` of the handle runs on the calling
+//! thread's ([`Invocation::on_handle`]). An operation only one thread may call is marked
+//! `#[invoke(group = "...")]` ([`Invocation::group`]), and the handle method learns from
+//! [`MatrixThread::runs_group`] which thread got the group:
+//!
+//! ```
+//! use lineup::sync::atomic::{AtomicU32, Ordering::SeqCst};
+//! use lineup::{check, invocations, Config, Subject, TestMatrix};
+//!
+//! /// Tickets: each thread remembers the tickets it drew and can show the last one.
+//! #[derive(Default)]
+//! struct Tickets(AtomicU32);
+//!
+//! #[invocations]
+//! impl Tickets {
+//!     #[handles]
+//!     fn drawn(&self) -> Vec<u32> {
+//!         Vec::new()
+//!     }
+//!
+//!     #[invoke]
+//!     fn draw(&self, drawn: &mut Vec<u32>) -> u32 {
+//!         let ticket = self.0.fetch_add(1, SeqCst);
+//!         drawn.push(ticket);
+//!         ticket
+//!     }
+//!
+//!     #[invoke]
+//!     fn last(&self, drawn: &mut Vec<u32>) -> Option<u32> {
+//!         drawn.last().copied()
+//!     }
+//! }
+//!
+//! let subject = Subject::of("Tickets", Tickets::default);
+//! let matrix = TestMatrix::new(vec![vec![0, 1], vec![0, 1]]);
+//! assert!(check(&subject, &matrix, &Config::default()).unwrap().is_pass());
+//! ```
+//!
+//! Each worker drops its handle after its last operation, as an operation of the history,
+//! `drop(handle)`, explored like the others ([`Handles`] says when handles are made and dropped,
+//! and why). The README's "Objects with handles" has a complete example with a group.
 #![forbid(unsafe_code)]
 
 pub use lineup_core::*;
