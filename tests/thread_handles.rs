@@ -10,6 +10,7 @@
 //! an exploration that preempts inside the drop finds it.
 
 use lineup::sync::atomic::{AtomicU32, Ordering::SeqCst};
+use lineup::sync::{Condvar, Mutex};
 use lineup::{check, invocations, CheckError, Config, Invocation, Subject, TestMatrix, ViolationKind};
 use std::sync::Arc;
 
@@ -203,4 +204,99 @@ fn an_invocation_on_a_handle_the_subject_does_not_make_is_a_setup_error() {
         .unwrap_err()
         .to_string();
     assert!(message.contains("handles are of type `u64`"), "{message}");
+}
+
+/// A counting semaphore whose permits are owned values: `acquire` keeps one in the calling
+/// thread's state, `release` drops the oldest it holds, and a permit still held when the thread
+/// ends is dropped in its `drop(handle)` operation (per-thread state between operations).
+pub struct Semaphore<const NOTIFY: bool> {
+    permits: Mutex<u32>,
+    freed: Condvar,
+}
+
+/// A permit; dropping it gives it back (`NOTIFY = false`: without waking a waiter, a lost wake-up).
+pub struct Permit<const NOTIFY: bool>(Arc<Semaphore<NOTIFY>>);
+
+impl<const NOTIFY: bool> Drop for Permit<NOTIFY> {
+    fn drop(&mut self) {
+        *self.0.permits.lock().unwrap() += 1;
+        if NOTIFY {
+            self.0.freed.notify_one();
+        }
+    }
+}
+
+/// What a thread keeps between its operations: the semaphore, and the permits it holds.
+pub struct Held<const NOTIFY: bool> {
+    semaphore: Arc<Semaphore<NOTIFY>>,
+    permits: Vec<Permit<NOTIFY>>,
+}
+
+#[invocations]
+impl<const NOTIFY: bool> Semaphore<NOTIFY> {
+    #[handles]
+    fn held(self: &Arc<Self>) -> Held<NOTIFY> {
+        Held {
+            semaphore: Arc::clone(self),
+            permits: Vec::new(),
+        }
+    }
+
+    /// Waits for a permit and keeps it; returns how many the thread holds.
+    #[invoke]
+    fn acquire(&self, held: &mut Held<NOTIFY>) -> usize {
+        let mut permits = self.permits.lock().unwrap();
+        while *permits == 0 {
+            permits = self.freed.wait(permits).unwrap();
+        }
+        *permits -= 1;
+        drop(permits);
+        held.permits.push(Permit(Arc::clone(&held.semaphore)));
+        held.permits.len()
+    }
+
+    /// Gives back the oldest permit the thread holds; `false` if it holds none.
+    #[invoke]
+    fn release(&self, held: &mut Held<NOTIFY>) -> bool {
+        if held.permits.is_empty() {
+            return false;
+        }
+        drop(held.permits.remove(0));
+        true
+    }
+}
+
+/// A semaphore of one permit.
+fn one_permit<const NOTIFY: bool>() -> Semaphore<NOTIFY> {
+    Semaphore {
+        permits: Mutex::new(1),
+        freed: Condvar::new(),
+    }
+}
+
+/// acquire() | acquire(), release(): B waits for the permit that A keeps until it ends.
+fn held_to_the_end() -> TestMatrix {
+    TestMatrix::new(vec![vec![0], vec![0, 1]])
+}
+
+#[test]
+fn a_permit_kept_between_operations_is_given_back_when_its_thread_ends() {
+    let subject = Subject::of("Semaphore", one_permit::<true>);
+    let verdict = check(&subject, &held_to_the_end(), &Config::default()).unwrap();
+    assert!(verdict.is_pass(), "{verdict:?}");
+    // acquire, release on each thread too.
+    let both = TestMatrix::new(vec![vec![0, 1], vec![0, 1]]);
+    assert!(check(&subject, &both, &Config::default()).unwrap().is_pass());
+}
+
+#[test]
+fn a_permit_given_back_without_a_wake_up_is_a_stuck_history() {
+    let subject = Subject::of("SemaphoreNoNotify", one_permit::<false>);
+    let verdict = check(&subject, &held_to_the_end(), &Config::default()).unwrap();
+    let violation = verdict.violation().expect("B waits for good for A's permit");
+    assert!(
+        matches!(violation.kind, ViolationKind::StuckNotLinearizable { .. }),
+        "a stuck history without a stuck serial witness:\n{violation}"
+    );
+    assert!(violation.to_string().contains("drop(handle)"), "{violation}");
 }

@@ -118,14 +118,19 @@ fn make_handle<O>(main: TaskId, subject: &Subject<O>, object: &Arc<O>, thread: &
 }
 
 /// A worker drops its handle after its last operation: as operation `op` (`drop(handle)` in the
-/// history, numbered after the matrix's operations), gated like the others, with `()` or the
-/// drop's panic as its response; without an operation (a handle whose drop runs no code), at once.
-fn drop_handle(me: TaskId, mut handle: ThreadHandle, op: Option<usize>) {
+/// history, numbered after the matrix's operations), gated like the others (with `gate_points`,
+/// behind a scheduling point of its own, as every operation after a worker's first), with `()` or
+/// the drop's panic as its response; without an operation (a handle whose drop runs no code), at
+/// once.
+fn drop_handle(me: TaskId, mut handle: ThreadHandle, op: Option<usize>, gate_points: bool) {
     let Some(op) = op.filter(|_| !abandonment::is_abandoning()) else {
         recording::set_role(me, Role::Harness);
         return drop(handle);
     };
     recording::set_role(me, Role::Gate(op));
+    if gate_points {
+        shuttle_engine::runtime::thread::switch();
+    }
     let result = panic::catch_unwind(AssertUnwindSafe(|| handle.drop_now()));
     if abandonment::is_abandoning() {
         recording::set_role(me, Role::Harness);
@@ -178,7 +183,7 @@ fn run_workers<O: Send + Sync + 'static>(
                     }
                     run_op(worker, &subject, &object, slot, &mut own);
                 }
-                drop_handle(worker, own, drops.map(|first| first + t));
+                drop_handle(worker, own, drops.map(|first| first + t), gate_points);
                 recording::set_role(worker, Role::Harness);
                 recording::with(|r| r.workers_unfinished -= 1);
                 crate::explore::footprint::note_finishing();
