@@ -300,3 +300,22 @@ fn a_permit_given_back_without_a_wake_up_is_a_stuck_history() {
     );
     assert!(violation.to_string().contains("drop(handle)"), "{violation}");
 }
+
+#[cfg(not(loom))] // Observation files are written from shuttle's phase 1.
+#[test]
+fn a_specification_with_drop_operations_goes_through_an_observation_file() {
+    use lineup::observation_file::{from_xml_str, to_xml_string};
+    let config = Config::default();
+    let spec = lineup::synthesize_spec(&leasing(), &take_take_count(), &config)
+        .unwrap()
+        .spec;
+    let xml = to_xml_string(&spec);
+    assert!(xml.contains("drop"), "{xml}");
+    let read = from_xml_str(&xml, "leasing.xml").unwrap();
+    let verdict = lineup::check_against_spec(&leasing(), &take_take_count(), &read, &config).unwrap();
+    assert!(verdict.is_pass(), "{verdict:?}");
+    // The buggy twin against the correct one's specification fails as before.
+    let buggy = Subject::of("Leasing", Leasing::<true>::default);
+    let verdict = lineup::check_against_spec(&buggy, &take_take_count(), &read, &config).unwrap();
+    assert!(!verdict.is_pass());
+}
