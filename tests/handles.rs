@@ -1,0 +1,196 @@
+//! Objects on per-thread handles and operation groups (examples/objects/handles.rs): an SPSC
+//! ring, a Chase–Lev work-stealing deque and an MPSC channel. Each correct one passes a short
+//! `LineupTest` (the sample and the deepening stages, with its groups respected); each buggy twin
+//! behaves exactly as its correct one serially and fails with a violation on a concurrent
+//! history, and its shrunk matrix keeps the groups; a failure's replay token replays it; an
+//! explicit matrix that breaks a group is an error that names the group.
+
+#[path = "../examples/objects/mod.rs"]
+mod objects;
+
+use std::time::Duration;
+
+use lineup::{
+    check, synthesize_spec, Config, Invocations, LineupTest, Subject, TestFailure, TestMatrix, Verdict, Violation,
+    ViolationKind,
+};
+use objects::handles::{
+    MpscChannel, MpscChannelEarlyPublish, SpscRing, SpscRingEarlyHead, WorkStealingDeque, WorkStealingDequeNoCas,
+};
+
+/// A short run of `subject`: 30 sampled matrices of up to 3x3 (seed 26), then the deepening
+/// stages, within `budget` in all.
+fn short(subject_name: &str, budget: Duration) -> LineupTest {
+    LineupTest::new(&format!("handles::{subject_name}"))
+        .samples(30)
+        .seed(26)
+        .time_budget(budget)
+}
+
+/// A correct object passes a fixed run: `samples` sampled matrices of up to `threads` x `ops`
+/// (seed 26), no deepening (a debug build is slow; `lineup-bench -- handles` runs the default
+/// test in release). Each matrix keeps the groups: the sample is drawn so.
+fn passes<O: Invocations>(name: &str, build: fn() -> O, threads: usize, ops: usize, samples: usize) {
+    let summary = LineupTest::new(&format!("handles::{name}"))
+        .threads(threads)
+        .ops(ops)
+        .samples(samples)
+        .seed(26)
+        .time_budget(None)
+        .check(build)
+        .unwrap_or_else(|failure| panic!("{name} failed: {failure}"));
+    assert_eq!(summary.matrices, samples, "{summary}");
+}
+
+/// A buggy twin fails a short run with a violation on a concurrent history (phase 2); both its
+/// original and its shrunk matrix keep the groups. Returns the smallest failure.
+fn fails<O: Invocations>(name: &str, build: fn() -> O) -> Violation {
+    let subject = Subject::of(name, build);
+    match short(name, Duration::from_secs(20)).check_subject(&subject) {
+        Err(TestFailure::Violation {
+            smallest,
+            original,
+            origin,
+            ..
+        }) => {
+            println!("{name}: found on {origin}, shrunk to:\n{smallest}");
+            let groups = subject.groups();
+            assert!(groups.respects(&original.matrix), "{:?}", original.matrix);
+            assert!(groups.respects(&smallest.matrix), "{:?}", smallest.matrix);
+            assert!(
+                matches!(smallest.kind, ViolationKind::NotLinearizable { .. }),
+                "{name}: {smallest}"
+            );
+            *smallest
+        }
+        Err(other) => panic!("{name}: expected a violation, got: {other}"),
+        Ok(summary) => panic!("{name}: expected FAIL, got {summary}"),
+    }
+}
+
+/// The matrix of `subject` whose columns name invocations by label.
+fn matrix_of<O>(subject: &Subject<O>, columns: &[&[&str]]) -> TestMatrix {
+    let labels: Vec<String> = subject.labels().iter().map(ToString::to_string).collect();
+    let index = |label: &&str| {
+        labels
+            .iter()
+            .position(|l| l == label)
+            .unwrap_or_else(|| panic!("{label}"))
+    };
+    TestMatrix::new(columns.iter().map(|c| c.iter().map(index).collect()).collect())
+}
+
+/// The twins have the same serial histories on `columns`, and the buggy one (only) fails there,
+/// with the history named by `returns` (a result of the buggy object's) in its violation.
+fn twins_differ_only_concurrently<C: Invocations, B: Invocations>(
+    correct: fn() -> C,
+    buggy: fn() -> B,
+    columns: &[&[&str]],
+    returns: &str,
+) {
+    let (correct, buggy) = (Subject::of("correct", correct), Subject::of("buggy", buggy));
+    let matrix = matrix_of(&correct, columns);
+    assert_eq!(matrix, matrix_of(&buggy, columns));
+    let config = Config::default();
+    let serial = |spec: lineup::Synthesis| {
+        assert!(spec.nondeterminism.is_none());
+        spec.spec
+    };
+    assert_eq!(
+        serial(synthesize_spec(&correct, &matrix, &config).unwrap()),
+        serial(synthesize_spec(&buggy, &matrix, &config).unwrap()),
+        "the twins differ serially on {matrix:?}"
+    );
+    assert!(matches!(check(&correct, &matrix, &config).unwrap(), Verdict::Pass(_)));
+    let verdict = check(&buggy, &matrix, &config).unwrap();
+    let violation = verdict.violation().expect("the twin fails");
+    let history = violation.kind.history();
+    let returned = lineup::Response::Returned(returns.to_string());
+    assert!(history.responses().contains(&Some(returned)), "{}", history.timeline());
+}
+
+#[test]
+fn the_spsc_ring_passes_and_its_twin_fails_on_wrap_around() {
+    passes("SpscRing", SpscRing::default, 2, 3, 12);
+    twins_differ_only_concurrently(
+        SpscRing::default,
+        SpscRingEarlyHead::default,
+        &[&["push(1)", "push(2)", "push(2)"], &["pop()"]],
+        "Some(2)",
+    );
+    let smallest = fails("SpscRingEarlyHead", SpscRingEarlyHead::default);
+    // The producer wraps around: three pushes and a pop, no fewer.
+    assert_eq!(smallest.matrix.op_count(), 4, "{:?}", smallest.matrix);
+}
+
+#[test]
+fn the_work_stealing_deque_passes_and_its_twin_fails_on_the_last_element() {
+    passes("WorkStealingDeque", WorkStealingDeque::default, 3, 2, 12);
+    twins_differ_only_concurrently(
+        WorkStealingDeque::default,
+        WorkStealingDequeNoCas::default,
+        &[&["push(1)", "pop()"], &["steal()"]],
+        "Some(1)",
+    );
+    let smallest = fails("WorkStealingDequeNoCas", WorkStealingDequeNoCas::default);
+    assert_eq!(smallest.matrix.op_count(), 3, "{:?}", smallest.matrix);
+}
+
+#[test]
+fn the_mpsc_channel_passes_and_its_twin_fails_on_an_unwritten_slot() {
+    passes("MpscChannel", MpscChannel::default, 3, 2, 12);
+    twins_differ_only_concurrently(
+        MpscChannel::default,
+        MpscChannelEarlyPublish::default,
+        &[&["send(1)"], &["try_recv()"]],
+        "Some(0)",
+    );
+    let smallest = fails("MpscChannelEarlyPublish", MpscChannelEarlyPublish::default);
+    assert_eq!(smallest.matrix.op_count(), 2, "{:?}", smallest.matrix);
+}
+
+#[test]
+fn a_failure_on_handles_replays_from_its_token() {
+    let subject = Subject::of("WorkStealingDequeNoCas", WorkStealingDequeNoCas::default);
+    let smallest = fails("WorkStealingDequeNoCas", WorkStealingDequeNoCas::default);
+    let replayed =
+        lineup::replay(&subject, &smallest.matrix, &smallest.replay, &Config::default()).expect("the token replays");
+    assert_eq!(replayed.history, *smallest.kind.history());
+    assert_eq!(replayed.violation.as_ref(), Some(&smallest.kind));
+}
+
+#[test]
+fn the_initial_and_final_operations_get_their_own_handles() {
+    // The receiver moves from the main thread to worker A and back; the producer and the
+    // consumer are made afresh for each phase, from the ring's indices.
+    let channel = Subject::of("MpscChannel", MpscChannel::default);
+    let matrix = matrix_of(&channel, &[&["try_recv()", "send(1)"], &["send(2)"]])
+        .with_initial(vec![0, 2])
+        .with_final(vec![2, 2, 2]);
+    let verdict = check(&channel, &matrix, &Config::default()).unwrap();
+    assert!(matches!(verdict, Verdict::Pass(_)), "{verdict:?}");
+    let ring = Subject::of("SpscRing", SpscRing::default);
+    let matrix = matrix_of(&ring, &[&["push(2)", "push(1)"], &["pop()"]])
+        .with_initial(vec![0, 1, 2])
+        .with_final(vec![2, 2, 0]);
+    let verdict = check(&ring, &matrix, &Config::default()).unwrap();
+    assert!(matches!(verdict, Verdict::Pass(_)), "{verdict:?}");
+}
+
+#[test]
+fn an_explicit_matrix_that_breaks_a_group_is_an_error_that_names_it() {
+    let broken = LineupTest::new("handles::broken_group")
+        .samples(0)
+        .time_budget(None)
+        .matrix(&[&["push(1)"], &["push(2)", "pop()"]])
+        .check(SpscRing::default);
+    match broken {
+        Err(TestFailure::Setup { problem, .. }) => assert!(
+            problem.contains(
+                "the matrix breaks operation group `producer`: `push(1)` on thread A and `push(2)` on thread B"
+            ),
+            "{problem}"
+        ),
+        other => panic!("expected a setup error, got {other:?}"),
+    }
+}
