@@ -150,6 +150,24 @@ fn the_mpsc_channel_passes_and_its_twin_fails_on_an_unwritten_slot() {
 }
 
 #[test]
+fn the_mpsc_channel_blocks_in_recv_as_its_serial_executions_do() {
+    // The second recv() never returns: every execution is stuck, each justified by a stuck
+    // serial history; the twin's recv() too takes a slot nobody has written.
+    let channel = Subject::of("MpscChannel", MpscChannel::default);
+    let matrix = matrix_of(&channel, &[&["recv()", "recv()"], &["send(1)"]]);
+    let verdict = check(&channel, &matrix, &Config::default()).unwrap();
+    assert!(matches!(verdict, Verdict::Pass(_)), "{verdict:?}");
+    let stats = verdict.stats();
+    assert!(stats.serial_stuck > 0 && stats.stuck_histories > 0, "{stats:?}");
+    twins_differ_only_concurrently(
+        MpscChannel::default,
+        MpscChannelEarlyPublish::default,
+        &[&["send(1)"], &["recv()"]],
+        "0",
+    );
+}
+
+#[test]
 fn a_failure_on_handles_replays_from_its_token() {
     let subject = Subject::of("WorkStealingDequeNoCas", WorkStealingDequeNoCas::default);
     let smallest = fails("WorkStealingDequeNoCas", WorkStealingDequeNoCas::default);

@@ -10,7 +10,7 @@
 //! |---|---|---|---|
 //! | [`SpscRing`] (capacity 2) | [`RingEnds`]: a [`Producer`], a [`Consumer`] | `producer`: `push`; `consumer`: `pop` | [`SpscRingEarlyHead`]: `pop` frees the slot before it reads it |
 //! | [`WorkStealingDeque`] (Chase–Lev) | [`DequeEnds`]: the [`Worker`], a [`Stealer`] | `owner`: `push`, `pop` | [`WorkStealingDequeNoCas`]: `pop` takes the last element without the CAS |
-//! | [`MpscChannel`] | [`ChannelEnds`]: a [`Sender`], the [`Receiver`] | `receiver`: `try_recv` | [`MpscChannelEarlyPublish`]: `send` publishes its slot before it writes it |
+//! | [`MpscChannel`] | [`ChannelEnds`]: a [`Sender`], the [`Receiver`] | `receiver`: `try_recv`, `recv` | [`MpscChannelEarlyPublish`]: `send` publishes its slot before it writes it |
 //!
 //! Every handle is made by the main thread from the shared object when no operation runs (before
 //! the initial operations, before the workers start, after they have all finished), so a handle
@@ -462,6 +462,18 @@ impl<const EARLY_PUBLISH: bool> Receiver<EARLY_PUBLISH> {
         self.head += 1;
         Some(slot.value.load(SeqCst))
     }
+
+    /// Takes the oldest value sent, waiting (spinning) until there is one: on a channel that
+    /// stays empty it never returns (lineup sees a livelock, and the serial executions show it
+    /// blocking too).
+    pub fn recv(&mut self) -> u32 {
+        loop {
+            if let Some(value) = self.try_recv() {
+                return value;
+            }
+            lineup::hint::spin_loop();
+        }
+    }
 }
 
 /// A thread's handle on a channel: its own [`Sender`], and the [`Receiver`] if the thread runs
@@ -487,6 +499,12 @@ impl<const EARLY_PUBLISH: bool> ChannelEnds<EARLY_PUBLISH> {
             receiver,
         }
     }
+
+    fn receiver(&mut self) -> &mut Receiver<EARLY_PUBLISH> {
+        self.receiver
+            .as_mut()
+            .expect("try_recv and recv run on the thread of group `receiver`")
+    }
 }
 
 impl<const EARLY_PUBLISH: bool> Drop for ChannelEnds<EARLY_PUBLISH> {
@@ -497,8 +515,8 @@ impl<const EARLY_PUBLISH: bool> Drop for ChannelEnds<EARLY_PUBLISH> {
     }
 }
 
-/// `send(1)`, `send(2)` (any thread) and `try_recv()` (group `receiver`), each on the calling
-/// thread's [`ChannelEnds`].
+/// `send(1)`, `send(2)` (any thread), `try_recv()` and `recv()` (group `receiver`), each on the
+/// calling thread's [`ChannelEnds`].
 impl<const EARLY_PUBLISH: bool> Invocations for Channel<EARLY_PUBLISH> {
     fn invocations() -> Vec<Invocation<Self>> {
         let send = |value: u32| {
@@ -507,13 +525,18 @@ impl<const EARLY_PUBLISH: bool> Invocations for Channel<EARLY_PUBLISH> {
             })
             .arg(value)
         };
-        let try_recv = Invocation::on_handle("try_recv", |_: &Self, ends: &mut ChannelEnds<EARLY_PUBLISH>| {
-            ends.receiver
-                .as_mut()
-                .expect("try_recv runs on the thread of group `receiver`")
-                .try_recv()
-        });
-        vec![send(1), send(2), try_recv.group("receiver")]
+        vec![
+            send(1),
+            send(2),
+            Invocation::on_handle("try_recv", move |_: &Self, ends: &mut ChannelEnds<EARLY_PUBLISH>| {
+                ends.receiver().try_recv()
+            })
+            .group("receiver"),
+            Invocation::on_handle("recv", move |_: &Self, ends: &mut ChannelEnds<EARLY_PUBLISH>| {
+                ends.receiver().recv()
+            })
+            .group("receiver"),
+        ]
     }
 
     fn handles() -> Option<Handles<Self>> {
