@@ -1,9 +1,11 @@
 //! Objects on per-thread handles and operation groups (examples/objects/handles.rs): an SPSC
-//! ring, a Chase–Lev work-stealing deque and an MPSC channel. Each correct one passes a short
-//! `LineupTest` (the sample and the deepening stages, with its groups respected); each buggy twin
-//! behaves exactly as its correct one serially and fails with a violation on a concurrent
-//! history, and its shrunk matrix keeps the groups; a failure's replay token replays it; an
-//! explicit matrix that breaks a group is an error that names the group.
+//! ring, a Chase–Lev work-stealing deque and an MPSC channel. Each correct one passes a fixed
+//! `LineupTest` sample (drawn with its groups; `lineup-bench -- handles` runs the default test,
+//! deepening stages and all, in release); each buggy twin has the same serial histories as its
+//! correct one and fails a short `LineupTest` with a violation on a concurrent history, and its
+//! shrunk matrix keeps the groups; a failure's replay token replays it; the initial and final
+//! operations get their own handles; an explicit matrix that breaks a group is an error that
+//! names the group. The whole file takes about 20 to 30 s in debug on two cores.
 
 #[path = "../examples/objects/mod.rs"]
 mod objects;
@@ -17,15 +19,6 @@ use lineup::{
 use objects::handles::{
     MpscChannel, MpscChannelEarlyPublish, SpscRing, SpscRingEarlyHead, WorkStealingDeque, WorkStealingDequeNoCas,
 };
-
-/// A short run of `subject`: 30 sampled matrices of up to 3x3 (seed 26), then the deepening
-/// stages, within `budget` in all.
-fn short(subject_name: &str, budget: Duration) -> LineupTest {
-    LineupTest::new(&format!("handles::{subject_name}"))
-        .samples(30)
-        .seed(26)
-        .time_budget(budget)
-}
 
 /// A correct object passes a fixed run: `samples` sampled matrices of up to `threads` x `ops`
 /// (seed 26), no deepening (a debug build is slow; `lineup-bench -- handles` runs the default
@@ -42,11 +35,16 @@ fn passes<O: Invocations>(name: &str, build: fn() -> O, threads: usize, ops: usi
     assert_eq!(summary.matrices, samples, "{summary}");
 }
 
-/// A buggy twin fails a short run with a violation on a concurrent history (phase 2); both its
-/// original and its shrunk matrix keep the groups. Returns the smallest failure.
+/// A buggy twin fails a short run (30 sampled matrices of up to 3x3, seed 26, then the deepening
+/// stages, 20 s in all; it stops at the first failure) with a violation on a concurrent history;
+/// both its original and its shrunk matrix keep the groups. Returns the smallest failure.
 fn fails<O: Invocations>(name: &str, build: fn() -> O) -> Violation {
     let subject = Subject::of(name, build);
-    match short(name, Duration::from_secs(20)).check_subject(&subject) {
+    let test = LineupTest::new(&format!("handles::{name}"))
+        .samples(30)
+        .seed(26)
+        .time_budget(Duration::from_secs(20));
+    match test.check_subject(&subject) {
         Err(TestFailure::Violation {
             smallest,
             original,
