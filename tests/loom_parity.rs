@@ -346,4 +346,11 @@ fn the_mpsc_channel_on_handles_passes_and_its_twin_receives_an_unwritten_slot() 
         ["MpscChannel", "MpscChannelEarlyPublish"],
         &[&["send(1)"], &["try_recv()"]],
     );
+    // recv() spins while a claimed slot is unwritten: on loom, through loom's yields.
+    handles_pair(
+        MpscChannel::default,
+        MpscChannelEarlyPublish::default,
+        ["MpscChannel", "MpscChannelEarlyPublish"],
+        &[&["send(1)"], &["recv()"]],
+    );
 }
