@@ -282,3 +282,75 @@ fn stuck_executions_are_justified_and_explored_past() {
     assert_eq!(s.stuck_histories, s.distinct_histories, "{s:?}");
     assert_eq!(s.stuck_resumed, 0, "{s:?}");
 }
+
+/// The matrix of `O`'s invocations named by `columns` (labels such as `push(1)`).
+fn matrix_of<O: lineup::Invocations>(columns: &[&[&str]]) -> TestMatrix {
+    let labels: Vec<String> = O::invocations().iter().map(|i| i.label().to_string()).collect();
+    let index = |label: &&str| {
+        labels
+            .iter()
+            .position(|l| l == label)
+            .unwrap_or_else(|| panic!("{label}"))
+    };
+    TestMatrix::new(columns.iter().map(|c| c.iter().map(index).collect()).collect())
+}
+
+/// A correct object on per-thread handles passes `columns`, its twin fails there (a full history
+/// without a serial witness, and an interleaving bug: no weak load is needed).
+fn handles_pair<C: lineup::Invocations, B: lineup::Invocations>(
+    correct: fn() -> C,
+    buggy: fn() -> B,
+    names: [&str; 2],
+    columns: &[&[&str]],
+) {
+    expect(Subject::of(names[0], correct), matrix_of::<C>(columns), Expected::Pass);
+    let verdict = expect(
+        Subject::of(names[1], buggy),
+        matrix_of::<B>(columns),
+        Expected::FailFull,
+    );
+    if cfg!(loom) {
+        let loom = verdict.violation().unwrap().loom.as_ref().expect("loom evidence");
+        assert!(!loom.is_weak_memory(), "{:?}", loom.weak_loads);
+    }
+}
+
+#[test]
+fn the_spsc_ring_on_handles_passes_and_its_twin_overwrites_a_slot() {
+    use objects::handles::{SpscRing, SpscRingEarlyHead};
+    handles_pair(
+        SpscRing::default,
+        SpscRingEarlyHead::default,
+        ["SpscRing", "SpscRingEarlyHead"],
+        &[&["push(1)", "push(2)", "push(2)"], &["pop()"]],
+    );
+}
+
+#[test]
+fn the_work_stealing_deque_on_handles_passes_and_its_twin_gives_the_last_element_twice() {
+    use objects::handles::{WorkStealingDeque, WorkStealingDequeNoCas};
+    handles_pair(
+        WorkStealingDeque::default,
+        WorkStealingDequeNoCas::default,
+        ["WorkStealingDeque", "WorkStealingDequeNoCas"],
+        &[&["push(1)", "pop()"], &["steal()"]],
+    );
+}
+
+#[test]
+fn the_mpsc_channel_on_handles_passes_and_its_twin_receives_an_unwritten_slot() {
+    use objects::handles::{MpscChannel, MpscChannelEarlyPublish};
+    handles_pair(
+        MpscChannel::default,
+        MpscChannelEarlyPublish::default,
+        ["MpscChannel", "MpscChannelEarlyPublish"],
+        &[&["send(1)"], &["try_recv()"]],
+    );
+    // recv() spins while a claimed slot is unwritten: on loom, through loom's yields.
+    handles_pair(
+        MpscChannel::default,
+        MpscChannelEarlyPublish::default,
+        ["MpscChannel", "MpscChannelEarlyPublish"],
+        &[&["send(1)"], &["recv()"]],
+    );
+}

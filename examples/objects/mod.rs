@@ -4,5 +4,6 @@
 pub mod actors;
 pub mod counters;
 pub mod deep;
+pub mod handles;
 pub mod queues;
 pub mod spin;

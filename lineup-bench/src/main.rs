@@ -1,7 +1,7 @@
 //! Benchmarks of lineup. Each prints one JSON object per line.
 //!
 //! `cargo run --release -p lineup-bench -- phases`, `... -- random`, `... -- workers`,
-//! `... -- table2 [--samples K]`, `... -- depth [--stages]`
+//! `... -- table2 [--samples K]`, `... -- depth [--stages]`, `... -- handles`
 //! and `... -- loom [queue|counter1]`
 //!
 //! * `phase1_3x3`: phase 1 (every serial execution) of a non-blocking 3x3 queue matrix, median
@@ -20,10 +20,13 @@
 //! * `loom_vs_shuttle` (`loom`): the same 2x2 matrix checked on shuttle (here) and on loom (this
 //!   command again under `--cfg loom`, in its own target directory): executions and time of each
 //!   phase on each backend; see [`loom_vs_shuttle`]. The other subcommands run on shuttle only.
+//! * `handles`: the objects on per-thread handles and operation groups, correct and buggy, at
+//!   default `LineupTest` settings: the verdict and the seconds to the first failure ([`handles`]).
 #![deny(clippy::undocumented_unsafe_blocks, clippy::missing_safety_doc)]
 
 mod actors;
 mod depth;
+mod handles;
 mod histories;
 mod loom_vs_shuttle;
 mod native;
@@ -352,6 +355,7 @@ fn main() {
             table2(samples);
         }
         "depth" => depth::run(&std::env::args().skip(2).collect::<Vec<_>>()),
+        "handles" => handles::run(),
         "histories" => histories::run(&std::env::args().skip(2).collect::<Vec<_>>()),
         "phase1" => phase1_3x3(),
         "workers" => one_matrix_workers::run(),
@@ -380,7 +384,7 @@ fn main() {
         }
         other => {
             eprintln!(
-                "unknown benchmark `{other}`; available: phases, random, depth [--stages], workers, strategies, actors [BUDGET], shapes [K], \
+                "unknown benchmark `{other}`; available: phases, random, depth [--stages], handles, workers, strategies, actors [BUDGET], shapes [K], \
                  table2 [--samples K], phase1, phase2, spin, native, loom [queue|counter1]"
             );
             std::process::exit(2);
