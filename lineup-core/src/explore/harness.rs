@@ -118,34 +118,40 @@ fn make_handle<O>(main: TaskId, subject: &Subject<O>, object: &Arc<O>, thread: &
 }
 
 /// A worker drops its handle after its last operation: as operation `op` (`drop(handle)` in the
-/// history, numbered after the matrix's operations), gated like the others (with `gate_points`,
-/// behind a scheduling point of its own, as every operation after a worker's first), with `()` or
-/// the drop's panic as its response; without an operation (a handle whose drop runs no code), at
-/// once.
-fn drop_handle(me: TaskId, mut handle: ThreadHandle, op: Option<usize>, gate_points: bool) {
+/// history, numbered after the matrix's operations), with `()` or the drop's panic as its
+/// response, gated at its first scheduling point as an operation of phase 2 is (in both phases:
+/// the scheduler decides there when it starts, and phase 1 may run other operations first). A drop
+/// that reaches no scheduling point touches nothing the model checker sees, so nothing can tell
+/// when it ran: it is left out of the history (it would only add a real-time order that nothing
+/// stands for: after the operations before its return, and phase 1 runs it right after its
+/// thread's last operation). Without an operation (a handle whose drop runs no code), at once.
+fn drop_handle(me: TaskId, mut handle: ThreadHandle, op: Option<usize>) {
     let Some(op) = op.filter(|_| !abandonment::is_abandoning()) else {
         recording::set_role(me, Role::Harness);
         return drop(handle);
     };
     recording::set_role(me, Role::Gate(op));
-    if gate_points {
-        shuttle_engine::runtime::thread::switch();
-    }
     let result = panic::catch_unwind(AssertUnwindSafe(|| handle.drop_now()));
     if abandonment::is_abandoning() {
         recording::set_role(me, Role::Harness);
         return;
     }
     recording::with(|r| {
-        let response = match result {
-            Ok(()) => r.interner.returned("()"),
-            Err(payload) => r.interner.panicked(panic_message(payload.as_ref())),
-        };
-        if r.roles.get(usize::from(me)).copied().flatten() == Some(Role::Gate(op)) {
-            // The drop reached no scheduling point.
-            r.call_by(op, me);
+        let reached_a_scheduling_point = r.roles.get(usize::from(me)).copied().flatten() != Some(Role::Gate(op));
+        match result {
+            Ok(()) if !reached_a_scheduling_point => {}
+            Ok(()) => {
+                let response = r.interner.returned("()");
+                r.ret(op, response);
+            }
+            Err(payload) => {
+                let response = r.interner.panicked(panic_message(payload.as_ref()));
+                if !reached_a_scheduling_point {
+                    r.call_by(op, me);
+                }
+                r.ret(op, response);
+            }
         }
-        r.ret(op, response);
         r.set_role(me, Role::Harness);
     });
 }
@@ -183,7 +189,7 @@ fn run_workers<O: Send + Sync + 'static>(
                     }
                     run_op(worker, &subject, &object, slot, &mut own);
                 }
-                drop_handle(worker, own, drops.map(|first| first + t), gate_points);
+                drop_handle(worker, own, drops.map(|first| first + t));
                 recording::set_role(worker, Role::Harness);
                 recording::with(|r| r.workers_unfinished -= 1);
                 crate::explore::footprint::note_finishing();
