@@ -103,3 +103,18 @@ fn where_every_invocation_is_grouped_a_column_without_a_group_is_left_out() {
         .all(|m| groups.respects(m) && (1..=2).contains(&m.threads.len())));
     assert!(sample.iter().all(|m| m.threads.iter().all(|c| c.len() == 2)));
 }
+
+#[test]
+fn where_every_invocation_is_grouped_the_groups_get_distinct_columns_when_there_are_enough() {
+    // An SPSC ring: `push` in `producer`, `pop` in `consumer`. Two groups sharing one column
+    // would leave a one-thread matrix, with no concurrency at all.
+    let groups = OperationGroups::new([Some("producer"), Some("producer"), Some("consumer")]);
+    for shapes in [Shapes::default(), Shapes::Exact] {
+        let sample = sample_shaped_grouped(&groups, 3, 3, 300, 26, shapes);
+        assert!(sample.iter().all(|m| groups.respects(m) && m.threads.len() == 2), "{sample:?}");
+    }
+    // With more groups than threads, they share.
+    let three = OperationGroups::new([Some("a"), Some("b"), Some("c")]);
+    let sample = sample_shaped_grouped(&three, 2, 2, 100, 26, Shapes::Exact);
+    assert!(sample.iter().all(|m| three.respects(m) && m.threads.len() == 2));
+}

@@ -49,15 +49,13 @@ pub fn sample_matrices_grouped(
         .collect()
 }
 
-/// One matrix of `threads x ops` that keeps `groups`: each group's column drawn first, then
-/// every entry, column by column, uniformly from what its column may hold. With no group, the
-/// entries are drawn exactly as the paper's uniform sample draws them (one draw over all the
-/// invocations per entry, in column order), so that a group-free sample is unchanged.
+/// One matrix of `threads x ops` that keeps `groups`: each group's column drawn first (see
+/// [`group_columns`]), then every entry, column by column, uniformly from what its column may
+/// hold. With no group, the entries are drawn exactly as the paper's uniform sample draws them
+/// (one draw over all the invocations per entry, in column order), so that a group-free sample is
+/// unchanged.
 pub(crate) fn draw_matrix(rng: &mut ChaCha8Rng, groups: &OperationGroups, threads: usize, ops: usize) -> TestMatrix {
-    let columns: Vec<usize> = match threads {
-        0 => Vec::new(),
-        _ => groups.names().iter().map(|_| rng.random_range(0..threads)).collect(),
-    };
+    let columns = group_columns(rng, groups, threads);
     TestMatrix::new(
         (0..threads)
             .filter_map(|t| {
@@ -67,6 +65,37 @@ pub(crate) fn draw_matrix(rng: &mut ChaCha8Rng, groups: &OperationGroups, thread
             })
             .collect(),
     )
+}
+
+/// The column of each group: drawn uniformly and independently (two groups may share a column),
+/// except where every invocation is in a group. There a column that holds no group would stay
+/// empty, and groups sharing a column while another holds none leave the matrix fewer threads
+/// than it could have (an SPSC ring's `push` and `pop` on one thread and nothing else: no
+/// concurrency at all), so every column gets a group: the groups, in a random order, take
+/// distinct random columns while there are columns left, and the rest share them uniformly.
+fn group_columns(rng: &mut ChaCha8Rng, groups: &OperationGroups, threads: usize) -> Vec<usize> {
+    let count = groups.names().len();
+    if threads == 0 || count == 0 {
+        return Vec::new();
+    }
+    let every_invocation_grouped = (0..groups.invocations()).all(|i| groups.group_of(i).is_some());
+    if !every_invocation_grouped {
+        return (0..count).map(|_| rng.random_range(0..threads)).collect();
+    }
+    // A random order of the groups, and a random order of the columns (partial Fisher-Yates).
+    let mut group_order: Vec<usize> = (0..count).collect();
+    let mut column_order: Vec<usize> = (0..threads).collect();
+    let mut columns = vec![0; count];
+    for i in 0..count {
+        group_order.swap(i, rng.random_range(i..count));
+        columns[group_order[i]] = if i < threads {
+            column_order.swap(i, rng.random_range(i..threads));
+            column_order[i]
+        } else {
+            rng.random_range(0..threads)
+        };
+    }
+    columns
 }
 
 /// AutoCheck's order (Fig. 6): for `n = 1, 2, ...` every `n x n` matrix over the first `n`
