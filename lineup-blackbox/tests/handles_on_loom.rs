@@ -6,10 +6,9 @@
 //! harness (`lineup-core/src/loom_backend/harness.rs`, `concurrent_body` and `serial_body`) makes
 //! worker `t`'s handle right before it spawns worker `t`, so after workers `0..t` were spawned;
 //! the shuttle harness makes every worker's handle first and then spawns them
-//! (`explore/harness.rs`, `run_workers`), as the documentation of `lineup::Handles` says. A
-//! factory that does a loom operation is a scheduling point on the main thread while earlier
-//! workers run:
-//!
+//! (`explore/harness.rs`, `run_workers`; the documentation of `lineup::Handles`: "then it makes
+//! the handle of every worker, in column order, and starts the workers"). A factory that does a
+//! loom operation is then a scheduling point on the main thread while earlier workers run, and
 //! an earlier worker can run all its operations, and end, before the main thread has spawned the
 //! last worker and called `wait_registry::watch`. That worker's `wait_registry::finished()` comes
 //! before `watch` puts it in `unfinished`, so it stays there, the main thread parks in
@@ -18,10 +17,10 @@
 //! nothing in the object ever blocks. loom explores that interleaving when the worker's operation
 //! depends on the factory's loom operation (the registry is bookkeeping that loom does not see),
 //! as here: the operation loads the counter that the factory increments. In the executions that
-//! get stuck, the operation ran before a later worker's handle was made and saw fewer handles than
-//! there are workers, which no execution on shuttle shows.
+//! get stuck, a worker's operation ran while the main thread was still making a later worker's
+//! handle, which no execution on shuttle shows.
 //!
-//! Making every worker's handle before spawning the first worker (as shuttle does) fixes both.
+//! Making every worker's handle before spawning the first worker (as shuttle does) would fix it.
 #![cfg(loom)]
 
 use lineup::sync::atomic::{AtomicUsize, Ordering};
