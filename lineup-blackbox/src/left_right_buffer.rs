@@ -11,15 +11,17 @@
 //!
 //! The `WriteHandle` needs `&mut` and is not `Sync`: the object keeps it in a
 //! `lineup::sync::Mutex` (writers are serialized, as left-right requires; matrices may put writer
-//! operations in several columns). Each reading thread keeps its own `ReadHandle` (made from a
-//! `ReadHandleFactory` at its first `read`), as readers do: a `ReadHandle` is `Send` but not
-//! `Sync`. A `read` enters, copies the vector and leaves in one operation.
+//! operations in several columns). Each thread owns its own `ReadHandle`, as readers do (a
+//! `ReadHandle` is `Send` but not `Sync`): its per-thread handle ([`Subject::with_handles`]), made
+//! from the object's `ReadHandleFactory` when the thread starts (which registers the reader with
+//! the writer), and dropped as part of the thread's last operation (which deregisters it). A
+//! `read` enters, copies the vector and leaves in one operation.
+
+use std::sync::Arc;
 
 use left_right::{Absorb, ReadHandle, ReadHandleFactory, WriteHandle};
 use lineup::sync::Mutex;
-use lineup::{Invocation, Subject};
-
-use crate::per_thread::PerThread;
+use lineup::{Invocation, MatrixThread, Subject};
 
 /// The data of the double buffer: a vector that the operation log pushes onto.
 #[derive(Clone, Debug, Default)]
@@ -35,13 +37,15 @@ impl Absorb<u32> for Pushes {
     }
 }
 
-/// A left-right double buffer of [`Pushes`]: the writer behind a mutex, a read handle per
-/// reading thread.
+/// A left-right double buffer of [`Pushes`]: the writer behind a mutex, and the factory of the
+/// read handles that the threads own ([`Reader`]).
 pub struct Buffer {
     writer: Mutex<WriteHandle<Pushes, u32>>,
     factory: ReadHandleFactory<Pushes>,
-    readers: PerThread<ReadHandle<Pushes>>,
 }
+
+/// One thread's read handle: its handle for the whole execution.
+pub type Reader = ReadHandle<Pushes>;
 
 impl std::fmt::Debug for Buffer {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -55,7 +59,6 @@ impl Default for Buffer {
         Self {
             writer: Mutex::new(writer),
             factory: reader.factory(),
-            readers: PerThread::default(),
         }
     }
 }
@@ -76,29 +79,26 @@ impl Buffer {
         self.writer.lock().unwrap().has_pending_operations()
     }
 
-    /// The calling thread's read handle (made at its first read), for `f`, then kept again.
-    fn with_reader<R>(&self, f: impl FnOnce(&ReadHandle<Pushes>) -> R) -> R {
-        let reader = self.readers.take_mine().unwrap_or_else(|| self.factory.handle());
-        let result = f(&reader);
-        self.readers.hold(reader);
-        result
+    /// The read handle of a thread that starts: `factory.handle()`, which registers a new
+    /// reader with the writer (every thread gets one, whether it reads or not).
+    pub fn reader(buffer: &Arc<Self>, _thread: &MatrixThread) -> Reader {
+        buffer.factory.handle()
     }
 
-    /// `reader.enter()`, the vector copied out: `Some(published pushes)` (`None` would mean
-    /// that the writer is gone, which it never is here).
-    pub fn read(&self) -> Option<Vec<u32>> {
-        self.with_reader(|reader| reader.enter().map(|guard| guard.0.clone()))
+    /// `reader.enter()` on the calling thread's read handle, the vector copied out:
+    /// `Some(published pushes)` (`None` would mean that the writer is gone, which it never is
+    /// here).
+    pub fn read(&self, reader: &mut Reader) -> Option<Vec<u32>> {
+        reader.enter().map(|guard| guard.0.clone())
     }
 
     /// A deliberately wrong operation, to show that the harness is not vacuous: two reads
     /// (two `enter`s) reported as one, returning both. Serially both see the same vector; a
     /// `publish` of another thread between them makes them differ: lineup must reject it.
-    pub fn read_twice(&self) -> (Option<Vec<u32>>, Option<Vec<u32>>) {
-        self.with_reader(|reader| {
-            let first = reader.enter().map(|guard| guard.0.clone());
-            let second = reader.enter().map(|guard| guard.0.clone());
-            (first, second)
-        })
+    pub fn read_twice(&self, reader: &mut Reader) -> (Option<Vec<u32>>, Option<Vec<u32>>) {
+        let first = reader.enter().map(|guard| guard.0.clone());
+        let second = reader.enter().map(|guard| guard.0.clone());
+        (first, second)
     }
 }
 
@@ -120,10 +120,11 @@ pub mod op {
 
 fn named(name: &str) -> Subject<Buffer> {
     Subject::new(name, Buffer::default)
+        .with_handles(Buffer::reader)
         .with(Invocation::new("push", |b: &Buffer| b.push(1)).arg(1))
         .with(Invocation::new("push", |b: &Buffer| b.push(2)).arg(2))
         .with(Invocation::new("publish", Buffer::publish))
-        .with(Invocation::new("read", Buffer::read))
+        .with(Invocation::on_handle("read", Buffer::read))
         .with(Invocation::new("pending", Buffer::pending))
 }
 
@@ -135,5 +136,6 @@ pub fn buffer() -> Subject<Buffer> {
 /// [`buffer`] plus the deliberately wrong `read_twice` (see [`Buffer::read_twice`]): lineup must
 /// reject it.
 pub fn non_atomic_read_twice() -> Subject<Buffer> {
-    named("left-right 0.11.8 with a non-atomic read_twice").with(Invocation::new("read_twice", Buffer::read_twice))
+    named("left-right 0.11.8 with a non-atomic read_twice")
+        .with(Invocation::on_handle("read_twice", Buffer::read_twice))
 }

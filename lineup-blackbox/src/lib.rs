@@ -47,8 +47,6 @@ pub mod oneshot_channel;
 #[cfg(loom)]
 pub mod parker;
 #[cfg(loom)]
-pub mod per_thread;
-#[cfg(loom)]
 pub mod queues;
 #[cfg(loom)]
 pub mod rw_lock;

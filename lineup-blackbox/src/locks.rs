@@ -2,15 +2,25 @@
 //! [`event-listener`](https://crates.io/crates/event-listener) 5.4.2, switched to loom by their
 //! `loom` features and `--cfg loom`: the asynchronous `Mutex` and `Semaphore`.
 //!
-//! A lock is only worth checking if it can stay taken between operations, so each object keeps
-//! the guards its operations acquire, per thread ([`PerThread`]): `lock` takes the mutex and keeps
-//! the guard, `unlock` drops the guard that the calling thread holds. In a serial execution the
-//! mutex is then held exactly when some thread has locked and not yet unlocked it, so `try_lock`
-//! has a deterministic answer, and a `lock` of a held mutex blocks for good: a stuck serial
-//! history, the witness that a blocked `lock` in a concurrent execution needs (Def. 2).
+//! A lock is only worth checking if it can stay taken between operations, so each thread keeps
+//! the guards its operations acquire in its own per-thread state
+//! ([`Subject::with_thread_state`], a `Vec` of guards that the thread owns from its start to its
+//! end): `lock` takes the mutex and keeps the guard, `unlock` drops the guard that the calling
+//! thread took last. As with a real mutex, only the owner unlocks, and nobody else even sees its
+//! guards. A guard still held when its thread's last operation ends is dropped then, as part of
+//! that operation (lineup drops every thread's state there): a thread that ends holding the mutex
+//! releases it, as a thread whose guards go out of scope does. In a serial execution the mutex is
+//! then held exactly when some thread has locked and not yet unlocked it and has operations left,
+//! so `try_lock` has a deterministic answer, and a `lock` of a held mutex blocks for good: a stuck
+//! serial history, the witness that a blocked `lock` in a concurrent execution needs (Def. 2).
 //! Asynchronous operations (`lock().await`, `acquire().await`) run through
 //! [`lineup::future::block_on`], which is loom's `block_on` under `--cfg loom`: a future that
 //! stays pending parks its loom thread.
+//!
+//! A shared pile of guards would not do: acquiring and putting the guard on the pile are two
+//! steps, and another thread's `unlock` in between would find the pile empty although the lock is
+//! taken, a history that no serial execution has ([`shared_stash_semaphore`], which lineup must
+//! reject for exactly that).
 
 use std::sync::Arc;
 
@@ -18,50 +28,52 @@ use async_lock::{Mutex, MutexGuardArc, Semaphore, SemaphoreGuardArc};
 use lineup::future::block_on;
 use lineup::{Invocation, Subject};
 
-use crate::per_thread::PerThread;
+/// The guards of [`HeldMutex`] that one thread holds, the last taken last: the thread's own state.
+pub type MutexGuards = Vec<MutexGuardArc<u32>>;
 
-/// An `async_lock::Mutex<u32>` that counts its acquisitions, and the guards its threads hold.
+/// The permits of [`HeldSemaphore`] that one thread holds, the last taken last: the thread's own
+/// state.
+pub type Permits = Vec<SemaphoreGuardArc>;
+
+/// An `async_lock::Mutex<u32>` that counts its acquisitions; each thread keeps the guards it holds
+/// in its own [`MutexGuards`].
 #[derive(Debug, Default)]
 pub struct HeldMutex {
     mutex: Arc<Mutex<u32>>,
-    guards: PerThread<MutexGuardArc<u32>>,
 }
 
 impl HeldMutex {
-    /// Counts the acquisition that `guard` is, and keeps it for the calling thread; returns how
-    /// many acquisitions came before.
-    fn keep(&self, mut guard: MutexGuardArc<u32>) -> u32 {
+    /// Counts the acquisition that `guard` is, and keeps it in the calling thread's `guards`;
+    /// returns how many acquisitions came before.
+    fn keep(guards: &mut MutexGuards, mut guard: MutexGuardArc<u32>) -> u32 {
         let before = *guard;
         *guard += 1;
-        self.guards.hold(guard);
+        guards.push(guard);
         before
     }
 
     /// `mutex.lock_arc().await`, through `block_on`; keeps the guard. Blocks while another
     /// thread (or the calling one) holds the mutex.
-    pub fn lock(&self) -> u32 {
+    pub fn lock(&self, guards: &mut MutexGuards) -> u32 {
         let guard = block_on(self.mutex.lock_arc());
-        self.keep(guard)
+        Self::keep(guards, guard)
     }
 
     /// `mutex.lock_arc_blocking()`: the same, through event-listener's blocking wait instead of a
     /// future.
-    pub fn lock_blocking(&self) -> u32 {
+    pub fn lock_blocking(&self, guards: &mut MutexGuards) -> u32 {
         let guard = self.mutex.lock_arc_blocking();
-        self.keep(guard)
+        Self::keep(guards, guard)
     }
 
     /// `mutex.try_lock_arc()`; keeps the guard if it got one.
-    pub fn try_lock(&self) -> Option<u32> {
-        self.mutex.try_lock_arc().map(|guard| self.keep(guard))
+    pub fn try_lock(&self, guards: &mut MutexGuards) -> Option<u32> {
+        self.mutex.try_lock_arc().map(|guard| Self::keep(guards, guard))
     }
 
-    /// Drops a guard that the calling thread holds; whether it held one.
-    pub fn unlock(&self) -> bool {
-        let guard = self.guards.take_mine();
-        let held = guard.is_some();
-        drop(guard);
-        held
+    /// Drops the guard that the calling thread took last; whether it held one.
+    pub fn unlock(&self, guards: &mut MutexGuards) -> bool {
+        guards.pop().is_some()
     }
 
     /// A whole critical section in one operation: `mutex.lock().await`, count, release. Another
@@ -112,11 +124,12 @@ pub fn mutex() -> Subject<HeldMutex> {
 
 fn mutex_named(name: &str) -> Subject<HeldMutex> {
     Subject::new(name, HeldMutex::default)
-        .with(Invocation::new("lock", HeldMutex::lock))
-        .with(Invocation::new("try_lock", HeldMutex::try_lock))
-        .with(Invocation::new("unlock", HeldMutex::unlock))
+        .with_thread_state::<MutexGuards>()
+        .with(Invocation::on_handle("lock", HeldMutex::lock))
+        .with(Invocation::on_handle("try_lock", HeldMutex::try_lock))
+        .with(Invocation::on_handle("unlock", HeldMutex::unlock))
         .with(Invocation::new("with_lock", HeldMutex::with_lock))
-        .with(Invocation::new("lock_blocking", HeldMutex::lock_blocking))
+        .with(Invocation::on_handle("lock_blocking", HeldMutex::lock_blocking))
 }
 
 /// [`mutex`] plus the deliberately wrong `try_with_lock` (see [`HeldMutex::try_with_lock`]):
@@ -126,11 +139,11 @@ pub fn scoped_try_lock_mutex() -> Subject<HeldMutex> {
         .with(Invocation::new("try_with_lock", HeldMutex::try_with_lock))
 }
 
-/// An `async_lock::Semaphore` and the permits (guards) its threads hold.
+/// An `async_lock::Semaphore`; each thread keeps the permits (guards) it holds in its own
+/// [`Permits`].
 #[derive(Debug)]
 pub struct HeldSemaphore {
     semaphore: Arc<Semaphore>,
-    permits: PerThread<SemaphoreGuardArc>,
 }
 
 impl HeldSemaphore {
@@ -138,28 +151,23 @@ impl HeldSemaphore {
     pub fn new(permits: usize) -> Self {
         Self {
             semaphore: Arc::new(Semaphore::new(permits)),
-            permits: PerThread::default(),
         }
     }
 
-    /// `semaphore.acquire_arc().await`, through `block_on`; keeps the permit. Blocks while no
-    /// permit is available.
-    pub fn acquire(&self) {
-        let permit = block_on(self.semaphore.acquire_arc());
-        self.permits.hold(permit);
+    /// `semaphore.acquire_arc().await`, through `block_on`; keeps the permit in the calling
+    /// thread's `permits`. Blocks while no permit is available.
+    pub fn acquire(&self, permits: &mut Permits) {
+        permits.push(block_on(self.semaphore.acquire_arc()));
     }
 
     /// `semaphore.try_acquire_arc()`; keeps the permit if it got one; whether it did.
-    pub fn try_acquire(&self) -> bool {
-        self.semaphore.try_acquire_arc().map(|p| self.permits.hold(p)).is_some()
+    pub fn try_acquire(&self, permits: &mut Permits) -> bool {
+        self.semaphore.try_acquire_arc().map(|p| permits.push(p)).is_some()
     }
 
-    /// Drops a permit that the calling thread holds; whether it held one.
-    pub fn release(&self) -> bool {
-        let permit = self.permits.take_mine();
-        let held = permit.is_some();
-        drop(permit);
-        held
+    /// Drops the permit that the calling thread took last; whether it held one.
+    pub fn release(&self, permits: &mut Permits) -> bool {
+        permits.pop().is_some()
     }
 
     /// `semaphore.available_permits()`.
@@ -187,9 +195,10 @@ pub fn semaphore(permits: usize) -> Subject<HeldSemaphore> {
     Subject::new(format!("async-lock 3.5.0 Semaphore({permits})"), move || {
         HeldSemaphore::new(permits)
     })
-    .with(Invocation::new("acquire", HeldSemaphore::acquire))
-    .with(Invocation::new("try_acquire", HeldSemaphore::try_acquire))
-    .with(Invocation::new("release", HeldSemaphore::release))
+    .with_thread_state::<Permits>()
+    .with(Invocation::on_handle("acquire", HeldSemaphore::acquire))
+    .with(Invocation::on_handle("try_acquire", HeldSemaphore::try_acquire))
+    .with(Invocation::on_handle("release", HeldSemaphore::release))
     .with(Invocation::new("available", HeldSemaphore::available))
 }
 
@@ -197,7 +206,8 @@ pub fn semaphore(permits: usize) -> Subject<HeldSemaphore> {
 /// them: a deliberately wrong wrapper. `acquire` takes a permit, *then* puts it on the pile;
 /// another thread's `release` in between finds the pile empty although the permit is taken, and a
 /// `try_acquire` of that thread just before has seen the permit taken: no serial execution does
-/// both. lineup must reject it (this is why [`HeldSemaphore`] keeps permits per thread).
+/// both. lineup must reject it (this is why [`HeldSemaphore`] keeps each permit in the state of the
+/// thread that took it).
 #[derive(Debug)]
 pub struct SharedStashSemaphore {
     semaphore: Arc<Semaphore>,

@@ -4,16 +4,19 @@
 //!
 //! `saa::Lock` is a raw lock (no guards): `lock_sync`/`try_lock` take it exclusively,
 //! `share_sync`/`try_share` take a share, `release_lock`/`release_share` give them back, and the
-//! caller must only release what it holds. So the object remembers, per thread ([`PerThread`]),
-//! what each thread took, and `release` gives back the last thing the calling thread took (or
-//! answers `None`). In a serial execution the lock's state is then a function of what the threads
-//! hold, `try_lock`/`try_share` have deterministic answers, and a `lock` of a held lock (or a
-//! `share` of an exclusively held one) blocks for good: a stuck serial history.
+//! caller must only release what it holds. So each thread remembers what it took in its own
+//! handle ([`Holds`], made when the thread starts: [`Subject::with_handles`]), and `release` gives
+//! back the last thing the calling thread took (or answers `None`). What a thread still holds when
+//! its last operation ends is given back then, as part of that operation (lineup drops the
+//! thread's handle there, and [`Holds`] releases on drop, as a guard would). In a serial execution
+//! the lock's state is then a function of what the threads hold, `try_lock`/`try_share` have
+//! deterministic answers, and a `lock` of a held lock (or a `share` of an exclusively held one)
+//! blocks for good: a stuck serial history.
 
-use lineup::{Invocation, Subject};
+use std::sync::Arc;
+
+use lineup::{Invocation, MatrixThread, Subject};
 use saa::Lock;
-
-use crate::per_thread::PerThread;
 
 /// What a thread took.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -24,59 +27,88 @@ pub enum Held {
     Shared,
 }
 
-/// A `saa::Lock` and what each thread holds of it.
+/// A `saa::Lock`; what each thread holds of it is in the thread's [`Holds`].
 #[derive(Debug, Default)]
 pub struct RwLock {
     lock: Lock,
-    held: PerThread<Held>,
+}
+
+/// One thread's handle: what it took of the lock, the last taken last. Dropping it gives back
+/// everything it still holds, last taken first.
+#[derive(Debug)]
+pub struct Holds {
+    lock: Arc<RwLock>,
+    held: Vec<Held>,
+}
+
+impl Holds {
+    /// The handle of `thread` (every thread gets one, holding nothing).
+    pub fn new(lock: &Arc<RwLock>, _thread: &MatrixThread) -> Self {
+        Self {
+            lock: Arc::clone(lock),
+            held: Vec::new(),
+        }
+    }
+}
+
+impl Drop for Holds {
+    fn drop(&mut self) {
+        while let Some(held) = self.held.pop() {
+            self.lock.give_back(held);
+        }
+    }
 }
 
 impl RwLock {
+    /// `release_lock` or `release_share`, as `held` says; their answer.
+    fn give_back(&self, held: Held) -> bool {
+        match held {
+            Held::Exclusive => self.lock.release_lock(),
+            Held::Shared => self.lock.release_share(),
+        }
+    }
+
     /// `lock_sync()` (blocks while the lock is held); its answer (`false`: poisoned, never here).
-    pub fn lock(&self) -> bool {
+    pub fn lock(&self, holds: &mut Holds) -> bool {
         let locked = self.lock.lock_sync();
         if locked {
-            self.held.hold(Held::Exclusive);
+            holds.held.push(Held::Exclusive);
         }
         locked
     }
 
     /// `try_lock()`: whether it took the lock.
-    pub fn try_lock(&self) -> bool {
+    pub fn try_lock(&self, holds: &mut Holds) -> bool {
         let locked = self.lock.try_lock().is_ok();
         if locked {
-            self.held.hold(Held::Exclusive);
+            holds.held.push(Held::Exclusive);
         }
         locked
     }
 
     /// `share_sync()` (blocks while the lock is held exclusively); its answer.
-    pub fn share(&self) -> bool {
+    pub fn share(&self, holds: &mut Holds) -> bool {
         let shared = self.lock.share_sync();
         if shared {
-            self.held.hold(Held::Shared);
+            holds.held.push(Held::Shared);
         }
         shared
     }
 
     /// `try_share()`: whether it took a share.
-    pub fn try_share(&self) -> bool {
+    pub fn try_share(&self, holds: &mut Holds) -> bool {
         let shared = self.lock.try_share().is_ok();
         if shared {
-            self.held.hold(Held::Shared);
+            holds.held.push(Held::Shared);
         }
         shared
     }
 
     /// Gives back what the calling thread took last (`release_lock` or `release_share`, whose
     /// answer must be `true`); `None` if it holds nothing.
-    pub fn release(&self) -> Option<(Held, bool)> {
-        let held = self.held.take_mine()?;
-        let released = match held {
-            Held::Exclusive => self.lock.release_lock(),
-            Held::Shared => self.lock.release_share(),
-        };
-        Some((held, released))
+    pub fn release(&self, holds: &mut Holds) -> Option<(Held, bool)> {
+        let held = holds.held.pop()?;
+        Some((held, self.give_back(held)))
     }
 
     /// A deliberately wrong operation, to show that the harness is not vacuous: `try_lock`, then
@@ -122,11 +154,12 @@ pub mod op {
 
 fn named(name: &str) -> Subject<RwLock> {
     Subject::new(name, RwLock::default)
-        .with(Invocation::new("lock", RwLock::lock))
-        .with(Invocation::new("try_lock", RwLock::try_lock))
-        .with(Invocation::new("share", RwLock::share))
-        .with(Invocation::new("try_share", RwLock::try_share))
-        .with(Invocation::new("release", RwLock::release))
+        .with_handles(Holds::new)
+        .with(Invocation::on_handle("lock", RwLock::lock))
+        .with(Invocation::on_handle("try_lock", RwLock::try_lock))
+        .with(Invocation::on_handle("share", RwLock::share))
+        .with(Invocation::on_handle("try_share", RwLock::try_share))
+        .with(Invocation::on_handle("release", RwLock::release))
         .with(Invocation::new("with_lock", RwLock::with_lock))
 }
 

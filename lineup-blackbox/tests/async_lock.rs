@@ -1,6 +1,7 @@
 //! async-lock 3.5.0 (event-listener 5.4.2) under loom (see `docs/black-box-crates.md`).
 //!
-//! The objects keep acquired guards per thread across operations (`lineup_blackbox::locks`).
+//! Each thread keeps the guards it acquired across its operations, in its own per-thread state
+//! (`lineup_blackbox::locks`), and drops the ones it still holds as part of its last operation.
 //! Each matrix is checked in loom's bare C11 model (`*_c11`, `real_time_happens_before: false`)
 //! and with real-time order as happens-before (`*_real_time`, lineup's default; see
 //! `lineup_blackbox::expectation`).
@@ -63,15 +64,37 @@ c11_and_real_time!(
     Expected::Pass
 );
 
+// Each thread ends holding the mutex: its guard is dropped as part of its last operation (the
+// lock), so the other thread's lock gets the mutex once the first thread ended. In every serial
+// order both locks return (0, then 1): no serial history is stuck.
+#[test]
+fn mutex_held_at_thread_end_c11() {
+    let verdict = expect_verdict(
+        &locks::mutex(),
+        &TestMatrix::new(vec![vec![LOCK], vec![LOCK]]),
+        &c11(),
+        Expected::Pass,
+    );
+    assert_eq!(verdict.stats().serial_stuck, 0);
+}
+
+#[test]
+fn mutex_held_at_thread_end_real_time() {
+    let verdict = expect_verdict(
+        &locks::mutex(),
+        &TestMatrix::new(vec![vec![LOCK], vec![LOCK]]),
+        &Config::default(),
+        Expected::Pass,
+    );
+    assert_eq!(verdict.stats().serial_stuck, 0);
+}
+
 c11_and_real_time!(
     mutex_three_threads_c11,
     mutex_three_threads_real_time,
     locks::mutex(),
     // Not `with_lock` in one thread and `try_lock` in another: a `try_lock` that meets a critical
-    // section inside one operation is the scoped try_lock below, seen from the other side. And no
-    // lock that stays held at the end of a column: loom's first schedule would deadlock in
-    // async-lock's own waits (outside lineup::sync), and lineup's loom backend cannot resume after
-    // a first execution stuck there.
+    // section inside one operation is the scoped try_lock below, seen from the other side.
     TestMatrix::new(vec![
         vec![LOCK, UNLOCK],
         vec![LOCK_BLOCKING, UNLOCK],

@@ -28,7 +28,11 @@ c11_and_real_time!(
 
 // Two readers against one writer; the writer asks whether pushes are pending.
 // One publish: no read spans two publishes. C11 fails by weak memory only (a read called after the
-// publish returned loads the old pointer).
+// publish returned loads the old pointer). Each thread's read handle is made when it starts, which
+// locks left-right's list of readers: with lineup-core 395ed11 the real-time check has 2 executions
+// stuck outside lineup::sync that are the loom harness's, not left-right's (a worker that ended
+// before the last worker was spawned; see tests/handles_on_loom.rs), each resumed from loom's stored
+// path.
 c11_and_real_time!(
     writer_two_readers_c11,
     writer_two_readers_real_time,
