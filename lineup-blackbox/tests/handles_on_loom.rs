@@ -2,25 +2,15 @@
 //! (as left-right's `ReadHandleFactory::handle`, which locks the list of readers, does in
 //! `lineup_blackbox::left_right_buffer`).
 //!
-//! Both tests are ignored: they fail with lineup-core at commit 395ed11, for one reason. The loom
-//! harness (`lineup-core/src/loom_backend/harness.rs`, `concurrent_body` and `serial_body`) makes
-//! worker `t`'s handle right before it spawns worker `t`, so after workers `0..t` were spawned;
-//! the shuttle harness makes every worker's handle first and then spawns them
-//! (`explore/harness.rs`, `run_workers`; the documentation of `lineup::Handles`: "then it makes
-//! the handle of every worker, in column order, and starts the workers"). A factory that does a
-//! loom operation is then a scheduling point on the main thread while earlier workers run, and
-//! an earlier worker can run all its operations, and end, before the main thread has spawned the
-//! last worker and called `wait_registry::watch`. That worker's `wait_registry::finished()` comes
-//! before `watch` puts it in `unfinished`, so it stays there, the main thread parks in
-//! `await_workers` for good, and loom asserts a deadlock: a stuck execution outside `lineup::sync`,
-//! resumed from loom's stored path (so the schedules only it leads to are skipped), although
-//! nothing in the object ever blocks. loom explores that interleaving when the worker's operation
-//! depends on the factory's loom operation (the registry is bookkeeping that loom does not see),
-//! as here: the operation loads the counter that the factory increments. In the executions that
-//! get stuck, a worker's operation ran while the main thread was still making a later worker's
-//! handle, which no execution on shuttle shows.
-//!
-//! Making every worker's handle before spawning the first worker (as shuttle does) would fix it.
+//! A regression test: the loom harness (`lineup-core/src/loom_backend/harness.rs`) once made
+//! worker `t`'s handle right before it spawned worker `t`, after workers `0..t` were running
+//! (shuttle makes every worker's handle first, as `lineup::Handles` documents). A factory that does
+//! a loom operation was then a scheduling point on the main thread while earlier workers ran, and
+//! an earlier worker could end before the main thread called `wait_registry::watch`: its
+//! `finished()` was lost, the main thread parked for good, and loom asserted a deadlock, a stuck
+//! execution outside `lineup::sync` resumed from loom's stored path (skipping the schedules only it
+//! leads to) although nothing in the object blocks. Both tests failed then, with (1, 1) and (2, 2)
+//! stuck and resumed executions; every worker's handle is now made before the first worker starts.
 #![cfg(loom)]
 
 use lineup::sync::atomic::{AtomicUsize, Ordering};
@@ -58,15 +48,11 @@ fn never_stuck(workers: usize) {
 }
 
 #[test]
-#[ignore = "lineup-core 395ed11: the loom harness makes worker t's handle after spawning workers 0..t; a worker \
-            that ends before the last spawn leaves the main thread parked for good (see the module)"]
 fn two_workers_never_get_stuck() {
     never_stuck(2);
 }
 
 #[test]
-#[ignore = "lineup-core 395ed11: the loom harness makes worker t's handle after spawning workers 0..t; a worker \
-            that ends before the last spawn leaves the main thread parked for good (see the module)"]
 fn three_workers_never_get_stuck() {
     never_stuck(3);
 }

@@ -276,6 +276,17 @@ fn run_main_ops<O>(subject: &Subject<O>, object: &Arc<O>, ops: &[(usize, usize)]
     }
 }
 
+/// Every worker's handle, in column order, made before the first worker starts (as on shuttle):
+/// a handle whose making is a loom operation must not run beside workers already started (one
+/// could finish before the main thread watches it, and its end would be lost).
+fn worker_handles<O>(plan: &Plan<O>, object: &Arc<O>) -> Vec<ThreadHandle> {
+    plan.seats
+        .workers
+        .iter()
+        .map(|thread| plan.subject.handle_for(object, thread))
+        .collect()
+}
+
 /// Runs one operation, `(number, invocation)`, with the thread's `handle` and records its call,
 /// response and return. `false`: the execution got stuck and the operation was abandoned (it
 /// stays pending; see [`wait_registry`]). [`DROP_HANDLE`] drops the handle, with `()` as its
@@ -360,8 +371,10 @@ pub(crate) fn serial_body<O: Send + Sync + 'static>(
         let turn = Arc::new(loom::sync::Mutex::new(0usize));
         let wake: Arc<Vec<loom::sync::Condvar>> =
             Arc::new((0..plan.threads.len()).map(|_| loom::sync::Condvar::new()).collect());
-        let handles: Vec<_> = (0..plan.threads.len())
-            .map(|t| {
+        let handles: Vec<_> = worker_handles(&plan, &object)
+            .into_iter()
+            .enumerate()
+            .map(|(t, mut handle)| {
                 let (plan, order, object, turn, wake) = (
                     Arc::clone(&plan),
                     Arc::clone(&order),
@@ -369,7 +382,6 @@ pub(crate) fn serial_body<O: Send + Sync + 'static>(
                     Arc::clone(&turn),
                     Arc::clone(&wake),
                 );
-                let mut handle = plan.subject.handle_for(&object, &plan.seats.workers[t]);
                 loom::thread::spawn(move || {
                     for &(op, inv) in &plan.threads[t] {
                         {
@@ -432,10 +444,11 @@ pub(crate) fn concurrent_body<O: Send + Sync + 'static>(
         // (join): only the workers' operations need the clock.
         run_main_ops(&plan.subject, &object, &plan.initial, &plan.seats.initial);
         let clock = real_time.then(|| Arc::new(Clock::new(0)));
-        let handles: Vec<_> = (0..plan.threads.len())
-            .map(|t| {
+        let handles: Vec<_> = worker_handles(&plan, &object)
+            .into_iter()
+            .enumerate()
+            .map(|(t, mut handle)| {
                 let (plan, object, clock) = (Arc::clone(&plan), Arc::clone(&object), clock.clone());
-                let mut handle = plan.subject.handle_for(&object, &plan.seats.workers[t]);
                 loom::thread::spawn(move || {
                     for &(op, inv) in &plan.threads[t] {
                         if !run_op(&plan.subject, &object, (op, inv), &mut handle, clock.as_deref()) {

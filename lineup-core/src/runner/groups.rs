@@ -111,7 +111,10 @@ fn where_every_invocation_is_grouped_the_groups_get_distinct_columns_when_there_
     let groups = OperationGroups::new([Some("producer"), Some("producer"), Some("consumer")]);
     for shapes in [Shapes::default(), Shapes::Exact] {
         let sample = sample_shaped_grouped(&groups, 3, 3, 300, 26, shapes);
-        assert!(sample.iter().all(|m| groups.respects(m) && m.threads.len() == 2), "{sample:?}");
+        assert!(
+            sample.iter().all(|m| groups.respects(m) && m.threads.len() == 2),
+            "{sample:?}"
+        );
     }
     // With more groups than threads, they share.
     let three = OperationGroups::new([Some("a"), Some("b"), Some("c")]);
