@@ -38,19 +38,21 @@ where
 {
     let slots = matrix.slots();
     let initial: Vec<OpSlot> = slots[..matrix.initial.len()].to_vec();
-    let mut columns: Vec<Vec<OpSlot>> = Vec::new();
+    let mut ops: Vec<Vec<OpSlot>> = Vec::new();
     let mut next = matrix.initial.len();
     for column in &matrix.threads {
-        columns.push(slots[next..next + column.len()].to_vec());
+        ops.push(slots[next..next + column.len()].to_vec());
         next += column.len();
     }
     let finals: Vec<OpSlot> = slots[next..].to_vec();
     let threads = subject.threads_of(matrix);
-    // Worker t's handle drop is step `drops + t` (numbered after the operations), if drops run code.
-    let drops = (subject.drop_steps(matrix) > 0).then_some(matrix.op_count() + 1);
+    let columns = Arc::new(Columns {
+        ops,
+        threads: threads.workers,
+        first_drop: (subject.drop_steps(matrix) > 0).then_some(matrix.op_count() + 1),
+        gate_points,
+    });
     let subject = Arc::new(subject);
-    let columns = Arc::new(columns);
-    let workers = Arc::new(threads.workers);
     move || {
         install_quiet_panic_hook();
         let main = me();
@@ -65,7 +67,7 @@ where
         let object = Arc::new(subject.build());
         recording::set_role(main, Role::Harness);
         run_main_ops(main, &subject, &object, &initial, &threads.initial);
-        run_workers(main, &subject, &object, &columns, &workers, (drops, gate_points));
+        run_workers(main, &subject, &object, &columns);
         run_main_ops(main, &subject, &object, &finals, &threads.finals);
         drop(object);
         end_execution(watchdog);
@@ -156,44 +158,40 @@ fn drop_handle(me: TaskId, mut handle: ThreadHandle, op: Option<usize>) {
     });
 }
 
-/// Spawns one worker per column, each owning its handle (made here, in column order) and
-/// running its column's operations behind their gates (scheduling points of their own with
-/// `gate_points`), and waits (yielding) until every worker has finished.
+/// The workers' columns of a matrix, fixed for the exploration.
+struct Columns {
+    /// Each worker's operations, in order.
+    ops: Vec<Vec<OpSlot>>,
+    /// Each worker's thread, for its handle.
+    threads: Vec<MatrixThread>,
+    /// The number of worker 0's `drop(handle)` operation (worker t's is `first_drop + t`), for
+    /// handles whose drop runs code.
+    first_drop: Option<usize>,
+    /// Every gate after a worker's first is a scheduling point of its own (phase 1).
+    gate_points: bool,
+}
+
+/// Spawns one worker per column, each owning its handle (made here, in column order, before the
+/// first worker starts), and waits (yielding) until every worker has finished.
 fn run_workers<O: Send + Sync + 'static>(
     main: TaskId,
     subject: &Arc<Subject<O>>,
     object: &Arc<O>,
-    columns: &Arc<Vec<Vec<OpSlot>>>,
-    threads: &[MatrixThread],
-    (drops, gate_points): (Option<usize>, bool),
+    columns: &Arc<Columns>,
 ) {
-    recording::with(|r| r.workers_unfinished = columns.len());
-    let handles: Vec<ThreadHandle> = threads
+    recording::with(|r| r.workers_unfinished = columns.ops.len());
+    let handles: Vec<ThreadHandle> = columns
+        .threads
         .iter()
         .map(|thread| make_handle(main, subject, object, thread))
         .collect();
     let workers: Vec<_> = handles
         .into_iter()
         .enumerate()
-        .map(|(t, mut own)| {
-            let first = columns[t].first().map(|slot| slot.id);
+        .map(|(t, own)| {
+            let first = columns.ops[t].first().map(|slot| slot.id);
             let (subject, object, columns) = (Arc::clone(subject), Arc::clone(object), Arc::clone(columns));
-            let handle = shuttle::thread::spawn(move || {
-                let worker = me();
-                for (i, slot) in columns[t].iter().enumerate() {
-                    if i > 0 {
-                        recording::set_role(worker, Role::Gate(slot.id));
-                        if gate_points {
-                            shuttle_engine::runtime::thread::switch();
-                        }
-                    }
-                    run_op(worker, &subject, &object, slot, &mut own);
-                }
-                drop_handle(worker, own, drops.map(|first| first + t));
-                recording::set_role(worker, Role::Harness);
-                recording::with(|r| r.workers_unfinished -= 1);
-                crate::explore::footprint::note_finishing();
-            });
+            let handle = shuttle::thread::spawn(move || run_column(&subject, &object, &columns, t, own));
             // A new worker waits at the gate of its first operation: shuttle creates it
             // without a scheduling point, so the scheduler first sees it after this.
             let role = first.map_or(Role::Harness, Role::Gate);
@@ -211,6 +209,25 @@ fn run_workers<O: Send + Sync + 'static>(
     recording::set_role(main, Role::Harness);
     // Every worker has finished (a join would only add scheduling points).
     drop(workers);
+}
+
+/// Worker `t`: its column's operations behind their gates, with its handle `own`, then its
+/// handle's drop.
+fn run_column<O>(subject: &Subject<O>, object: &O, columns: &Columns, t: usize, mut own: ThreadHandle) {
+    let worker = me();
+    for (i, slot) in columns.ops[t].iter().enumerate() {
+        if i > 0 {
+            recording::set_role(worker, Role::Gate(slot.id));
+            if columns.gate_points {
+                shuttle_engine::runtime::thread::switch();
+            }
+        }
+        run_op(worker, subject, object, slot, &mut own);
+    }
+    drop_handle(worker, own, columns.first_drop.map(|first| first + t));
+    recording::set_role(worker, Role::Harness);
+    recording::with(|r| r.workers_unfinished -= 1);
+    crate::explore::footprint::note_finishing();
 }
 
 /// After the last operation: the watchdog ends, and the object's own threads, if lineup's, are
