@@ -14,7 +14,8 @@
 //! operations in several columns). Each thread owns its own `ReadHandle`, as readers do (a
 //! `ReadHandle` is `Send` but not `Sync`): its per-thread handle ([`Subject::with_handles`]), made
 //! from the object's `ReadHandleFactory` when the thread starts (which registers the reader with
-//! the writer), and dropped as part of the thread's last operation (which deregisters it). A
+//! the writer), and dropped after the thread's last operation, in its `drop(handle)` operation
+//! (which deregisters it). A
 //! `read` enters, copies the vector and leaves in one operation.
 
 use std::sync::Arc;

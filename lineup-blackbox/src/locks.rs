@@ -7,12 +7,13 @@
 //! ([`Subject::with_thread_state`], a `Vec` of guards that the thread owns from its start to its
 //! end): `lock` takes the mutex and keeps the guard, `unlock` drops the guard that the calling
 //! thread took last. As with a real mutex, only the owner unlocks, and nobody else even sees its
-//! guards. A guard still held when its thread's last operation ends is dropped then, as part of
-//! that operation (lineup drops every thread's state there): a thread that ends holding the mutex
-//! releases it, as a thread whose guards go out of scope does. In a serial execution the mutex is
-//! then held exactly when some thread has locked and not yet unlocked it and has operations left,
-//! so `try_lock` has a deterministic answer, and a `lock` of a held mutex blocks for good: a stuck
-//! serial history, the witness that a blocked `lock` in a concurrent execution needs (Def. 2).
+//! guards. A guard still held when its thread's last operation ends is dropped after it, in the
+//! thread's `drop(handle)` operation (lineup drops every worker's state there, as an operation of
+//! the history): a thread that ends holding the mutex releases it, as a thread whose guards go out
+//! of scope does. In a serial execution the mutex is then held exactly when some thread has locked
+//! and not yet unlocked it or dropped its state, so `try_lock` has a deterministic answer, and a
+//! `lock` of a held mutex blocks for good: a stuck serial history, the witness that a blocked
+//! `lock` in a concurrent execution needs (Def. 2).
 //! Asynchronous operations (`lock().await`, `acquire().await`) run through
 //! [`lineup::future::block_on`], which is loom's `block_on` under `--cfg loom`: a future that
 //! stays pending parks its loom thread.

@@ -7,8 +7,8 @@
 //! caller must only release what it holds. So each thread remembers what it took in its own
 //! handle ([`Holds`], made when the thread starts: [`Subject::with_handles`]), and `release` gives
 //! back the last thing the calling thread took (or answers `None`). What a thread still holds when
-//! its last operation ends is given back then, as part of that operation (lineup drops the
-//! thread's handle there, and [`Holds`] releases on drop, as a guard would). In a serial execution
+//! its last operation ends is given back after it, in the thread's `drop(handle)` operation
+//! (lineup drops the thread's handle there, and [`Holds`] releases on drop, as a guard would). In a serial execution
 //! the lock's state is then a function of what the threads hold, `try_lock`/`try_share` have
 //! deterministic answers, and a `lock` of a held lock (or a `share` of an exclusively held one)
 //! blocks for good: a stuck serial history.

@@ -1,7 +1,8 @@
 //! async-lock 3.5.0 (event-listener 5.4.2) under loom (see `docs/black-box-crates.md`).
 //!
 //! Each thread keeps the guards it acquired across its operations, in its own per-thread state
-//! (`lineup_blackbox::locks`), and drops the ones it still holds as part of its last operation.
+//! (`lineup_blackbox::locks`), and drops the ones it still holds after its last operation, in its
+//! `drop(handle)` operation.
 //! Each matrix is checked in loom's bare C11 model (`*_c11`, `real_time_happens_before: false`)
 //! and with real-time order as happens-before (`*_real_time`, lineup's default; see
 //! `lineup_blackbox::expectation`).
