@@ -278,7 +278,7 @@ impl<O> Invocation<O> {
     /// ```
     /// use lineup_core::{Invocation, Response};
     /// let take = Invocation::on_handle("take", |_: &(), mine: &mut Vec<u32>| mine.pop());
-    /// let mut mine = vec![1, 2];
+    /// let mut mine: Vec<u32> = vec![1, 2];
     /// assert_eq!(take.call_on(&(), &mut mine), Response::Returned("Some(2)".into()));
     /// assert_eq!(mine, [1]);
     /// ```
