@@ -201,13 +201,13 @@ pub(crate) struct ShuttleSteps {
     missed: bool,
     /// Addresses (with their family) to their numbers in this execution.
     numbers: FxHashMap<(usize, u8), u64>,
-    /// The task of the step running now.
-    running: Option<usize>,
     /// The address of the last mutex the step running now acquired (`"acquired mutex"`).
     acquired: Option<usize>,
     /// Per task: it runs the initializer of a `Once`, which ends with the release of the `Once`'s
-    /// own mutex at this address (0: not known, it never ends); its steps are opaque.
+    /// own mutex at this address (0: not known, it never ends). See [`ShuttleEvent::Initialize`].
     initializing: Vec<Option<usize>>,
+    /// The step running now may mark a `Once` complete: it is opaque.
+    completes: bool,
 }
 
 thread_local! {
@@ -225,9 +225,9 @@ impl ShuttleSteps {
         expected: None,
         missed: false,
         numbers: FxHashMap::with_hasher(rustc_hash::FxBuildHasher),
-        running: None,
         acquired: None,
         initializing: Vec::new(),
+        completes: false,
     };
 
     /// A new execution.
@@ -239,9 +239,9 @@ impl ShuttleSteps {
         self.expected = None;
         self.missed = false;
         self.numbers.clear();
-        self.running = None;
         self.acquired = None;
         self.initializing.clear();
+        self.completes = false;
         MISSED.with(|m| m.set(false));
     }
 
@@ -252,8 +252,8 @@ impl ShuttleSteps {
         }
         self.expected = self.revealed_after.get_mut(i).and_then(Option::take);
         self.missed = MISSED.with(|m| m.replace(false));
-        self.running = Some(i);
         self.acquired = None;
+        self.completes = false;
     }
 
     /// Whether task `i` stopped at a scheduling point lineup sees through shuttle's events.
@@ -262,13 +262,10 @@ impl ShuttleSteps {
     }
 
     /// Whether the step ending now must be opaque: it did not name what it resumed into, an event
-    /// was missed, or its task is inside a `Once`'s initializer (see [`ShuttleEvent::Initialize`]).
+    /// was missed, or it may have marked a `Once` complete (see [`ShuttleEvent::Initialize`]).
     pub(crate) fn step_unseen(&mut self) -> bool {
-        let initializing = self
-            .running
-            .take()
-            .is_some_and(|i| self.initializing.get(i).is_some_and(Option::is_some));
-        self.expected.take().is_some() || self.missed || MISSED.with(|m| m.replace(false)) || initializing
+        let completes = std::mem::take(&mut self.completes);
+        self.expected.take().is_some() || self.missed || MISSED.with(|m| m.replace(false)) || completes
     }
 
     /// Whether one of task `i`'s operations in flight conflicts with an access of `step`.
@@ -296,11 +293,11 @@ enum ShuttleEvent {
     /// The operations in flight on objects of the family end (`"returning from barrier {:?}"`
     /// names no address; a task waits at one barrier at a time).
     EndAll(Family),
-    /// The step running now won the race to run the initializer of the `Once` at the address:
-    /// it writes the `Once`, and so does every step of its task until the `Once`'s own mutex,
-    /// acquired just before, is released. Those steps are opaque: the initializer marks the
-    /// `Once` complete in whichever step it ends, and `Once::is_completed`, which reads that,
-    /// emits no event.
+    /// The step running now won the race to run the initializer of the `Once` at the address: it
+    /// writes the `Once`. The initializer marks the `Once` complete in the step that stops at the
+    /// release of the `Once`'s own mutex (acquired just before), and `Once::is_completed`, which
+    /// reads that, emits no event: so until that mutex is released, every step of the task that
+    /// stops at a release (batch_semaphore.rs:876) is opaque.
     Initialize(usize),
 }
 
@@ -519,6 +516,9 @@ impl FootprintLog {
         let s = &mut self.shuttle;
         if let Some(f) = s.in_flight.get_mut(i) {
             f.retain(|p| site == Some(Site::Covered(p.covers)));
+        }
+        if site == Some(Site::Revealed(Reveal::Release)) && s.initializing.get(i).is_some_and(Option::is_some) {
+            s.completes = true;
         }
         if s.revealed_after.len() <= i {
             s.revealed_after.resize(i + 1, None);
@@ -783,7 +783,7 @@ mod tests {
     }
 
     #[test]
-    fn a_once_initializer_is_opaque_until_the_once_s_mutex_is_released() {
+    fn a_once_initializer_s_releases_are_opaque_until_the_once_s_mutex_is_released() {
         let mut log = log_running(1);
         // Resumed from the acquire of the `Once`'s mutex: it wins the race.
         log.shuttle_event(ShuttleEvent::Begin(Family::Mutex, 0x50, Covers::Acquire));
@@ -792,7 +792,12 @@ mod tests {
         // The initializer locks another mutex, then the `Once` releases its own.
         log.shuttle_event(ShuttleEvent::Begin(Family::Mutex, 0x60, Covers::Acquire));
         log.shuttle_event(ShuttleEvent::Switch(Some(Site::Covered(Covers::Acquire))));
-        assert!(end(&mut log).opaque, "the step that won the race");
+        let won = end(&mut log);
+        assert!(!won.opaque, "the step that won the race stops at no release");
+        assert!(won.accesses.contains(&Access {
+            object: named(Family::Once, 1),
+            kind: Kind::Write
+        }));
         log.begin_step(TaskId::from(1));
         log.shuttle_event(ShuttleEvent::End(Family::Mutex, 0x60));
         log.shuttle_event(ShuttleEvent::Switch(Some(Site::Revealed(Reveal::Release))));
