@@ -1,6 +1,8 @@
 //! What shuttle's own primitives touch, read from the `tracing` events shuttle emits, for the
 //! partial-order reduction (see [`footprint`](crate::explore::footprint)): a step of an object
-//! written on `shuttle::sync::{Mutex, Condvar}` directly is no longer opaque.
+//! written on `shuttle::sync::{Mutex, Condvar, RwLock, Barrier, Once}` directly is no longer
+//! opaque. Every access read here is a *write* of its object (two steps on one object never
+//! commute; a read lock of an `RwLock` too: see docs/partial-order-reduction.md, §2.5).
 //!
 //! While an exploration that records footprints runs (the reduction or the spin pruning on: see
 //! `explore/run.rs`), lineup installs [`ShuttleEvents`] as the default `tracing`
@@ -13,19 +15,31 @@
 //! **Timing.** A scheduling point is *seen* when its cause is known before the step that performs
 //! its effect runs, as for lineup's own primitives:
 //!
-//! * an operation that names its object before its switch (a lock, a `try_lock`, a condvar wait)
-//!   puts the object *in flight* for its task (it also counts in the step running now, as
+//! * an operation that names its object before its switch (a mutex's or an `RwLock`'s lock and
+//!   `try_` lock, a condvar wait, a barrier wait that blocks) puts the object *in flight* for its
+//!   task (it also counts in the step running now, as
 //!   [`announce_blocking`](crate::explore::footprint::announce_blocking) does) until the event
-//!   that ends it (`"acquired mutex"`, `"woken from condvar"`) or until the task reaches a
-//!   scheduling point that is not one of that operation's (a `try_lock` that fails says nothing);
+//!   that ends it (`"acquired mutex"`, `"acquired Read lock on rwlock"`, `"failed to acquire …"`,
+//!   `"woken from condvar"`, `"returning from barrier"`) or until the task reaches a scheduling
+//!   point that is not one of that operation's (a mutex's `try_lock` that fails says nothing);
 //! * an operation that names its object only after its switch (a release of the batch semaphore,
-//!   which shuttle's `MutexGuard::drop` calls; a condvar notification) is known by the place of
-//!   the switch ([`SITES`]): the step that resumes there must name the object before its
-//!   own next scheduling point, and is opaque if it does not.
+//!   which the guards of shuttle's `Mutex` and `RwLock` call on drop; a condvar notification; the
+//!   barrier wait of the last thread to arrive) is known by the place of the switch ([`SITES`]):
+//!   the step that resumes there must name the object before its own next scheduling point, and
+//!   is opaque if it does not. The barrier's wait reads how many threads wait *before* that switch
+//!   (barrier.rs:104-117), so the step that stops there counts as a write of every barrier
+//!   ([`ANY`]);
+//! * an operation without a scheduling point of its own names its object in the step running now
+//!   (`Once::call_once`: `"call_once on cell"`, in every call, before it reads the `Once`).
+//!
+//! `Once::is_completed` reads a `Once` with neither an event nor a scheduling point, so the step
+//! that marks a `Once` complete must depend on every step: the initializer's steps that stop at a
+//! release of the batch semaphore are opaque, from `"won the call_once race"` until the `Once`'s own
+//! mutex is released ([`ShuttleEvent::Initialize`]).
 //!
 //! Every other scheduling point (shuttle's atomics and channels, thread spawn and join, `yield_now`,
-//! the polls of future tasks, and any place not in the tables: another shuttle version) stays
-//! unseen, its steps opaque. shuttle's `mpsc` channels name their object, but the drop and the
+//! `RwLock::into_inner`'s `try_acquire`, the polls of future tasks, and any place not in the
+//! tables: another shuttle version) stays unseen, its steps opaque. shuttle's `mpsc` channels name their object, but the drop and the
 //! clone of a `Sender` or `Receiver` (which decide whether a later send or receive fails) emit no
 //! event and have no scheduling point: their steps cannot be told, so channels stay unseen.
 //!
@@ -34,9 +48,11 @@
 //! of addresses would then differ between executions that share a prefix. So an object named by
 //! its address is numbered by first touch within the execution, apart from the objects lineup
 //! names (two objects that share an address there count as one: more dependent, never less), and
-//! two such objects of one *family* (mutex, condvar, semaphore) are taken to be the same when
-//! accesses of different executions are compared ([`may_be_same`]). Objects of different families never are: an address names one object at a
-//! time, and one object belongs to one family.
+//! two such objects of one *family* (mutex, condvar, semaphore, `RwLock`, barrier, `Once`) are
+//! taken to be the same when accesses of different executions are compared ([`may_be_same`]).
+//! Objects of different families never are: an address names one object at a time, and one
+//! object belongs to one family. (A mutex's or an `RwLock`'s batch semaphore is a family of its
+//! own: its release also names the lock, which is what orders the lock's steps.)
 
 use std::cell::{Cell, RefCell};
 use std::fmt::{self, Write as _};
