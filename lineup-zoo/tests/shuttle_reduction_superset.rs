@@ -2,8 +2,9 @@
 //! (`lineup::shuttle::sync` used directly), whose steps lineup reads from shuttle's `tracing`
 //! events (`lineup-core/src/explore/shuttle_events.rs`) or, where it cannot, keeps opaque: every
 //! distinct history found without the reduction is found with it, at the same bound, and the
-//! comparison fails when the dependency information read from the events is broken on purpose
-//! (`ReductionFault::ShuttleLocksCommute`).
+//! comparison fails when the dependency information read from the mutex's events is broken on
+//! purpose (`ReductionFault::ShuttleLocksCommute`; for `RwLock`, `Barrier` and `Once`, see
+//! tests/shuttle_sync_reduction.rs).
 
 use lineup::{ReductionFault, TestMatrix};
 use lineup_zoo::native;
@@ -25,7 +26,8 @@ fn the_blocking_queue_on_shuttle_keeps_every_history() {
     ]);
 }
 
-/// Shuttle's `RwLock`, `Barrier` and `Once`, which lineup does not see (opaque steps).
+/// Shuttle's `RwLock`, `Barrier` and `Once`, which lineup sees too (tests/shuttle_sync_reduction.rs
+/// has objects with threads of their own on them, and the broken reduction).
 #[test]
 fn the_rwlock_map_and_the_barrier_keep_every_history() {
     let map = native::rwlock_map();

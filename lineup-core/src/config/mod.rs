@@ -297,6 +297,10 @@ pub enum ReductionFault {
     /// park and unpark is taken to be a read of its object (as if two write locks of one `RwLock`
     /// commuted).
     SyncStepsCommute,
+    /// The accesses of shuttle's own `RwLock`, `Barrier` and `Once` that lineup reads from
+    /// shuttle's events are taken to be reads (as if two write locks of one `RwLock`, or two waits
+    /// at one `Barrier`, commuted), and the steps of a `Once`'s initializer are not opaque.
+    ShuttleSyncStepsCommute,
 }
 
 impl Default for Config {

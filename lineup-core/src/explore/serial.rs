@@ -109,10 +109,11 @@ fn unfinished_cause<O: Send + Sync + 'static>(subject: &Subject<O>, matrix: &Tes
     let reduction = match config.reduction {
         Reduction::Off => "the partial-order reduction is off (`Config::reduction`); turn it on",
         _ => {
-            "their steps are seen by the partial-order reduction only through lineup::sync's primitives (a step of \
-             shuttle's primitives used directly, `lineup::shuttle::sync`, or of shuttle-tokio depends on every \
-             other step, so every interleaving of the object's threads is a serial execution of its own): build \
-             the object on lineup::sync"
+            "their steps are seen by the partial-order reduction through lineup::sync's primitives and, of \
+             shuttle's own used directly (`lineup::shuttle::sync`), through its Mutex, Condvar, RwLock, Barrier \
+             and Once only (a step of shuttle's atomics, channels, thread spawn and join, or of shuttle-tokio, \
+             depends on every other step, so every interleaving of the threads around it is a serial execution \
+             of its own): build the object on lineup::sync"
         }
     };
     format!(

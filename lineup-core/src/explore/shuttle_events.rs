@@ -1,6 +1,8 @@
 //! What shuttle's own primitives touch, read from the `tracing` events shuttle emits, for the
 //! partial-order reduction (see [`footprint`](crate::explore::footprint)): a step of an object
-//! written on `shuttle::sync::{Mutex, Condvar}` directly is no longer opaque.
+//! written on `shuttle::sync::{Mutex, Condvar, RwLock, Barrier, Once}` directly is no longer
+//! opaque. Every access read here is a *write* of its object (two steps on one object never
+//! commute; a read lock of an `RwLock` too: see docs/partial-order-reduction.md, §2.5).
 //!
 //! While an exploration that records footprints runs (the reduction or the spin pruning on: see
 //! `explore/run.rs`), lineup installs [`ShuttleEvents`] as the default `tracing`
@@ -13,19 +15,31 @@
 //! **Timing.** A scheduling point is *seen* when its cause is known before the step that performs
 //! its effect runs, as for lineup's own primitives:
 //!
-//! * an operation that names its object before its switch (a lock, a `try_lock`, a condvar wait)
-//!   puts the object *in flight* for its task (it also counts in the step running now, as
+//! * an operation that names its object before its switch (a mutex's or an `RwLock`'s lock and
+//!   `try_` lock, a condvar wait, a barrier wait that blocks) puts the object *in flight* for its
+//!   task (it also counts in the step running now, as
 //!   [`announce_blocking`](crate::explore::footprint::announce_blocking) does) until the event
-//!   that ends it (`"acquired mutex"`, `"woken from condvar"`) or until the task reaches a
-//!   scheduling point that is not one of that operation's (a `try_lock` that fails says nothing);
+//!   that ends it (`"acquired mutex"`, `"acquired Read lock on rwlock"`, `"failed to acquire …"`,
+//!   `"woken from condvar"`, `"returning from barrier"`) or until the task reaches a scheduling
+//!   point that is not one of that operation's (a mutex's `try_lock` that fails says nothing);
 //! * an operation that names its object only after its switch (a release of the batch semaphore,
-//!   which shuttle's `MutexGuard::drop` calls; a condvar notification) is known by the place of
-//!   the switch ([`SITES`]): the step that resumes there must name the object before its
-//!   own next scheduling point, and is opaque if it does not.
+//!   which the guards of shuttle's `Mutex` and `RwLock` call on drop; a condvar notification; the
+//!   barrier wait of the last thread to arrive) is known by the place of the switch ([`SITES`]):
+//!   the step that resumes there must name the object before its own next scheduling point, and
+//!   is opaque if it does not. The barrier's wait reads how many threads wait *before* that switch
+//!   (barrier.rs:104-117), so the step that stops there counts as a write of every barrier
+//!   ([`ANY`]);
+//! * an operation without a scheduling point of its own names its object in the step running now
+//!   (`Once::call_once`: `"call_once on cell"`, in every call, before it reads the `Once`).
+//!
+//! `Once::is_completed` reads a `Once` with neither an event nor a scheduling point, so the step
+//! that marks a `Once` complete must depend on every step: the initializer's steps that stop at a
+//! release of the batch semaphore are opaque, from `"won the call_once race"` until the `Once`'s own
+//! mutex is released ([`ShuttleEvent::Initialize`]).
 //!
 //! Every other scheduling point (shuttle's atomics and channels, thread spawn and join, `yield_now`,
-//! the polls of future tasks, and any place not in the tables: another shuttle version) stays
-//! unseen, its steps opaque. shuttle's `mpsc` channels name their object, but the drop and the
+//! `RwLock::into_inner`'s `try_acquire`, the polls of future tasks, and any place not in the
+//! tables: another shuttle version) stays unseen, its steps opaque. shuttle's `mpsc` channels name their object, but the drop and the
 //! clone of a `Sender` or `Receiver` (which decide whether a later send or receive fails) emit no
 //! event and have no scheduling point: their steps cannot be told, so channels stay unseen.
 //!
@@ -34,9 +48,11 @@
 //! of addresses would then differ between executions that share a prefix. So an object named by
 //! its address is numbered by first touch within the execution, apart from the objects lineup
 //! names (two objects that share an address there count as one: more dependent, never less), and
-//! two such objects of one *family* (mutex, condvar, semaphore) are taken to be the same when
-//! accesses of different executions are compared ([`may_be_same`]). Objects of different families never are: an address names one object at a
-//! time, and one object belongs to one family.
+//! two such objects of one *family* (mutex, condvar, semaphore, `RwLock`, barrier, `Once`) are
+//! taken to be the same when accesses of different executions are compared ([`may_be_same`]).
+//! Objects of different families never are: an address names one object at a time, and one
+//! object belongs to one family. (A mutex's or an `RwLock`'s batch semaphore is a family of its
+//! own: its release also names the lock, which is what orders the lock's steps.)
 
 use std::cell::{Cell, RefCell};
 use std::fmt::{self, Write as _};
@@ -55,6 +71,9 @@ use crate::explore::footprint::{Access, FootprintLog, Kind};
 /// it (see the module).
 const ADDRESSED: u64 = 1 << 62;
 const FAMILY_SHIFT: u32 = 56;
+/// The name of *every* object of its family (a step that touched a barrier lineup cannot name:
+/// see [`Reveal::Barrier`]): with this bit set, it is the same as any object of its family.
+const ANY: u64 = 1 << 55;
 
 /// The kind of shuttle object an address names.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -62,6 +81,14 @@ enum Family {
     Mutex = 1,
     Condvar = 2,
     Semaphore = 3,
+    RwLock = 4,
+    Barrier = 5,
+    Once = 6,
+}
+
+/// The name of the object numbered `n` in `family` (see the module).
+fn named(family: Family, n: u64) -> u64 {
+    ADDRESSED | (family as u64) << FAMILY_SHIFT | n
 }
 
 /// Whether `object` is named by its address (see the module).
@@ -75,15 +102,25 @@ pub(crate) fn may_be_same(a: u64, b: u64) -> bool {
     is_addressed(a) && is_addressed(b) && a >> FAMILY_SHIFT == b >> FAMILY_SHIFT
 }
 
+/// Whether the objects named `a` and `b` in one execution may be the same object: the same name,
+/// or one of them is [`ANY`] object of the other's family.
+fn same_in_execution(a: u64, b: u64) -> bool {
+    a == b || ((a | b) & ANY != 0 && may_be_same(a, b))
+}
+
 /// The scheduling points of the operations that name their object before their switch.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Covers {
-    /// A mutex's `lock`: the first poll of the semaphore's acquire, and `block_on`'s waits.
+    /// A mutex's `lock`, an `RwLock`'s `read` and `write`: the first poll of the semaphore's
+    /// acquire, and `block_on`'s waits.
     Acquire,
-    /// A mutex's `try_lock`: the batch semaphore's `try_acquire`.
+    /// A mutex's `try_lock`, an `RwLock`'s `try_read` and `try_write`: the batch semaphore's
+    /// `try_acquire`.
     TryAcquire,
     /// A condvar's `wait`: its block.
     CondvarWait,
+    /// A barrier's `wait` that blocks: its block.
+    BarrierWait,
 }
 
 /// What the step resuming at a scheduling point must name (see [`SITES`]).
@@ -93,6 +130,10 @@ enum Reveal {
     Release,
     /// `"notifying one/all on condvar {:p}"`.
     Notify,
+    /// `"waiting on barrier {:p}"`: the barrier's `wait` of the last thread to arrive switches
+    /// (barrier.rs:117) *after* it read how many threads wait, and names the barrier only after
+    /// the switch. The step that stops there counts as a write of every barrier ([`ANY`]).
+    Barrier,
 }
 
 /// The places of shuttle's scheduling points that lineup knows (file, line), and what is known
@@ -134,6 +175,16 @@ const SITES: &[(&str, u32, Site)] = &[
         293,
         Site::Revealed(Reveal::Notify),
     ),
+    (
+        "shuttle-std-0.1.5/src/sync/barrier.rs",
+        117,
+        Site::Revealed(Reveal::Barrier),
+    ),
+    (
+        "shuttle-std-0.1.5/src/sync/barrier.rs",
+        150,
+        Site::Covered(Covers::BarrierWait),
+    ),
 ];
 
 /// What lineup knows about a scheduling point of shuttle's.
@@ -166,6 +217,13 @@ pub(crate) struct ShuttleSteps {
     missed: bool,
     /// Addresses (with their family) to their numbers in this execution.
     numbers: FxHashMap<(usize, u8), u64>,
+    /// The address of the last mutex the step running now acquired (`"acquired mutex"`).
+    acquired: Option<usize>,
+    /// Per task: it runs the initializer of a `Once`, which ends with the release of the `Once`'s
+    /// own mutex at this address (0: not known, it never ends). See [`ShuttleEvent::Initialize`].
+    initializing: Vec<Option<usize>>,
+    /// The step running now may mark a `Once` complete: it is opaque.
+    completes: bool,
 }
 
 thread_local! {
@@ -183,6 +241,9 @@ impl ShuttleSteps {
         expected: None,
         missed: false,
         numbers: FxHashMap::with_hasher(rustc_hash::FxBuildHasher),
+        acquired: None,
+        initializing: Vec::new(),
+        completes: false,
     };
 
     /// A new execution.
@@ -194,6 +255,9 @@ impl ShuttleSteps {
         self.expected = None;
         self.missed = false;
         self.numbers.clear();
+        self.acquired = None;
+        self.initializing.clear();
+        self.completes = false;
         MISSED.with(|m| m.set(false));
     }
 
@@ -204,6 +268,8 @@ impl ShuttleSteps {
         }
         self.expected = self.revealed_after.get_mut(i).and_then(Option::take);
         self.missed = MISSED.with(|m| m.replace(false));
+        self.acquired = None;
+        self.completes = false;
     }
 
     /// Whether task `i` stopped at a scheduling point lineup sees through shuttle's events.
@@ -211,10 +277,11 @@ impl ShuttleSteps {
         self.in_flight.get(i).is_some_and(|f| !f.is_empty()) || self.revealed_after.get(i).is_some_and(Option::is_some)
     }
 
-    /// Whether the step ending now must be opaque: it did not name what it resumed into, or an
-    /// event was missed.
+    /// Whether the step ending now must be opaque: it did not name what it resumed into, an event
+    /// was missed, or it may have marked a `Once` complete (see [`ShuttleEvent::Initialize`]).
     pub(crate) fn step_unseen(&mut self) -> bool {
-        self.expected.take().is_some() || self.missed || MISSED.with(|m| m.replace(false))
+        let completes = std::mem::take(&mut self.completes);
+        self.expected.take().is_some() || self.missed || MISSED.with(|m| m.replace(false)) || completes
     }
 
     /// Whether one of task `i`'s operations in flight conflicts with an access of `step`.
@@ -222,7 +289,7 @@ impl ShuttleSteps {
         self.in_flight.get(i).is_some_and(|mine| {
             mine.iter().any(|p| {
                 step.iter()
-                    .any(|b| p.access.object == b.object && p.access.kind.conflicts(b.kind))
+                    .any(|b| same_in_execution(p.access.object, b.object) && p.access.kind.conflicts(b.kind))
             })
         })
     }
@@ -239,6 +306,15 @@ enum ShuttleEvent {
     End(Family, usize),
     /// The step running now touches the object (`reveals`: it names what it resumed into).
     Touch(Family, usize, Option<Reveal>),
+    /// The operations in flight on objects of the family end (`"returning from barrier {:?}"`
+    /// names no address; a task waits at one barrier at a time).
+    EndAll(Family),
+    /// The step running now won the race to run the initializer of the `Once` at the address: it
+    /// writes the `Once`. The initializer marks the `Once` complete in the step that stops at the
+    /// release of the `Once`'s own mutex (acquired just before), and `Once::is_completed`, which
+    /// reads that, emits no event: so until that mutex is released, every step of the task that
+    /// stops at a release (batch_semaphore.rs:876) is opaque.
+    Initialize(usize),
 }
 
 /// The address at the end of a message (`0x…`).
@@ -268,6 +344,12 @@ fn parse(message: &str) -> Option<ShuttleEvent> {
         return Some(ShuttleEvent::Switch(None));
     }
     let a = address(message);
+    if let Some(event) = parse_rwlock(message, a) {
+        return event;
+    }
+    if let Some(event) = parse_barrier_once(message, a) {
+        return event;
+    }
     let event = if message.starts_with("waiting to acquire mutex ") {
         ShuttleEvent::Begin(Family::Mutex, a?, Covers::Acquire)
     } else if message.starts_with("trying to acquire mutex ") {
@@ -290,6 +372,42 @@ fn parse(message: &str) -> Option<ShuttleEvent> {
     Some(event)
 }
 
+/// Parses the messages of shuttle's `RwLock` (`Some(None)`: one of them without its address).
+fn parse_rwlock(message: &str, a: Option<usize>) -> Option<Option<ShuttleEvent>> {
+    // "{verb} Read lock on rwlock 0x…" / "{verb} Write lock on rwlock 0x…"
+    let verb = message
+        .strip_suffix(message.rsplit(' ').next()?)?
+        .strip_suffix(" lock on rwlock ")?
+        .rsplit_once(' ')
+        .filter(|(_, typ)| *typ == "Read" || *typ == "Write")?
+        .0;
+    let event = match verb {
+        "acquiring" => ShuttleEvent::Begin(Family::RwLock, a?, Covers::Acquire),
+        "trying to acquire" => ShuttleEvent::Begin(Family::RwLock, a?, Covers::TryAcquire),
+        "acquired" | "failed to acquire" => ShuttleEvent::End(Family::RwLock, a?),
+        "releasing" => ShuttleEvent::Touch(Family::RwLock, a?, None),
+        _ => return None,
+    };
+    Some(Some(event))
+}
+
+/// Parses the messages of shuttle's `Barrier` and `Once` (`Some(None)`: one of them without its
+/// address).
+fn parse_barrier_once(message: &str, a: Option<usize>) -> Option<Option<ShuttleEvent>> {
+    let event = if message.starts_with("waiting on barrier ") {
+        a.map(|a| ShuttleEvent::Begin(Family::Barrier, a, Covers::BarrierWait))
+    } else if message.starts_with("returning from barrier ") {
+        Some(ShuttleEvent::EndAll(Family::Barrier))
+    } else if message.starts_with("call_once on cell ") {
+        a.map(|a| ShuttleEvent::Touch(Family::Once, a, None))
+    } else if message.starts_with("won the call_once race for cell ") {
+        a.map(ShuttleEvent::Initialize)
+    } else {
+        return None;
+    };
+    Some(event)
+}
+
 /// The callsites of shuttle's that lineup reads: their module and line (the message is checked
 /// when parsed).
 const CALLSITES: &[(&str, u32)] = &[
@@ -305,6 +423,16 @@ const CALLSITES: &[(&str, u32)] = &[
     ("shuttle_std::sync::condvar", 171),
     ("shuttle_std::sync::condvar", 262),
     ("shuttle_std::sync::condvar", 299),
+    ("shuttle_std::sync::rwlock", 195),
+    ("shuttle_std::sync::rwlock", 242),
+    ("shuttle_std::sync::rwlock", 258),
+    ("shuttle_std::sync::rwlock", 290),
+    ("shuttle_std::sync::rwlock", 371),
+    ("shuttle_std::sync::rwlock", 444),
+    ("shuttle_std::sync::barrier", 122),
+    ("shuttle_std::sync::barrier", 190),
+    ("shuttle_std::sync::once", 134),
+    ("shuttle_std::sync::once", 159),
 ];
 
 /// Whether lineup reads the events of this callsite.
@@ -342,27 +470,71 @@ impl FootprintLog {
                     s.in_flight.resize_with(i + 1, Vec::new);
                 }
                 s.in_flight[i].push(Pending { access, covers });
+                if family == Family::Barrier && s.expected == Some(Reveal::Barrier) {
+                    s.expected = None;
+                }
             }
             ShuttleEvent::End(family, address) => {
                 let access = self.shuttle_touch(family, address);
                 if let Some(f) = self.shuttle.in_flight.get_mut(i) {
                     f.retain(|p| p.access.object != access.object);
                 }
+                if family == Family::Mutex {
+                    self.shuttle.acquired = Some(address);
+                }
+            }
+            ShuttleEvent::EndAll(family) => {
+                if let Some(f) = self.shuttle.in_flight.get_mut(i) {
+                    f.retain(|p| !may_be_same(p.access.object, named(family, 0)));
+                }
             }
             ShuttleEvent::Touch(family, address, reveals) => {
                 self.shuttle_touch(family, address);
-                if reveals.is_some() && self.shuttle.expected == reveals {
-                    self.shuttle.expected = None;
+                let s = &mut self.shuttle;
+                if reveals.is_some() && s.expected == reveals {
+                    s.expected = None;
+                }
+                if family == Family::Mutex && s.initializing.get(i) == Some(&Some(address)) {
+                    // The `Once`'s own mutex is released: its initializer has ended.
+                    s.initializing[i] = None;
                 }
             }
+            ShuttleEvent::Initialize(address) => self.shuttle_initialize(i, address),
         }
+    }
+
+    /// Task `i` runs the initializer of the `Once` at `address` (see [`ShuttleEvent::Initialize`]).
+    fn shuttle_initialize(&mut self, i: usize, address: usize) {
+        self.shuttle_touch(Family::Once, address);
+        if self.fault == Some(ReductionFault::ShuttleSyncStepsCommute) {
+            return;
+        }
+        let s = &mut self.shuttle;
+        if s.initializing.len() <= i {
+            s.initializing.resize(i + 1, None);
+        }
+        // The mutex the `Once` acquired just before, in this step; 0 if none was seen (no mutex
+        // has that address: the task's steps stay opaque to the end of the execution).
+        s.initializing[i] = Some(s.acquired.unwrap_or(0));
     }
 
     /// Task `i` reaches a scheduling point at `site`.
     fn shuttle_switch(&mut self, i: usize, site: Option<Site>) {
+        if site == Some(Site::Revealed(Reveal::Barrier)) {
+            // The barrier's `wait` read how many threads wait before this switch, and names the
+            // barrier only after it: the step ending here touches every barrier.
+            let kind = self.sync_kind(Family::Barrier);
+            self.push_step_access(Access {
+                object: named(Family::Barrier, ANY),
+                kind,
+            });
+        }
         let s = &mut self.shuttle;
         if let Some(f) = s.in_flight.get_mut(i) {
             f.retain(|p| site == Some(Site::Covered(p.covers)));
+        }
+        if site == Some(Site::Revealed(Reveal::Release)) && s.initializing.get(i).is_some_and(Option::is_some) {
+            s.completes = true;
         }
         if s.revealed_after.len() <= i {
             s.revealed_after.resize(i + 1, None);
@@ -381,18 +553,32 @@ impl FootprintLog {
             None => {
                 // Numbered apart from the objects lineup names: whether two addresses coincide may
                 // differ between executions, and must not shift the numbers of lineup's objects.
-                let number = ADDRESSED | (family as u64) << FAMILY_SHIFT | self.shuttle.numbers.len() as u64;
+                let number = named(family, self.shuttle.numbers.len() as u64);
                 self.shuttle.numbers.insert(key, number);
                 number
             }
         };
-        let broken = family == Family::Mutex && self.fault == Some(ReductionFault::ShuttleLocksCommute);
         let access = Access {
             object: number,
-            kind: if broken { Kind::Read } else { Kind::Write },
+            kind: self.sync_kind(family),
         };
         self.push_step_access(access);
         access
+    }
+
+    /// How a step touches an object of `family`: a write, unless the reduction is broken on
+    /// purpose ([`ReductionFault::ShuttleLocksCommute`], [`ReductionFault::ShuttleSyncStepsCommute`]).
+    fn sync_kind(&self, family: Family) -> Kind {
+        let fault = match family {
+            Family::Mutex => ReductionFault::ShuttleLocksCommute,
+            Family::RwLock | Family::Barrier | Family::Once => ReductionFault::ShuttleSyncStepsCommute,
+            Family::Condvar | Family::Semaphore => return Kind::Write,
+        };
+        if self.fault == Some(fault) {
+            Kind::Read
+        } else {
+            Kind::Write
+        }
     }
 }
 
@@ -514,6 +700,8 @@ impl Subscriber for ShuttleEvents {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::explore::footprint::Footprint;
+    use shuttle::current::TaskId;
 
     #[test]
     fn messages_parse_into_events() {
@@ -538,6 +726,151 @@ mod tests {
             Some(ShuttleEvent::Switch(None))
         );
         assert_eq!(parse("Acquire::poll for x"), None);
+    }
+
+    #[test]
+    fn rwlock_barrier_and_once_messages_parse_into_events() {
+        let rw = |c| Some(ShuttleEvent::Begin(Family::RwLock, 0x20, c));
+        assert_eq!(parse("acquiring Read lock on rwlock 0x20"), rw(Covers::Acquire));
+        assert_eq!(parse("acquiring Write lock on rwlock 0x20"), rw(Covers::Acquire));
+        assert_eq!(
+            parse("trying to acquire Write lock on rwlock 0x20"),
+            rw(Covers::TryAcquire)
+        );
+        let end = Some(ShuttleEvent::End(Family::RwLock, 0x20));
+        assert_eq!(parse("acquired Read lock on rwlock 0x20"), end);
+        assert_eq!(parse("failed to acquire Write lock on rwlock 0x20"), end);
+        assert_eq!(
+            parse("releasing Write lock on rwlock 0x20"),
+            Some(ShuttleEvent::Touch(Family::RwLock, 0x20, None))
+        );
+        assert_eq!(parse("acquiring Other lock on rwlock 0x20"), None);
+        assert_eq!(parse("acquired Read lock on rwlock"), None);
+        assert_eq!(
+            parse("waiting on barrier 0x30"),
+            Some(ShuttleEvent::Begin(Family::Barrier, 0x30, Covers::BarrierWait))
+        );
+        assert_eq!(
+            parse("returning from barrier Barrier { state: RefCell { .. } }"),
+            Some(ShuttleEvent::EndAll(Family::Barrier))
+        );
+        assert_eq!(parse("blocked on barrier Barrier { state: RefCell { .. } }"), None);
+        assert_eq!(
+            parse("call_once on cell 0x40"),
+            Some(ShuttleEvent::Touch(Family::Once, 0x40, None))
+        );
+        assert_eq!(
+            parse("won the call_once race for cell 0x40"),
+            Some(ShuttleEvent::Initialize(0x40))
+        );
+        assert_eq!(parse("waiting on barrier"), None);
+        assert_eq!(
+            parse("switch from /r/shuttle-std-0.1.5/src/sync/barrier.rs:117:13"),
+            Some(ShuttleEvent::Switch(Some(Site::Revealed(Reveal::Barrier))))
+        );
+        assert_eq!(
+            parse("switch from /r/shuttle-std-0.1.5/src/sync/barrier.rs:150:13"),
+            Some(ShuttleEvent::Switch(Some(Site::Covered(Covers::BarrierWait))))
+        );
+    }
+
+    #[test]
+    fn any_barrier_is_every_barrier_and_nothing_else() {
+        let any = named(Family::Barrier, ANY);
+        assert!(same_in_execution(any, named(Family::Barrier, 3)));
+        assert!(same_in_execution(named(Family::Barrier, 3), any));
+        assert!(!same_in_execution(any, named(Family::Once, 3)));
+        assert!(!same_in_execution(named(Family::Barrier, 2), named(Family::Barrier, 3)));
+        assert!(may_be_same(any, named(Family::Barrier, 0)));
+    }
+
+    /// A log with the reduction on, running task `task`'s step.
+    fn log_running(task: usize) -> FootprintLog {
+        let mut log = FootprintLog::EMPTY;
+        log.begin_execution(true, None);
+        log.begin_step(TaskId::from(task));
+        log
+    }
+
+    fn end(log: &mut FootprintLog) -> Footprint {
+        let mut f = Footprint::default();
+        log.end_step(false, false, &mut f);
+        f
+    }
+
+    #[test]
+    fn a_once_initializer_s_releases_are_opaque_until_the_once_s_mutex_is_released() {
+        let mut log = log_running(1);
+        // Resumed from the acquire of the `Once`'s mutex: it wins the race.
+        log.shuttle_event(ShuttleEvent::Begin(Family::Mutex, 0x50, Covers::Acquire));
+        log.shuttle_event(ShuttleEvent::End(Family::Mutex, 0x50));
+        log.shuttle_event(ShuttleEvent::Initialize(0x40));
+        // The initializer locks another mutex, then the `Once` releases its own.
+        log.shuttle_event(ShuttleEvent::Begin(Family::Mutex, 0x60, Covers::Acquire));
+        log.shuttle_event(ShuttleEvent::Switch(Some(Site::Covered(Covers::Acquire))));
+        let won = end(&mut log);
+        assert!(!won.opaque, "the step that won the race stops at no release");
+        assert!(won.accesses.contains(&Access {
+            object: named(Family::Once, 1),
+            kind: Kind::Write
+        }));
+        log.begin_step(TaskId::from(1));
+        log.shuttle_event(ShuttleEvent::End(Family::Mutex, 0x60));
+        log.shuttle_event(ShuttleEvent::Switch(Some(Site::Revealed(Reveal::Release))));
+        assert!(
+            end(&mut log).opaque,
+            "a step of the initializer, which marks the Once complete"
+        );
+        log.begin_step(TaskId::from(1));
+        log.shuttle_event(ShuttleEvent::Touch(Family::Semaphore, 0x61, Some(Reveal::Release)));
+        log.shuttle_event(ShuttleEvent::Touch(Family::Mutex, 0x60, None));
+        log.shuttle_event(ShuttleEvent::Switch(Some(Site::Revealed(Reveal::Release))));
+        assert!(end(&mut log).opaque, "the initializer's own mutex is not released yet");
+        log.begin_step(TaskId::from(1));
+        log.shuttle_event(ShuttleEvent::Touch(Family::Semaphore, 0x51, Some(Reveal::Release)));
+        log.shuttle_event(ShuttleEvent::Touch(Family::Mutex, 0x50, None));
+        log.shuttle_event(ShuttleEvent::Switch(Some(Site::Revealed(Reveal::Release))));
+        assert!(
+            !end(&mut log).opaque,
+            "the release of the Once's mutex ends the initializer"
+        );
+    }
+
+    #[test]
+    fn the_last_thread_at_a_barrier_touches_every_barrier_before_its_switch() {
+        let mut log = log_running(2);
+        log.shuttle_event(ShuttleEvent::Switch(Some(Site::Revealed(Reveal::Barrier))));
+        let before = end(&mut log);
+        assert!(!before.opaque);
+        assert_eq!(before.accesses[0].object, named(Family::Barrier, ANY));
+        log.begin_step(TaskId::from(2));
+        // It names the barrier after the switch, and another thread arrived in between: it blocks.
+        log.shuttle_event(ShuttleEvent::Begin(Family::Barrier, 0x30, Covers::BarrierWait));
+        log.shuttle_event(ShuttleEvent::Switch(Some(Site::Covered(Covers::BarrierWait))));
+        let wait = end(&mut log);
+        assert!(!wait.opaque);
+        let in_flight = Footprint {
+            accesses: vec![wait.accesses[0]],
+            ..Footprint::default()
+        };
+        assert!(log.in_flight_conflicts(TaskId::from(2), &in_flight));
+        assert!(log.in_flight_conflicts(TaskId::from(2), &before), "every barrier");
+        // Woken: it returns from the wait, which ends it.
+        log.begin_step(TaskId::from(2));
+        log.shuttle_event(ShuttleEvent::EndAll(Family::Barrier));
+        log.shuttle_event(ShuttleEvent::Switch(None));
+        assert!(end(&mut log).opaque, "an unknown switch");
+        assert!(!log.in_flight_conflicts(TaskId::from(2), &in_flight));
+    }
+
+    #[test]
+    fn a_resumed_barrier_step_that_names_no_barrier_is_opaque() {
+        let mut log = log_running(2);
+        log.shuttle_event(ShuttleEvent::Switch(Some(Site::Revealed(Reveal::Barrier))));
+        end(&mut log);
+        log.begin_step(TaskId::from(2));
+        log.shuttle_event(ShuttleEvent::Switch(Some(Site::Revealed(Reveal::Barrier))));
+        assert!(end(&mut log).opaque);
     }
 
     #[test]
