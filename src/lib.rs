@@ -68,9 +68,9 @@
 //!
 //! Under `--cfg loom` all four modules switch to loom (with the same names). The model checker's
 //! own primitives are reachable as `lineup::shuttle::sync` / `lineup::shuttle::thread`, but an
-//! object built on them directly gets less: the reduction sees only their `Mutex` and `Condvar`
-//! (read from shuttle's `tracing` events) and takes every step of their `RwLock`, `Barrier`, `Once`,
-//! atomics, channels, `spawn` and `park` to conflict with everything (the same verdicts, more
+//! object built on them directly gets less: the reduction sees only their `Mutex`, `Condvar`,
+//! `RwLock`, `Barrier` and `Once` (read from shuttle's `tracing` events) and takes every step of
+//! their atomics, channels, `spawn` and `park` to conflict with everything (the same verdicts, more
 //! executions); an execution stuck in them is stopped instead of ended, and shuttle throws its
 //! unfinished threads' stacks away (slower, especially with several workers); and they do not
 //! switch to loom. An execution stuck in `std::hint::spin_loop` is stopped the same way.
