@@ -7,7 +7,7 @@
 use std::collections::HashSet;
 use std::time::{Duration, Instant};
 
-use lineup::{sample_matrices, survey, Config, Invocations, ReductionFault, Subject, TestMatrix};
+use lineup::{check, sample_matrices, survey, Config, Invocations, ReductionFault, Subject, TestMatrix, Verdict};
 
 use crate::table::ZooEntry;
 
@@ -150,4 +150,39 @@ pub(crate) fn measure<O: Invocations + Default>(
         .iter()
         .map(|m| compare(&subject, m, bound, fault))
         .collect()
+}
+
+/// The matrix with these worker columns (invocation indices), for the reduction tests.
+pub fn m(columns: &[&[usize]]) -> TestMatrix {
+    TestMatrix::new(columns.iter().map(|c| c.to_vec()).collect())
+}
+
+/// The verdict of `subject` on `matrix` at the default settings (panics if the check cannot run).
+fn verdict<O: Send + Sync + 'static>(subject: &Subject<O>, matrix: &TestMatrix) -> Verdict {
+    check(subject, matrix, &Config::default()).expect("the check runs")
+}
+
+/// Asserts that `subject` passes on `matrix` at the default settings, and prints its figures.
+///
+/// # Panics
+///
+/// With the violation, if it fails.
+pub fn assert_pass<O: Send + Sync + 'static>(subject: &Subject<O>, matrix: &TestMatrix) {
+    let verdict = verdict(subject, matrix);
+    if let Some(v) = verdict.violation() {
+        panic!("{}: expected PASS on {matrix:?}, got:\n{v}", subject.name());
+    }
+    eprintln!("{} passes {matrix:?}: {:?}", subject.name(), verdict.stats());
+}
+
+/// Asserts that `subject` fails on `matrix` at the default settings, and prints the violation.
+///
+/// # Panics
+///
+/// If it passes.
+pub fn assert_fail<O: Send + Sync + 'static>(subject: &Subject<O>, matrix: &TestMatrix) {
+    match verdict(subject, matrix) {
+        Verdict::Pass(stats) => panic!("{}: expected FAIL on {matrix:?}, got PASS ({stats:?})", subject.name()),
+        Verdict::Fail(v) => eprintln!("{} fails {matrix:?}:\n{v}", subject.name()),
+    }
 }

@@ -5,33 +5,10 @@
 //! bound; and the comparison fails when the steps of these primitives are taken to commute
 //! (`ReductionFault::SyncStepsCommute`).
 
-use lineup::{check, Config, ReductionFault, Subject, TestMatrix, Verdict};
+use lineup::ReductionFault;
 use lineup_zoo::announced;
 use lineup_zoo::native;
-use lineup_zoo::reduction::{assert_sound, compare, ReductionRow};
-
-fn m(columns: &[&[usize]]) -> TestMatrix {
-    TestMatrix::new(columns.iter().map(|c| c.to_vec()).collect())
-}
-
-fn verdict<O: Send + Sync + 'static>(subject: &Subject<O>, matrix: &TestMatrix) -> Verdict {
-    check(subject, matrix, &Config::default()).expect("the check runs")
-}
-
-fn assert_pass<O: Send + Sync + 'static>(subject: &Subject<O>, matrix: &TestMatrix) {
-    let verdict = verdict(subject, matrix);
-    if let Some(v) = verdict.violation() {
-        panic!("{}: expected PASS on {matrix:?}, got:\n{v}", subject.name());
-    }
-    eprintln!("{} passes {matrix:?}: {:?}", subject.name(), verdict.stats());
-}
-
-fn assert_fail<O: Send + Sync + 'static>(subject: &Subject<O>, matrix: &TestMatrix) {
-    match verdict(subject, matrix) {
-        Verdict::Pass(stats) => panic!("{}: expected FAIL on {matrix:?}, got PASS ({stats:?})", subject.name()),
-        Verdict::Fail(v) => eprintln!("{} fails {matrix:?}:\n{v}", subject.name()),
-    }
-}
+use lineup_zoo::reduction::{assert_fail, assert_pass, assert_sound, compare, m, ReductionRow};
 
 #[test]
 fn rwlock_lost_update_fails_and_the_write_locked_counter_passes() {

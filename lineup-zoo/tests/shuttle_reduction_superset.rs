@@ -6,13 +6,9 @@
 //! purpose (`ReductionFault::ShuttleLocksCommute`; for `RwLock`, `Barrier` and `Once`, see
 //! tests/shuttle_sync_reduction.rs).
 
-use lineup::{ReductionFault, TestMatrix};
+use lineup::ReductionFault;
 use lineup_zoo::native;
-use lineup_zoo::reduction::{assert_sound, compare};
-
-fn m(columns: &[&[usize]]) -> TestMatrix {
-    TestMatrix::new(columns.iter().map(|c| c.to_vec()).collect())
-}
+use lineup_zoo::reduction::{assert_sound, compare, m};
 
 /// Shuttle's `Mutex` and `Condvar`, which lineup sees.
 #[test]

@@ -9,33 +9,10 @@
 //! docs/partial-order-reduction.md, §2.5
 //! (`cargo test -p lineup-zoo --test shuttle_sync_reduction -- --nocapture`).
 
-use lineup::{check, Config, ReductionFault, Subject, TestMatrix, Verdict};
-use lineup_zoo::reduction::{assert_sound, compare, ReductionRow};
+use lineup::{ReductionFault, Subject, TestMatrix};
+use lineup_zoo::reduction::{assert_fail, assert_pass, assert_sound, compare, m, ReductionRow};
 use lineup_zoo::shuttle_sync::{barrier_hand_off, once_flag, once_start, rw_helper_counter};
 use lineup_zoo::{announced, native};
-
-fn m(columns: &[&[usize]]) -> TestMatrix {
-    TestMatrix::new(columns.iter().map(|c| c.to_vec()).collect())
-}
-
-fn verdict<O: Send + Sync + 'static>(subject: &Subject<O>, matrix: &TestMatrix) -> Verdict {
-    check(subject, matrix, &Config::default()).expect("the check runs")
-}
-
-fn assert_pass<O: Send + Sync + 'static>(subject: &Subject<O>, matrix: &TestMatrix) {
-    let verdict = verdict(subject, matrix);
-    if let Some(v) = verdict.violation() {
-        panic!("{}: expected PASS on {matrix:?}, got:\n{v}", subject.name());
-    }
-    eprintln!("{} passes {matrix:?}: {:?}", subject.name(), verdict.stats());
-}
-
-fn assert_fail<O: Send + Sync + 'static>(subject: &Subject<O>, matrix: &TestMatrix) {
-    match verdict(subject, matrix) {
-        Verdict::Pass(stats) => panic!("{}: expected FAIL on {matrix:?}, got PASS ({stats:?})", subject.name()),
-        Verdict::Fail(v) => eprintln!("{} fails {matrix:?}:\n{v}", subject.name()),
-    }
-}
 
 #[test]
 fn rwlock_lost_update_fails_and_the_write_locked_counter_passes() {
