@@ -17,7 +17,8 @@ use lineup::{
     ViolationKind,
 };
 use objects::handles::{
-    MpscChannel, MpscChannelEarlyPublish, SpscRing, SpscRingEarlyHead, WorkStealingDeque, WorkStealingDequeNoCas,
+    matrix_of, MpscChannel, MpscChannelEarlyPublish, SpscRing, SpscRingEarlyHead, WorkStealingDeque,
+    WorkStealingDequeNoCas,
 };
 
 /// A correct object passes a fixed run: `samples` sampled matrices of up to `threads` x `ops`
@@ -64,18 +65,6 @@ fn fails<O: Invocations>(name: &str, build: fn() -> O) -> Violation {
         Err(other) => panic!("{name}: expected a violation, got: {other}"),
         Ok(summary) => panic!("{name}: expected FAIL, got {summary}"),
     }
-}
-
-/// The matrix of `subject` whose columns name invocations by label.
-fn matrix_of<O>(subject: &Subject<O>, columns: &[&[&str]]) -> TestMatrix {
-    let labels: Vec<String> = subject.labels().iter().map(ToString::to_string).collect();
-    let index = |label: &&str| {
-        labels
-            .iter()
-            .position(|l| l == label)
-            .unwrap_or_else(|| panic!("{label}"))
-    };
-    TestMatrix::new(columns.iter().map(|c| c.iter().map(index).collect()).collect())
 }
 
 /// Phase 1 (every serial execution) of `correct` and of `buggy` on `matrix` sees the same

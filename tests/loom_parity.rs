@@ -283,18 +283,6 @@ fn stuck_executions_are_justified_and_explored_past() {
     assert_eq!(s.stuck_resumed, 0, "{s:?}");
 }
 
-/// The matrix of `O`'s invocations named by `columns` (labels such as `push(1)`).
-fn matrix_of<O: lineup::Invocations>(columns: &[&[&str]]) -> TestMatrix {
-    let labels: Vec<String> = O::invocations().iter().map(|i| i.label().to_string()).collect();
-    let index = |label: &&str| {
-        labels
-            .iter()
-            .position(|l| l == label)
-            .unwrap_or_else(|| panic!("{label}"))
-    };
-    TestMatrix::new(columns.iter().map(|c| c.iter().map(index).collect()).collect())
-}
-
 /// A correct object on per-thread handles passes `columns`, its twin fails there (a full history
 /// without a serial witness, and an interleaving bug: no weak load is needed).
 fn handles_pair<C: lineup::Invocations, B: lineup::Invocations>(
@@ -303,12 +291,10 @@ fn handles_pair<C: lineup::Invocations, B: lineup::Invocations>(
     names: [&str; 2],
     columns: &[&[&str]],
 ) {
-    expect(Subject::of(names[0], correct), matrix_of::<C>(columns), Expected::Pass);
-    let verdict = expect(
-        Subject::of(names[1], buggy),
-        matrix_of::<B>(columns),
-        Expected::FailFull,
-    );
+    let (correct, buggy) = (Subject::of(names[0], correct), Subject::of(names[1], buggy));
+    let matrix = objects::handles::matrix_of(&correct, columns);
+    expect(correct, matrix.clone(), Expected::Pass);
+    let verdict = expect(buggy, matrix, Expected::FailFull);
     if cfg!(loom) {
         let loom = verdict.violation().unwrap().loom.as_ref().expect("loom evidence");
         assert!(!loom.is_weak_memory(), "{:?}", loom.weak_loads);

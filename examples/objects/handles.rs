@@ -25,7 +25,7 @@ use std::sync::Arc;
 
 use lineup::sync::atomic::{fence, AtomicBool, AtomicIsize, AtomicU32, AtomicUsize, Ordering::SeqCst};
 use lineup::sync::Mutex;
-use lineup::{Handles, Invocation, Invocations, MatrixThread};
+use lineup::{Handles, Invocation, Invocations, MatrixThread, Subject, TestMatrix};
 
 // ---------------------------------------------------------------------------------------------
 // SPSC ring
@@ -542,4 +542,21 @@ impl<const EARLY_PUBLISH: bool> Invocations for Channel<EARLY_PUBLISH> {
     fn handles() -> Option<Handles<Self>> {
         Some(Handles::new(ChannelEnds::new))
     }
+}
+
+/// The matrix of `subject` whose worker columns name its invocations by label (`push(1)`), for
+/// the tests.
+///
+/// # Panics
+///
+/// On a label that is not one of the subject's.
+pub fn matrix_of<O>(subject: &Subject<O>, columns: &[&[&str]]) -> TestMatrix {
+    let labels: Vec<String> = subject.labels().iter().map(ToString::to_string).collect();
+    let index = |label: &&str| {
+        labels
+            .iter()
+            .position(|l| l == label)
+            .unwrap_or_else(|| panic!("`{label}` is not an invocation of {}", subject.name()))
+    };
+    TestMatrix::new(columns.iter().map(|c| c.iter().map(index).collect()).collect())
 }

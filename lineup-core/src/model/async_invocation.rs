@@ -4,7 +4,6 @@
 use std::fmt;
 use std::sync::Arc;
 
-use crate::model::handles;
 use crate::model::invocation::{HandleRef, Invocation};
 
 impl<O> Invocation<O> {
@@ -93,17 +92,8 @@ impl<O> Invocation<O> {
         R: fmt::Debug,
         F: AsyncFn(&O, &mut H) -> R + Send + Sync + 'static,
     {
-        let name = name.into();
-        let operation = name.clone();
-        Self::from_operation(
-            name,
-            Arc::new(
-                move |o: &O, handle: HandleRef<'_>, visit: &mut dyn FnMut(&dyn fmt::Debug)| {
-                    let handle = handles::downcast::<H>(handle, &operation);
-                    visit(&crate::future::block_on(f(o, handle)))
-                },
-            ),
-        )
-        .on_handle_of::<H>()
+        Self::from_handle_operation(name, move |o: &O, handle: &mut H, visit| {
+            visit(&crate::future::block_on(f(o, handle)))
+        })
     }
 }

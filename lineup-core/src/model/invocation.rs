@@ -134,17 +134,29 @@ impl<O> Invocation<O> {
         R: fmt::Debug,
         F: Fn(&O, &mut H) -> R + Send + Sync + 'static,
     {
+        Self::from_handle_operation(name, move |o: &O, handle: &mut H, visit| visit(&f(o, handle)))
+    }
+
+    /// An invocation named `name` that runs `call` on the object and the calling thread's handle
+    /// of type `H`, which calls the operation and hands what it returned to the visitor (the
+    /// constructors on handles' common ground).
+    pub(crate) fn from_handle_operation<H, F>(name: impl Into<String>, call: F) -> Self
+    where
+        H: Send + 'static,
+        F: Fn(&O, &mut H, &mut dyn FnMut(&dyn fmt::Debug)) + Send + Sync + 'static,
+    {
         let name = name.into();
         let operation = name.clone();
-        Self::from_operation(
+        let mut invocation = Self::from_operation(
             name,
             Arc::new(
                 move |o: &O, handle: HandleRef<'_>, visit: &mut dyn FnMut(&dyn fmt::Debug)| {
-                    visit(&f(o, handles::downcast::<H>(handle, &operation)))
+                    call(o, handles::downcast::<H>(handle, &operation), visit)
                 },
             ),
-        )
-        .on_handle_of::<H>()
+        );
+        invocation.handle = Some(HandleType::of::<H>());
+        invocation
     }
 
     /// An invocation named `name` that runs `call`, which calls the operation and hands what it
@@ -157,13 +169,6 @@ impl<O> Invocation<O> {
             group: None,
             handle: None,
         }
-    }
-
-    /// Marks the invocation as running on a per-thread handle of type `H` (the constructors on
-    /// handles).
-    pub(crate) fn on_handle_of<H: 'static>(mut self) -> Self {
-        self.handle = Some(HandleType::of::<H>());
-        self
     }
 
     /// Marks an operation whose results may legitimately differ after the same serial past (a

@@ -5,6 +5,7 @@ use quote::quote;
 use syn::ext::IdentExt;
 use syn::{Attribute, FnArg, ImplItemFn, Meta, ReturnType, Type};
 
+use super::method::cfg_attrs;
 use crate::invocations::model::HandlesMethod;
 
 /// What a `#[handles]` method looks like, for the errors.
@@ -57,12 +58,7 @@ pub(super) fn handles_method(method: &ImplItemFn, attr: &Attribute) -> syn::Resu
         ));
     };
     Ok(HandlesMethod {
-        cfgs: method
-            .attrs
-            .iter()
-            .filter(|a| a.path().is_ident("cfg"))
-            .cloned()
-            .collect(),
+        cfgs: cfg_attrs(&method.attrs),
         ident: sig.ident.clone(),
         takes_thread: !params.is_empty(),
         handle: (**ret).clone(),

@@ -36,12 +36,7 @@ pub(super) fn invoke_method(method: &ImplItemFn, attr: &Attribute) -> syn::Resul
         .map_or_else(|| LitStr::new(&method_name, sig.ident.span()), Clone::clone);
     let calls = invocation_arguments(&args.values, attr, &method_name, &param_names)?;
     Ok(InvokeMethod {
-        cfgs: method
-            .attrs
-            .iter()
-            .filter(|a| a.path().is_ident("cfg"))
-            .cloned()
-            .collect(),
+        cfgs: cfg_attrs(&method.attrs),
         ident: sig.ident.clone(),
         label,
         group: args.group,
@@ -51,6 +46,11 @@ pub(super) fn invoke_method(method: &ImplItemFn, attr: &Attribute) -> syn::Resul
         param_types,
         calls,
     })
+}
+
+/// The `#[cfg]` attributes among `attrs`: a method compiled out takes what it stands for with it.
+pub(super) fn cfg_attrs(attrs: &[Attribute]) -> Vec<Attribute> {
+    attrs.iter().filter(|a| a.path().is_ident("cfg")).cloned().collect()
 }
 
 /// The `T` of a first parameter `&mut T` (after the receiver): the calling thread's handle.
