@@ -27,6 +27,17 @@ fn errors_with(args: TokenStream, input: TokenStream) -> Vec<String> {
     messages
 }
 
+/// Asserts that `pieces` occur in `out` in this order.
+fn assert_in_order(out: &str, pieces: &[&str]) {
+    let mut at = 0;
+    for piece in pieces {
+        let found = out[at..]
+            .find(piece)
+            .unwrap_or_else(|| panic!("`{piece}` missing after {at} in {out}"));
+        at += found + piece.len();
+    }
+}
+
 /// The message of the one error `#[invocations]` reports for `input`.
 fn error(input: TokenStream) -> String {
     let messages = errors(input);
@@ -66,13 +77,7 @@ fn a_valid_block_expands_to_the_block_and_the_trait_impl() {
         "\"push_front\"",
         "Self :: add_first",
     ];
-    let mut at = 0;
-    for piece in order {
-        let found = out[at..]
-            .find(piece)
-            .unwrap_or_else(|| panic!("`{piece}` missing after {at} in {out}"));
-        at += found + piece.len();
-    }
+    assert_in_order(&out, &order);
     assert!(
         !out.contains("Self : :: core :: marker :: Send"),
         "no extra bound without generics: {out}"
@@ -322,13 +327,7 @@ fn a_handles_method_gives_the_trait_its_handles_and_the_handle_operations_their_
         ":: lineup :: Handles :: new",
         "Self :: handle (__lineup_object , __lineup_thread)",
     ];
-    let mut at = 0;
-    for piece in order {
-        let found = out[at..]
-            .find(piece)
-            .unwrap_or_else(|| panic!("`{piece}` missing after {at} in {out}"));
-        at += found + piece.len();
-    }
+    assert_in_order(&out, &order);
     // Each handle parameter is checked against the handle the block makes.
     assert_eq!(out.matches("fn (& mut End) -> & mut End").count(), 2, "{out}");
 }
