@@ -152,6 +152,25 @@ pub(crate) fn measure<O: Invocations + Default>(
         .collect()
 }
 
+/// Asserts that a deliberately broken reduction lost a history in at least one of `rows`
+/// (printing each row's counts): the comparison can fail.
+///
+/// # Panics
+///
+/// If every row is sound.
+pub fn assert_some_lost(rows: &[ReductionRow]) {
+    for r in rows {
+        eprintln!(
+            "broken {}: histories {} -> {}",
+            r.notation, r.histories_plain, r.histories_reduced
+        );
+    }
+    assert!(
+        rows.iter().any(|r| !r.sound()),
+        "the broken reduction lost nothing: {rows:?}"
+    );
+}
+
 /// The matrix with these worker columns (invocation indices), for the reduction tests.
 pub fn m(columns: &[&[usize]]) -> TestMatrix {
     TestMatrix::new(columns.iter().map(|c| c.to_vec()).collect())
