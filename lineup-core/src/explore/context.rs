@@ -19,7 +19,7 @@ use crate::config::ReductionFault;
 use crate::explore::abandonment::AbandonmentWaits;
 use crate::explore::footprint::FootprintLog;
 use crate::explore::quiet_end::QuietEndReceives;
-use crate::explore::recording::{OpCount, Recording};
+use crate::explore::recording::Recording;
 
 /// The state of the execution in progress on this OS thread, one sub-store per concern. Each
 /// sub-store is borrowed on its own, so that one may be used while another is held.
@@ -119,7 +119,7 @@ impl ExecutionContext {
     /// the partial-order reduction is on for it; `fault`: a deliberately broken reduction, see
     /// [`ReductionFault`]). Buffers keep their
     /// capacity; the responses interned so far are kept (they are the exploration's).
-    pub fn begin_execution(ops: OpCount, reduction: bool, fault: Option<ReductionFault>) {
+    pub fn begin_execution(ops: usize, reduction: bool, fault: Option<ReductionFault>) {
         Self::with(|cx| {
             cx.recording().begin_execution(ops);
             cx.footprints().begin_execution(reduction, fault);

@@ -65,16 +65,6 @@ impl OwnThreads {
     }
 }
 
-/// The operations of an execution: the matrix's, then the workers' handle drops (operations of
-/// the history that no matrix entry stands for, see [`Handles`](crate::Handles)).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub(crate) struct OpCount {
-    /// The matrix's operations.
-    pub operations: usize,
-    /// The workers whose handle runs code when dropped (see [`Handles`](crate::Handles)).
-    pub drops: usize,
-}
-
 /// The events of the execution in progress.
 #[derive(Debug, Default)]
 pub(crate) struct Recording {
@@ -212,10 +202,9 @@ pub(crate) fn with<R>(f: impl FnOnce(&mut Recording) -> R) -> R {
 }
 
 impl Recording {
-    /// Starts a fresh record for an execution with `ops` operations (the responses interned so
-    /// far are kept: they are the exploration's).
-    pub(crate) fn begin_execution(&mut self, ops: OpCount) {
-        let ops = ops.operations + ops.drops;
+    /// Starts a fresh record for an execution with `ops` operations, the matrix's and the
+    /// workers' handle drops (the responses interned so far are kept: they are the exploration's).
+    pub(crate) fn begin_execution(&mut self, ops: usize) {
         self.events.clear();
         self.responses.clear();
         self.responses.resize(ops, None);

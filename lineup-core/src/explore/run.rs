@@ -12,7 +12,7 @@ use crate::config::{Config, Reduction};
 use crate::error::CheckError;
 use crate::explore::decision_tree::{DecisionTree, Divergence};
 use crate::explore::harness::{panic_message, remember_panic_hook, test_body};
-use crate::explore::recording::{self, OpCount};
+use crate::explore::recording;
 use crate::explore::scheduler::{
     Control, ExecutionResult, ExplorationTotals, LineupScheduler, Mode, SchedulerState, Settings,
 };
@@ -112,10 +112,7 @@ fn settings_for<O: Send + Sync + 'static>(
 ) -> Settings {
     Settings {
         mode,
-        op_count: OpCount {
-            operations: matrix.op_count(),
-            drops: subject.drop_steps(matrix),
-        },
+        op_count: subject.op_count(matrix),
         spin_bound: config.spin_bound,
         fair_switch_steps: config.fair_switch_steps.max(1),
         max_steps: config.max_steps,

@@ -55,7 +55,7 @@ use crate::explore::context::ExecutionContext;
 use crate::explore::decision_tree::{DecisionTree, Divergence};
 use crate::explore::footprint::{Footprint, FootprintLog, Kind};
 use crate::explore::recording;
-use crate::explore::recording::{OpCount, Recording};
+use crate::explore::recording::Recording;
 use crate::explore::role::Role;
 use crate::explore::sleep::{SleepRecord, SleepSet};
 use crate::explore::split::SplitQueue;
@@ -120,7 +120,7 @@ pub(crate) enum Control {
 pub(crate) struct Settings {
     pub mode: Mode,
     /// The operations of the matrix, and the workers' handle drops after them.
-    pub op_count: OpCount,
+    pub op_count: usize,
     pub spin_bound: u32,
     pub fair_switch_steps: u32,
     pub max_steps: u64,

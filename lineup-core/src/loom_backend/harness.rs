@@ -47,7 +47,7 @@ impl<O> Plan<O> {
             initial: Vec::new(),
             threads: vec![Vec::new(); matrix.threads.len()],
             finals: Vec::new(),
-            op_count: matrix.op_count() + subject.drop_steps(matrix),
+            op_count: subject.op_count(matrix),
             seats: subject.threads_of(matrix),
         };
         let first_final = matrix.op_count() - matrix.finals.len();

@@ -162,6 +162,12 @@ impl<O> Subject<O> {
         }
     }
 
+    /// How many operations an execution of `matrix` has: the matrix's and the workers' handle
+    /// drops.
+    pub(crate) fn op_count(&self, matrix: &TestMatrix) -> usize {
+        matrix.op_count() + self.drop_steps(matrix)
+    }
+
     /// The operations of an execution of `matrix`: the matrix's, then the workers' handle drops
     /// (labelled `drop(handle)`).
     pub(crate) fn op_table(&self, matrix: &TestMatrix) -> OpTable {
@@ -224,7 +230,7 @@ impl<O> Subject<O> {
     /// [`nondeterministic`](Invocation::nondeterministic): the determinism check tolerates its
     /// different results.
     pub(crate) fn tolerated_ops(&self, matrix: &TestMatrix) -> Vec<bool> {
-        let mut tolerated = vec![false; matrix.op_count() + self.drop_steps(matrix)];
+        let mut tolerated = vec![false; self.op_count(matrix)];
         for slot in matrix.slots() {
             tolerated[slot.id - 1] = self
                 .invocations
