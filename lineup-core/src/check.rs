@@ -142,9 +142,12 @@ fn check_in<O: Send + Sync + 'static>(
             problem: "this is a shuttle schedule, and the check runs under loom (--cfg loom)".into(),
         });
     }
-    let phase2 = backend::concurrent_executions(subject, matrix, Arc::new(spec), config, token.as_ref(), environment)
-        .map_err(|e| name_token(e, token.as_ref()))?;
-    Ok(conclude(subject, matrix, phase2, &mut stats))
+    let spec = Arc::new(spec);
+    let phase2 =
+        backend::concurrent_executions(subject, matrix, Arc::clone(&spec), config, token.as_ref(), environment)
+            .map_err(|e| name_token(e, token.as_ref()));
+    ObservationSet::release(spec);
+    Ok(conclude(subject, matrix, phase2?, &mut stats))
 }
 
 /// Runs phase 2 of `Check(X, m)` against a specification obtained earlier (typically read from

@@ -76,6 +76,7 @@ mod loom_backend;
 mod memory_limit;
 mod model;
 mod primitives;
+pub mod profile;
 mod report;
 mod runner;
 mod spec;

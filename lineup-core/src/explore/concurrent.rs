@@ -26,6 +26,7 @@ use crate::model::history::OpTable;
 use crate::model::matrix::TestMatrix;
 use crate::model::replay_token::ReplayToken;
 use crate::model::subject::Subject;
+use crate::profile::parallel_section;
 use crate::spec::observation::ObservationSet;
 /// Phase 2 on shuttle: explores the concurrent schedules [`Config::strategy`] chooses (or the one
 /// schedule of `replay`) and judges every distinct history, until the first violation (or, with an
@@ -59,8 +60,13 @@ pub(crate) fn concurrent_executions<O: Send + Sync + 'static>(
     };
     let config = &config;
     let workers = workers_for(config, replay.is_some(), observer.is_some());
+    let split = splits(config, replay.is_some(), observer.is_some());
     let start = Instant::now();
     let (results, interlude_ran) = match interlude_for(config, replay.is_some()) {
+        None if split => (
+            parallel_section(|| phase2.findings(config, tree, workers, replayed))?,
+            None,
+        ),
         None => (phase2.findings(config, tree, workers, replayed)?, None),
         Some(interlude) => phase2.search_with_interlude(config, tree, workers, interlude)?,
     };
@@ -78,11 +84,17 @@ pub(crate) fn concurrent_executions<O: Send + Sync + 'static>(
 /// (a survey meets its histories in depth-first order) is explored by one; the tree of an
 /// exhaustive (DFS) strategy is split.
 fn workers_for(config: &Config, replaying: bool, observed: bool) -> usize {
-    if replaying || !config.strategy.is_exhaustive() || config.max_executions.is_some() || observed {
-        1
-    } else {
+    if splits(config, replaying, observed) {
         worker_count(config.workers)
+    } else {
+        1
     }
+}
+
+/// Whether the exploration is split among all the workers [`Config::workers`] allows (see
+/// [`workers_for`]).
+fn splits(config: &Config, replaying: bool, observed: bool) -> bool {
+    !(replaying || !config.strategy.is_exhaustive() || config.max_executions.is_some() || observed)
 }
 
 /// The interlude that may run (see [`Interlude`]): only in an exhaustive search that is no replay
@@ -245,8 +257,12 @@ impl<'a, O: Send + Sync + 'static> Phase2<'a, O> {
                 max_executions: left,
                 ..config.clone()
             };
-            let workers = if left.is_some() { 1 } else { workers };
-            results.extend(self.findings(&rest, tree, workers, None)?);
+            let rest = if left.is_some() {
+                self.findings(&rest, tree, 1, None)?
+            } else {
+                parallel_section(|| self.findings(&rest, tree, workers, None))?
+            };
+            results.extend(rest);
         }
         Ok((results, ran))
     }

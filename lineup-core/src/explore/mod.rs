@@ -20,6 +20,7 @@ pub(crate) mod role;
 pub(crate) mod run;
 pub(crate) mod scheduler;
 pub(crate) mod serial;
+pub(crate) mod serial_spec;
 #[cfg_attr(loom, allow(dead_code))]
 pub(crate) mod shuttle_events;
 #[cfg_attr(loom, allow(dead_code))]

@@ -2,6 +2,7 @@
 
 use std::cell::RefCell;
 use std::rc::Rc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
@@ -12,18 +13,15 @@ use crate::explore::decision_tree::DecisionTree;
 use crate::explore::recording;
 use crate::explore::run::{explore, has_threads_of_its_own};
 use crate::explore::scheduler::Control;
+use crate::explore::serial_spec::{build_spec, WorkerTraces};
 use crate::explore::split::{abort_shared, on_workers, worker_count, SplitQueue};
 use crate::explore::trace_set::TraceSet;
 use crate::memory_limit::{serial_history_bytes, MemoryBudget};
-use crate::model::history::{History, OpTable};
 use crate::model::matrix::TestMatrix;
-use crate::model::replay_token::Phase;
-use crate::model::replay_token::ReplayToken;
 use crate::model::subject::Subject;
-use crate::model::trace::{ResponseInterner, Trace, TraceRef};
+use crate::model::trace::TraceRef;
+use crate::profile::parallel_section;
 use crate::spec::determinism::DeterminismWatch;
-use crate::spec::determinism::Nondeterminism;
-use crate::spec::observation::ObservationSet;
 use crate::spec::synthesis::Synthesis;
 
 /// Phase 1 on shuttle: every serial execution of `matrix` (no preemption inside an operation;
@@ -41,37 +39,26 @@ pub(crate) fn serial_executions<O: Send + Sync + 'static>(
     subject.validate(matrix)?;
     let ops = subject.op_table(matrix);
     let tolerated = subject.tolerated_ops(matrix);
-    let shared = Arc::new(Mutex::new(SerialTraces {
-        interner: ResponseInterner::default(),
-        traces: TraceSet::default(),
-        watch: DeterminismWatch::new(tolerated.clone()),
-        proof: false,
-        budget: MemoryBudget::new(config.max_memory),
-        held: 0,
-        memory: None,
-        unfinished: false,
-    }));
+    let workers = worker_count(config.workers);
+    let limits = Arc::new(SharedLimits::default());
     let start = Instant::now();
     let deadline = config.max_duration.map(|limit| start + limit);
-    let results = on_workers(worker_count(config.workers), DecisionTree::new(), |tree, split| {
-        explore_on_worker(subject, matrix, config, tree, split, &shared, deadline)
+    let results = parallel_section(|| {
+        on_workers(workers, DecisionTree::new(), |tree, split| {
+            explore_on_worker(subject, matrix, config, tree, split, &tolerated, &limits, deadline)
+        })
     })?;
     let elapsed = start.elapsed();
     let executions = results.iter().map(|r| r.executions).sum();
     let redundant = results.iter().map(|r| r.redundant).sum();
-    if let Some(schedule) = results.into_iter().filter_map(|r| r.step_limit).min() {
+    if let Some(schedule) = results.iter().filter_map(|r| r.step_limit.clone()).min() {
         return Err(CheckError::StepLimit {
             phase: "phase 1 (serial executions)",
             limit: format!("Config::max_steps = {}", config.max_steps),
             execution: format!("with schedule {schedule:?}"),
         });
     }
-    let shared = Arc::try_unwrap(shared)
-        .map_err(|_| ())
-        .expect("the workers are done")
-        .into_inner()
-        .unwrap_or_else(|e| e.into_inner());
-    if let Some((limit, held)) = shared.memory {
+    if let Some((limit, held)) = *limits.memory.lock().unwrap_or_else(|e| e.into_inner()) {
         return Err(CheckError::MemoryLimit {
             phase: "phase 1 (serial executions)",
             limit,
@@ -79,15 +66,16 @@ pub(crate) fn serial_executions<O: Send + Sync + 'static>(
             executions,
         });
     }
-    if shared.unfinished && !shared.proof {
+    let traces = results.into_iter().map(|r| r.traces).collect();
+    let (spec, nondeterminism) = build_spec(traces, ops, &tolerated, workers);
+    if limits.unfinished.load(Ordering::Relaxed) && nondeterminism.is_none() {
         return Err(CheckError::Unfinished {
             limit: config.max_duration.unwrap_or_default(),
             executions,
-            histories: shared.traces.count(),
+            histories: spec.len(),
             cause: unfinished_cause(subject, matrix, config),
         });
     }
-    let (spec, nondeterminism) = shared.into_spec(ops, tolerated);
     Ok(Synthesis {
         spec,
         nondeterminism,
@@ -121,32 +109,51 @@ fn unfinished_cause<O: Send + Sync + 'static>(subject: &Subject<O>, matrix: &Tes
     )
 }
 
-/// What one worker of phase 1 explored.
+/// What one worker of phase 1 explored, and the distinct traces it kept.
 struct WorkerTotals {
     executions: u64,
     redundant: u64,
     /// The schedule of an execution that reached the step limit, if one did.
     step_limit: Option<Vec<u32>>,
+    traces: WorkerTraces,
 }
 
-/// One worker of phase 1: explores `tree` (shared through `split`, if any), handing every
-/// execution to the traces shared by the workers.
+/// What phase 1's workers share: the memory their traces hold together, and why they stopped.
+#[derive(Default)]
+struct SharedLimits {
+    /// What the workers' traces and their histories hold, by estimate (a trace that two workers
+    /// met counts twice, as it is held twice until the end).
+    held: AtomicU64,
+    /// The budget and what was held when the traces went past it.
+    memory: Mutex<Option<(u64, u64)>>,
+    /// The check's time ([`Config::max_duration`]) ran out before the tree did.
+    unfinished: AtomicBool,
+}
+
+/// One worker of phase 1: explores `tree` (shared through `split`, if any), keeping every
+/// distinct trace it meets with its first schedule, and checking them for determinism as they
+/// arrive (see [`WorkerSet::insert`]).
+#[allow(clippy::too_many_arguments)]
 fn explore_on_worker<O: Send + Sync + 'static>(
     subject: &Subject<O>,
     matrix: &TestMatrix,
     config: &Config,
     tree: DecisionTree,
     split: Option<&Arc<SplitQueue>>,
-    shared: &Arc<Mutex<SerialTraces>>,
+    tolerated: &[bool],
+    limits: &Arc<SharedLimits>,
     deadline: Option<Instant>,
 ) -> Result<WorkerTotals, CheckError> {
     let step_limit: Rc<RefCell<Option<Vec<u32>>>> = Rc::default();
     let sink_step_limit = Rc::clone(&step_limit);
     let queue = split.cloned();
-    let shared = Arc::clone(shared);
-    // This worker's response numbers, in the shared interner.
-    let mut numbers: Vec<Option<u32>> = Vec::new();
-    let mut responses: Vec<Option<u32>> = Vec::new();
+    let set = Rc::new(RefCell::new(WorkerSet {
+        traces: TraceSet::default(),
+        watch: DeterminismWatch::new(tolerated.to_vec()),
+        budget: MemoryBudget::new(config.max_memory),
+    }));
+    let sink_set = Rc::clone(&set);
+    let limits = Arc::clone(limits);
     let explored = explore(subject, matrix, tree, None, split, config, move |result| {
         let schedule = result.schedule();
         if result.inconclusive {
@@ -154,92 +161,67 @@ fn explore_on_worker<O: Send + Sync + 'static>(
             abort_shared(queue.as_ref());
             return Control::Stop;
         }
-        let mut shared = shared.lock().unwrap_or_else(|e| e.into_inner());
         if deadline.is_some_and(|deadline| Instant::now() >= deadline) {
-            shared.unfinished = true;
+            limits.unfinished.store(true, Ordering::Relaxed);
             abort_shared(queue.as_ref());
             return Control::Stop;
         }
-        renumber(
-            result.trace.responses,
-            &mut numbers,
-            &mut shared.interner,
-            &mut responses,
-        );
-        let trace = TraceRef {
-            events: result.trace.events,
-            responses: &responses,
-            stuck: result.trace.stuck,
-        };
-        shared.insert(trace, schedule, queue.as_ref())
+        sink_set
+            .borrow_mut()
+            .insert(result.trace, schedule, &limits, queue.as_ref())
     })?;
-    let step_limit = step_limit.take();
+    let set = Rc::try_unwrap(set)
+        .map_err(|_| ())
+        .expect("exploration finished")
+        .into_inner();
+    let interner = recording::with(|r| std::mem::take(&mut r.interner));
     Ok(WorkerTotals {
         executions: explored.executions,
         redundant: explored.redundant,
-        step_limit,
+        step_limit: step_limit.take(),
+        traces: WorkerTraces {
+            traces: set.traces.into_entries(),
+            interner,
+        },
     })
 }
 
-/// The worker's interned `responses`, renumbered into the shared `interner` (`numbers`: the
-/// worker's numbers met so far, in the shared interner), into `into`.
-fn renumber(
-    responses: &[Option<u32>],
-    numbers: &mut Vec<Option<u32>>,
-    interner: &mut ResponseInterner,
-    into: &mut Vec<Option<u32>>,
-) {
-    into.clear();
-    recording::with(|r| {
-        for response in responses {
-            into.push(response.map(|id| {
-                let id = id as usize;
-                if numbers.len() <= id {
-                    numbers.resize(id + 1, None);
-                }
-                *numbers[id].get_or_insert_with(|| interner.intern(r.interner.value(id as u32)))
-            }));
-        }
-    });
-}
-
-/// Phase 1's distinct serial traces, shared by its workers: numbered by one interner, each with
-/// its first schedule in depth-first order, checked for determinism as they arrive.
-struct SerialTraces {
-    interner: ResponseInterner,
+/// One worker's distinct serial traces (numbered by the worker's interner), each with its first
+/// schedule in depth-first order, checked for determinism as they arrive.
+struct WorkerSet {
     traces: TraceSet<Vec<u32>>,
     watch: DeterminismWatch,
-    /// The watch found a pair that proves nondeterminism.
-    proof: bool,
     budget: MemoryBudget,
-    /// What the traces and their histories hold, by estimate.
-    held: u64,
-    /// The budget and what was held when the traces went past it.
-    memory: Option<(u64, u64)>,
-    /// The check's time ([`Config::max_duration`]) ran out before the tree did.
-    unfinished: bool,
 }
 
-impl SerialTraces {
-    /// Takes the serial `trace` of an execution with `schedule` (renumbered in the shared
-    /// interner): every distinct execution is kept with its first schedule in depth-first order
-    /// (executions are deduplicated on their interned traces, before histories are built), and
-    /// checked for determinism as it arrives. Stops the worker (and, through `queue`, those after
-    /// it) at the memory budget or at a proof of nondeterminism.
-    fn insert(&mut self, trace: TraceRef<'_>, schedule: Vec<u32>, queue: Option<&Arc<SplitQueue>>) -> Control {
+impl WorkerSet {
+    /// Takes the serial `trace` of an execution with `schedule`: every distinct execution is kept
+    /// with its first schedule (executions are deduplicated on their interned traces, before
+    /// histories are built), and checked for determinism against this worker's. Stops the worker
+    /// (and, through `queue`, those after it) at the memory budget or at a proof of
+    /// nondeterminism; a proof between the traces of two workers is found at the end
+    /// ([`build_spec`]).
+    fn insert(
+        &mut self,
+        trace: TraceRef<'_>,
+        schedule: Vec<u32>,
+        limits: &SharedLimits,
+        queue: Option<&Arc<SplitQueue>>,
+    ) -> Control {
         let Some(index) = self.traces.insert_keeping_least(trace, schedule) else {
             return Control::Continue;
         };
-        self.held += serial_history_bytes(trace.events.len(), trace.responses.len());
-        if self.budget.exceeded(self.held) {
-            self.memory = Some((self.budget.limit(), self.held));
+        let bytes = serial_history_bytes(trace.events.len(), trace.responses.len());
+        let held = limits.held.fetch_add(bytes, Ordering::Relaxed) + bytes;
+        if self.budget.exceeded(held) {
+            let mut memory = limits.memory.lock().unwrap_or_else(|e| e.into_inner());
+            memory.get_or_insert((self.budget.limit(), held));
             abort_shared(queue);
             return Control::Stop;
         }
         // The determinism check as traces arrive: a pair that proves nondeterminism ends the
         // exploration of every execution after the later of the two.
         if let Some((first, _)) = self.watch.insert(index, trace) {
-            self.proof = true;
             if let Some(queue) = queue {
                 let later = self.traces.value(first).clone().max(self.traces.value(index).clone());
                 queue.found(later);
@@ -247,43 +229,5 @@ impl SerialTraces {
             return Control::Stop;
         }
         Control::Continue
-    }
-
-    /// The specification the distinct serial histories make, in depth-first order of their first
-    /// schedules (what one worker alone meets, in the order it meets them), and the first proof
-    /// of nondeterminism in that order, if the watch found one (the specification then goes up to
-    /// it).
-    fn into_spec(self, ops: OpTable, tolerated: Vec<bool>) -> (ObservationSet, Option<(Nondeterminism, ReplayToken)>) {
-        let mut entries = self.traces.into_entries();
-        entries.sort_by(|a, b| a.1.cmp(&b.1));
-        let interner = &self.interner;
-        let to_history = |trace: &Trace| {
-            let responses = interner.resolve(&trace.responses);
-            History::from_recording(ops.clone(), trace.events.clone(), responses, trace.stuck)
-        };
-        let mut spec = ObservationSet::new(ops.clone());
-        if !self.proof {
-            for (trace, _) in &entries {
-                spec.insert_new(to_history(trace));
-            }
-            return (spec, None);
-        }
-        let mut watch = DeterminismWatch::new(tolerated);
-        for (index, (trace, schedule)) in entries.iter().enumerate() {
-            spec.insert_new(to_history(trace));
-            if let Some((first, op)) = watch.insert(index, trace.as_ref()) {
-                let proof = Nondeterminism {
-                    op,
-                    first: to_history(&entries[first].0),
-                    second: to_history(trace),
-                };
-                let token = ReplayToken {
-                    phase: Phase::Serial,
-                    choices: schedule.clone(),
-                };
-                return (spec, Some((proof, token)));
-            }
-        }
-        unreachable!("a proof among the executions before it")
     }
 }

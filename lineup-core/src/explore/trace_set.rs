@@ -50,11 +50,6 @@ impl<V> TraceSet<V> {
         Some(self.entries.len() - 1)
     }
 
-    /// How many distinct traces it holds.
-    pub fn count(&self) -> usize {
-        self.entries.len()
-    }
-
     /// The value of trace number `index`.
     pub fn value(&self, index: usize) -> &V {
         &self.entries[index].1

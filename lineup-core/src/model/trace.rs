@@ -71,6 +71,11 @@ impl ResponseInterner {
         &self.values[id as usize]
     }
 
+    /// How many distinct responses it numbers (`0..len()`).
+    pub fn len(&self) -> usize {
+        self.values.len()
+    }
+
     /// The responses of a recording.
     pub fn resolve(&self, ids: &[Option<u32>]) -> Vec<Option<Response>> {
         ids.iter().map(|id| id.map(|id| self.value(id).clone())).collect()

@@ -115,6 +115,100 @@ impl ObservationSet {
         true
     }
 
+    /// The set of `histories`, all distinct, grouped as [`insert_new`](Self::insert_new) one by
+    /// one in their order would group them (the same groups, in the same order, each with its
+    /// histories in the same order), with the work spread over the current rayon pool.
+    pub(crate) fn from_distinct(ops: OpTable, histories: Vec<History>) -> Self {
+        use rayon::prelude::*;
+        const SHARDS: usize = 64;
+        let keys: Vec<(Vec<usize>, Option<usize>, u64)> = histories
+            .par_iter()
+            .map(|h| {
+                let (called, pending) = ObservationKey::parts(h);
+                let hash = ObservationKey::hash_parts(h.responses(), pending, &called);
+                (called, pending, hash)
+            })
+            .collect();
+        let mut shards: Vec<Vec<usize>> = vec![Vec::new(); SHARDS];
+        for (i, key) in keys.iter().enumerate() {
+            shards[(key.2 % SHARDS as u64) as usize].push(i);
+        }
+        // Each shard's groups as the indices of their histories, in order.
+        let mut groups: Vec<Vec<usize>> = shards
+            .par_iter()
+            .flat_map_iter(|shard| {
+                let mut by_hash: FxHashMap<u64, Vec<usize>> = FxHashMap::default();
+                let mut groups: Vec<Vec<usize>> = Vec::new();
+                for &i in shard {
+                    let (called, pending, hash) = &keys[i];
+                    let same = by_hash.entry(*hash).or_default();
+                    let found = same.iter().copied().find(|&g| {
+                        let first = groups[g][0];
+                        keys[first].0 == *called
+                            && keys[first].1 == *pending
+                            && histories[first].responses() == histories[i].responses()
+                    });
+                    match found {
+                        Some(g) => groups[g].push(i),
+                        None => {
+                            same.push(groups.len());
+                            groups.push(vec![i]);
+                        }
+                    }
+                }
+                groups
+            })
+            .collect();
+        groups.par_sort_unstable_by_key(|group| group[0]);
+        let mut group_of = vec![0u32; histories.len()];
+        for (g, group) in groups.iter().enumerate() {
+            for &i in group {
+                group_of[i] = g as u32;
+            }
+        }
+        let count = histories.len();
+        let mut ranked: Vec<(u32, History)> = group_of.into_par_iter().zip(histories).collect();
+        // Stable: within a group, the histories keep their order.
+        ranked.par_sort_by_key(|(g, _)| *g);
+        let mut observations: Vec<Observation> = Vec::with_capacity(groups.len());
+        let mut index: FxHashMap<u64, Vec<usize>> = FxHashMap::default();
+        let mut ranked = ranked.into_iter();
+        for (g, group) in groups.iter().enumerate() {
+            let (called, pending, hash) = keys[group[0]].clone();
+            let histories: Vec<History> = ranked.by_ref().take(group.len()).map(|(_, h)| h).collect();
+            index.entry(hash).or_default().push(g);
+            observations.push(Observation {
+                key: ObservationKey {
+                    responses: histories[0].responses().to_vec(),
+                    pending,
+                    called,
+                },
+                histories,
+            });
+        }
+        Self {
+            ops,
+            observations,
+            index,
+            hashes: FxHashSet::default(),
+            count,
+        }
+    }
+
+    /// Lets go of a specification: a large one that nothing else holds is freed on a thread of its
+    /// own, so that the check that made it does not wait for hundreds of thousands of frees.
+    pub(crate) fn release(spec: std::sync::Arc<Self>) {
+        const LARGE: usize = 10_000;
+        if spec.len() < LARGE || std::sync::Arc::strong_count(&spec) > 1 {
+            return;
+        }
+        let freeing = std::thread::Builder::new()
+            .name("lineup-free-spec".into())
+            .spawn(move || drop(spec));
+        // Without a thread, the spec was dropped here with the closure.
+        drop(freeing);
+    }
+
     /// Adds a history known not to be in the set yet.
     pub(crate) fn insert_new(&mut self, h: History) {
         self.count += 1;

@@ -1,0 +1,183 @@
+//! The end of phase 1: the distinct serial traces its workers kept, each worker's numbered by its
+//! own interner, made into the specification, on the check's workers.
+//!
+//! Phase 1's workers share nothing while they explore (a lock taken by every execution was what
+//! stopped one matrix from scaling past a few cores): each keeps its own distinct traces with
+//! their first schedules and its own determinism watch. Here, in steps that each run on every
+//! worker:
+//!
+//! 1. the workers' response numbers are mapped into one interner, and their traces renumbered;
+//! 2. the traces are put in depth-first order of their schedules (every execution ran on exactly
+//!    one worker, so no two schedules are equal), and a trace that more than one worker met is
+//!    kept once, at its first schedule;
+//! 3. the determinism check of §2.3 runs over them in that order, one watch per first event (two
+//!    serial histories whose common prefix ends in a call begin with the same call, so the watches
+//!    share nothing), and the first proof in depth-first order is the one the earliest watch
+//!    finds;
+//! 4. the histories are built and grouped into the specification in that order
+//!    ([`ObservationSet::from_distinct`]).
+//!
+//! The specification, and the proof, are what one worker alone builds: they do not depend on the
+//! number of workers (`tests/one_matrix_workers.rs`).
+
+use rayon::prelude::*;
+use rustc_hash::FxHashMap;
+
+use crate::model::history::{Event, History, OpTable};
+use crate::model::replay_token::{Phase, ReplayToken};
+use crate::model::trace::{ResponseInterner, Trace};
+use crate::profile::parallel_section;
+use crate::spec::determinism::{DeterminismWatch, Nondeterminism};
+use crate::spec::observation::ObservationSet;
+
+/// What one worker of phase 1 kept: its distinct traces with their first schedules, numbered by
+/// its `interner`.
+#[derive(Debug, Default)]
+pub(crate) struct WorkerTraces {
+    pub traces: Vec<(Trace, Vec<u32>)>,
+    pub interner: ResponseInterner,
+}
+
+/// The specification the workers' traces make, and the first proof of nondeterminism in
+/// depth-first order, if there is one (the specification then goes up to it), built on a pool of
+/// `threads` threads.
+pub(crate) fn build_spec(
+    workers: Vec<WorkerTraces>,
+    ops: OpTable,
+    tolerated: &[bool],
+    threads: usize,
+) -> (ObservationSet, Option<(Nondeterminism, ReplayToken)>) {
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads.max(1))
+        .thread_name(|k| format!("lineup-phase1-end-{k}"))
+        .build()
+        .expect("a thread pool for the end of phase 1");
+    pool.install(|| {
+        let several = workers.len() > 1;
+        let (interner, entries, proof, histories) = parallel_section(|| {
+            let (interner, mut entries) = renumbered(workers);
+            entries.par_sort_unstable_by(|a, b| a.1.cmp(&b.1));
+            if several {
+                entries = first_of_each(entries);
+            }
+            let proof = first_proof(&entries, tolerated);
+            let end = proof.map_or(entries.len(), |(second, _, _)| second + 1);
+            let histories: Vec<History> = entries[..end]
+                .par_iter()
+                .map(|(trace, _)| history_of(trace, &interner, &ops))
+                .collect();
+            (interner, entries, proof, histories)
+        });
+        let to_history = |trace: &Trace| history_of(trace, &interner, &ops);
+        let spec = parallel_section(|| ObservationSet::from_distinct(ops.clone(), histories));
+        let proof = proof.map(|(second, first, op)| {
+            let proof = Nondeterminism {
+                op,
+                first: to_history(&entries[first].0),
+                second: to_history(&entries[second].0),
+            };
+            let token = ReplayToken {
+                phase: Phase::Serial,
+                choices: entries[second].1.clone(),
+            };
+            (proof, token)
+        });
+        // Freed on the pool too: hundreds of thousands of traces.
+        parallel_section(|| entries.into_par_iter().for_each(drop));
+        (spec, proof)
+    })
+}
+
+/// The serial history of `trace`, its responses numbered by `interner`.
+fn history_of(trace: &Trace, interner: &ResponseInterner, ops: &OpTable) -> History {
+    let responses = interner.resolve(&trace.responses);
+    History::from_recording(ops.clone(), trace.events.clone(), responses, trace.stuck)
+}
+
+/// Step 1: one interner for every worker's responses, and every worker's traces renumbered into
+/// it.
+fn renumbered(workers: Vec<WorkerTraces>) -> (ResponseInterner, Vec<(Trace, Vec<u32>)>) {
+    let mut interner = ResponseInterner::default();
+    let maps: Vec<Vec<u32>> = workers
+        .iter()
+        .map(|w| {
+            (0..w.interner.len() as u32)
+                .map(|id| interner.intern(w.interner.value(id)))
+                .collect()
+        })
+        .collect();
+    let entries = workers
+        .into_par_iter()
+        .zip(maps)
+        .flat_map_iter(|(worker, map)| {
+            worker.traces.into_iter().map(move |(mut trace, schedule)| {
+                for response in trace.responses.iter_mut().flatten() {
+                    *response = map[*response as usize];
+                }
+                (trace, schedule)
+            })
+        })
+        .collect();
+    (interner, entries)
+}
+
+/// How many parts the traces are split into by hash, to find the ones met twice in parallel.
+const SHARDS: u64 = 64;
+
+/// Step 2: `entries` (in depth-first order of their schedules) without the traces met before in
+/// that order.
+fn first_of_each(entries: Vec<(Trace, Vec<u32>)>) -> Vec<(Trace, Vec<u32>)> {
+    let hashes: Vec<u64> = entries.par_iter().map(|(trace, _)| trace.as_ref().fx_hash()).collect();
+    let mut shards: Vec<Vec<usize>> = vec![Vec::new(); SHARDS as usize];
+    for (i, hash) in hashes.iter().enumerate() {
+        shards[(hash % SHARDS) as usize].push(i);
+    }
+    // Within a shard, in depth-first order: the first of equal traces is kept.
+    let repeated: Vec<usize> = shards
+        .par_iter()
+        .flat_map_iter(|shard| {
+            let mut seen: FxHashMap<u64, Vec<usize>> = FxHashMap::default();
+            let mut repeated = Vec::new();
+            for &i in shard {
+                let same = seen.entry(hashes[i]).or_default();
+                if same.iter().any(|&j| entries[j].0 == entries[i].0) {
+                    repeated.push(i);
+                } else {
+                    same.push(i);
+                }
+            }
+            repeated
+        })
+        .collect();
+    if repeated.is_empty() {
+        return entries;
+    }
+    let mut keep = vec![true; entries.len()];
+    for i in repeated {
+        keep[i] = false;
+    }
+    entries
+        .into_iter()
+        .zip(keep)
+        .filter_map(|(entry, keep)| keep.then_some(entry))
+        .collect()
+}
+
+/// Step 3: the first proof of nondeterminism among `entries` in their order, as `(second, first,
+/// op)`: the positions of the two traces and the operation whose outcome differs.
+fn first_proof(entries: &[(Trace, Vec<u32>)], tolerated: &[bool]) -> Option<(usize, usize, usize)> {
+    let mut by_first_event: FxHashMap<Option<Event>, Vec<usize>> = FxHashMap::default();
+    for (i, (trace, _)) in entries.iter().enumerate() {
+        by_first_event.entry(trace.events.first().copied()).or_default().push(i);
+    }
+    let groups: Vec<Vec<usize>> = by_first_event.into_values().collect();
+    groups
+        .par_iter()
+        .filter_map(|group| {
+            let mut watch = DeterminismWatch::new(tolerated.to_vec());
+            group
+                .iter()
+                .find_map(|&i| watch.insert(i, entries[i].0.as_ref()).map(|(first, op)| (i, first, op)))
+        })
+        .min()
+}
