@@ -67,18 +67,33 @@ fn a_tree_past_the_start_is_still_explored_to_the_end_on_any_number_of_workers()
     let whole = pass(check(&subject, &queue_matrix(), &plain(1)).unwrap());
     let tree = whole.concurrent_executions;
     assert!(tree > 200, "the tree is too small for the test: {tree}");
-    for workers in [1, 2] {
-        let config = Config {
-            interlude: pct(tree / 2, 50),
-            ..plain(workers)
-        };
-        let stats = pass(check(&subject, &queue_matrix(), &config).unwrap());
-        let (interlude, executions) = stats.interlude.expect("the interlude ran");
-        assert_eq!((interlude.after, executions), (tree / 2, 50));
-        // Every execution of the search once, and the interlude's besides.
-        assert_eq!(stats.concurrent_executions, tree + 50, "{workers} workers");
-        assert!(stats.distinct_histories >= whole.distinct_histories);
+    // The search pauses on every worker; wherever the pause falls, nothing is explored twice or
+    // left out.
+    for after in [1, 7, tree / 3, tree / 2, tree - 1] {
+        for workers in [1, 2, 3, 4] {
+            let config = Config {
+                interlude: pct(after, 50),
+                ..plain(workers)
+            };
+            let stats = pass(check(&subject, &queue_matrix(), &config).unwrap());
+            let (interlude, executions) = stats.interlude.expect("the interlude ran");
+            assert_eq!((interlude.after, executions), (after, 50));
+            // Every execution of the search once, and the interlude's besides.
+            assert_eq!(
+                stats.concurrent_executions,
+                tree + 50,
+                "{workers} workers, after {after}"
+            );
+            assert_eq!(stats.distinct_histories, whole.distinct_histories);
+        }
     }
+    // A tree of exactly `after` executions has no interlude.
+    let exact = Config {
+        interlude: pct(tree, 50),
+        ..plain(3)
+    };
+    let stats = pass(check(&subject, &queue_matrix(), &exact).unwrap());
+    assert_eq!((stats.interlude, stats.concurrent_executions), (None, tree));
     // Within a bounded number of executions, the interlude and the search share it.
     let bounded = Config {
         interlude: pct(100, 50),
@@ -88,4 +103,66 @@ fn a_tree_past_the_start_is_still_explored_to_the_end_on_any_number_of_workers()
     let stats = pass(check(&subject, &queue_matrix(), &bounded).unwrap());
     assert_eq!(stats.concurrent_executions, 180);
     assert_eq!(stats.interlude.map(|(_, n)| n), Some(50));
+}
+
+/// What a failing check reports: the kind and the replay token of its violation.
+fn failure(verdict: Verdict) -> String {
+    match verdict {
+        Verdict::Fail(v) => format!("{:?} {}", v.kind, v.replay),
+        Verdict::Pass(stats) => panic!("the check passed: {stats:?}"),
+    }
+}
+
+/// The violation reported is the first one of the search's first `after` executions if there is
+/// one, else the sample's, else the search's first: the same on any number of workers, wherever
+/// the pause falls (and whatever the workers explored past it before they stopped).
+#[test]
+fn a_failing_check_reports_the_same_violation_on_any_number_of_workers_wherever_the_pause_falls() {
+    let subject = objects::queues::give_up_queue();
+    let matrix = TestMatrix::new(vec![vec![0, 2], vec![1, 2], vec![2]]);
+    let plain = |workers| Config {
+        interlude: None,
+        workers,
+        ..Config::default()
+    };
+    let (search, executions) = match check(&subject, &matrix, &plain(1)).unwrap() {
+        Verdict::Fail(v) => (format!("{:?} {}", v.kind, v.replay), v.stats.concurrent_executions),
+        Verdict::Pass(_) => panic!("the give-up queue passed"),
+    };
+    assert!(
+        executions > 30,
+        "the search finds the bug too early for the test: {executions}"
+    );
+    // A sample that misses the bug (PCT), and one that finds it (a random walk).
+    let misses = Strategy::Pct {
+        depth: 3,
+        executions: 400,
+        seed: 5,
+    };
+    let finds = Strategy::Random {
+        executions: 400,
+        seed: 5,
+    };
+    let alone = |strategy| Config { strategy, ..plain(1) };
+    assert!(check(&subject, &matrix, &alone(misses)).unwrap().is_pass());
+    let sampled = failure(check(&subject, &matrix, &alone(finds)).unwrap());
+    // Pauses before the violation, right at it, and past it; the workers explore ahead of the
+    // pause, so some of them meet the search's violation before it.
+    for after in [1, 5, 20, executions - 2, executions - 1, executions, 10_000] {
+        for (strategy, finds_it) in [(misses, false), (finds, true)] {
+            let expected = if after >= executions || !finds_it {
+                &search
+            } else {
+                &sampled
+            };
+            for workers in [1, 2, 3, 4] {
+                let config = Config {
+                    interlude: Some(Interlude { after, strategy }),
+                    ..plain(workers)
+                };
+                let reported = failure(check(&subject, &matrix, &config).unwrap());
+                assert_eq!(&reported, expected, "after {after}, {strategy}, {workers} workers");
+            }
+        }
+    }
 }

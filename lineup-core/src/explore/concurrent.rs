@@ -14,7 +14,7 @@ use crate::explore::recording::history_of;
 use crate::explore::replay::{plan, ReplayPlan};
 use crate::explore::run::explore_keeping_tree;
 use crate::explore::scheduler::{Control, ExecutionResult};
-use crate::explore::split::{abort_shared, on_workers, worker_count, SplitQueue};
+use crate::explore::split::{abort_shared, on_workers, on_workers_from, worker_count, SplitQueue};
 use crate::explore::strategy;
 use crate::explore::trace_set::{Fingerprint, TraceFingerprints};
 use crate::judge::full_spec_index::FullSpecIndex;
@@ -210,14 +210,96 @@ impl<'a, O: Send + Sync + 'static> Phase2<'a, O> {
     }
 
     /// The exhaustive search with the interlude (see [`Interlude`]): the search's first `after`
-    /// executions on one worker (so that where it stops does not depend on the number of workers),
-    /// the interlude's sample, and the rest of the search from where it stopped. Gives what each
-    /// stage found, and the interlude that ran with its executions.
+    /// executions in depth-first order, the interlude's sample, and the rest of the search from
+    /// where it stopped. Gives what each stage found, and the interlude that ran with its
+    /// executions.
+    ///
+    /// Both parts of the search run on every worker: the first on a queue that pauses once the
+    /// first `after` executions in depth-first order are explored (workers may have explored some
+    /// later ones by then; they count for the rest), the rest from the trees the workers handed
+    /// back. A violation among the first `after` executions ends the search there; one found later
+    /// is reported only if the sample finds none; so what is reported does not depend on the
+    /// number of workers.
     fn search_with_interlude(
         &self,
         config: &Config,
         tree: DecisionTree,
         workers: usize,
+        interlude: Interlude,
+    ) -> Result<(Vec<Found>, Option<InterludeRan>), CheckError> {
+        if config.max_executions.is_some() {
+            return self.search_with_interlude_bounded(config, tree, interlude);
+        }
+        let queue = Arc::new(SplitQueue::pausing(workers, interlude.after));
+        let mut results = parallel_section(|| self.stage_on(config, &queue, Some(tree)))?;
+        if results.iter().any(|found| found.memory.is_some() || found.unfinished) {
+            return Ok((results, None));
+        }
+        let first_violation = results
+            .iter()
+            .filter_map(|found| found.violation.as_ref())
+            .map(|v| &v.2)
+            .min();
+        if first_violation.is_some_and(|position| queue.executions_up_to(position) <= interlude.after) {
+            return Ok((results, None));
+        }
+        let explored: u64 = results.iter().map(|found| found.executions).sum();
+        if explored <= interlude.after && !queue.has_work_left() {
+            return Ok((results, None));
+        }
+        let sample = interlude.strategy.with_at_most(u64::MAX);
+        let middle = Config {
+            strategy: sample,
+            max_executions: None,
+            ..config.clone()
+        };
+        let (found, _) = self
+            .stage(&middle, DecisionTree::new(), 1, None)?
+            .pop()
+            .expect("one worker");
+        let ran = Some((
+            Interlude {
+                strategy: sample,
+                ..interlude
+            },
+            found.executions,
+        ));
+        if found.violation.is_some() {
+            // The sample comes before the rest of the search: a violation the search met early
+            // (after its first `after` executions) is not the first one.
+            for earlier in &mut results {
+                earlier.violation = None;
+            }
+        }
+        let stopped = found.stopped();
+        results.push(found);
+        if !stopped && queue.is_paused() {
+            queue.resume(workers);
+            results.extend(parallel_section(|| self.stage_on(config, &queue, None))?);
+        }
+        Ok((results, ran))
+    }
+
+    /// A stage on the workers of `queue`, the first of which starts with `first`, if any (the
+    /// others take their work from the queue).
+    fn stage_on(
+        &self,
+        config: &Config,
+        queue: &Arc<SplitQueue>,
+        first: Option<DecisionTree>,
+    ) -> Result<Vec<Found>, CheckError> {
+        let found = on_workers_from(queue, first, |tree, split| self.worker(config, tree, split, None))?;
+        Ok(found.into_iter().map(|(found, _)| found).collect())
+    }
+
+    /// [`search_with_interlude`](Self::search_with_interlude) within [`Config::max_executions`]:
+    /// on one worker (which executions a bound leaves out depends on the order they are explored
+    /// in), the search's first `after` executions, the interlude's sample, and the rest of the
+    /// search from where it stopped.
+    fn search_with_interlude_bounded(
+        &self,
+        config: &Config,
+        tree: DecisionTree,
         interlude: Interlude,
     ) -> Result<(Vec<Found>, Option<InterludeRan>), CheckError> {
         let first = Config {
@@ -257,12 +339,7 @@ impl<'a, O: Send + Sync + 'static> Phase2<'a, O> {
                 max_executions: left,
                 ..config.clone()
             };
-            let rest = if left.is_some() {
-                self.findings(&rest, tree, 1, None)?
-            } else {
-                parallel_section(|| self.findings(&rest, tree, workers, None))?
-            };
-            results.extend(rest);
+            results.extend(self.findings(&rest, tree, 1, None)?);
         }
         Ok((results, ran))
     }

@@ -187,6 +187,14 @@ impl DecisionTree {
         self.path.iter().map(|b| b.chosen).collect()
     }
 
+    /// The fixed prefix of a subtree's choices (empty for a whole tree).
+    pub fn prefix(&self) -> Vec<u32> {
+        self.path[..self.floor.min(self.path.len())]
+            .iter()
+            .map(|b| b.chosen)
+            .collect()
+    }
+
     /// Whether this tree replays a fixed token.
     pub fn is_replay(&self) -> bool {
         self.replay

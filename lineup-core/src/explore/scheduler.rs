@@ -58,7 +58,7 @@ use crate::explore::recording;
 use crate::explore::recording::Recording;
 use crate::explore::role::Role;
 use crate::explore::sleep::{SleepRecord, SleepSet};
-use crate::explore::split::SplitQueue;
+use crate::explore::split::{SplitQueue, SplitWorker};
 use crate::explore::strategy::{Point, SchedulingStrategy};
 use crate::judge::live;
 use crate::model::replay_token::Phase;
@@ -330,8 +330,9 @@ pub(crate) struct SchedulerState {
     /// Phase 1's [`SerialDfs`](crate::explore::strategy::serial_dfs::SerialDfs), or phase 2's
     /// strategy.
     strategy: Box<dyn SchedulingStrategy>,
-    /// The queue shared with the other workers exploring the same tree, if any.
-    split: Option<Arc<SplitQueue>>,
+    /// This worker's end of the queue shared with the other workers exploring the same tree, if
+    /// any.
+    split: Option<SplitWorker>,
     /// Where every execution that is not redundant goes when it ends.
     sink: Sink,
     /// `Running` from the first `new_execution` until the one that stops the exploration.
@@ -409,6 +410,7 @@ impl SchedulerState {
         split: Option<Arc<SplitQueue>>,
         sink: Sink,
     ) -> Self {
+        let split = split.map(|queue| SplitWorker::new(queue, &tree));
         Self {
             settings,
             tree,
@@ -494,9 +496,10 @@ impl SchedulerState {
             return false;
         }
         let more = control == Control::Continue && self.strategy.advance(&mut self.tree);
-        let Some(split) = &self.split else {
+        let Some(split) = &mut self.split else {
             return more;
         };
+        split.execution_ended();
         // Shared with other workers: a stop ends this subtree (the sink told the queue why); the
         // worker goes on with another one.
         if more && split.keep_going(&mut self.tree) {

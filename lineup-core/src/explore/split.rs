@@ -13,8 +13,8 @@
 //! schedule found so far are skipped, executions before it are all explored. An error stops every
 //! worker ([`SplitQueue::abort`]).
 
-use std::collections::BTreeSet;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 
 use crate::error::CheckError;
@@ -33,6 +33,14 @@ pub(crate) struct SplitQueue {
     found: AtomicBool,
     /// An error ended the exploration.
     aborted: AtomicBool,
+    /// A pausing exploration: the piece whose worker watches the count ([`Pieces`]) and how many
+    /// executions of its own make the first `after` of the tree (read without the lock; written
+    /// under it, only when the piece before changes).
+    lead: AtomicU64,
+    lead_target: AtomicU64,
+    /// The first `after` executions of a pausing exploration are explored: every worker hands its
+    /// tree back and stops.
+    paused: AtomicBool,
 }
 
 /// What the workers of one exploration share under the queue's lock.
@@ -40,6 +48,9 @@ pub(crate) struct SplitQueue {
 struct SplitState {
     /// The subtrees handed out and not taken yet, in depth-first order.
     queue: BTreeSet<Subtree>,
+    /// The trees handed back at a pause, by the position of their next execution: each goes on
+    /// where it stopped, on whichever worker takes it.
+    resumable: BTreeMap<Vec<u32>, DecisionTree>,
     /// The workers of the exploration.
     workers: usize,
     /// Workers waiting for a subtree.
@@ -48,23 +59,87 @@ struct SplitState {
     best: Option<Vec<u32>>,
     /// Every worker waits for a subtree and nothing is queued: the exploration is over.
     done: bool,
+    /// Of a pausing exploration: the pieces of the tree its workers explore.
+    pieces: Option<Pieces>,
 }
+
+/// The tree of a pausing exploration as pieces: the whole tree, and every subtree handed out, is
+/// a piece from its prefix on, up to the first subtree it hands out later. The pieces cover every
+/// execution once, each a run of consecutive executions in depth-first order, so that the place of
+/// an execution in that order is the executions of the pieces before its own plus its place in
+/// its piece. The worker of the first piece not finished (the lead) counts: when the executions
+/// before its piece and its own make `after`, the exploration pauses.
+#[derive(Debug)]
+struct Pieces {
+    after: u64,
+    /// By prefix, in depth-first order.
+    by_start: BTreeMap<Vec<u32>, Piece>,
+    next_id: u64,
+}
+
+/// One piece of a pausing exploration.
+#[derive(Debug)]
+struct Piece {
+    id: u64,
+    /// Its executions explored so far (counted by its worker; here once it stops).
+    executions: u64,
+    /// Its worker explored all of it (or stopped at a violation, after which nothing is needed).
+    done: bool,
+}
+
+/// No piece leads (`SplitQueue::lead`).
+const NO_LEAD: u64 = u64::MAX;
 
 impl SplitQueue {
     /// A queue for `workers` workers, the first of which explores the whole tree.
     pub fn new(workers: usize) -> Self {
+        Self::with_pieces(workers, None)
+    }
+
+    /// A queue for `workers` workers that pauses once the first `after` executions of the tree in
+    /// depth-first order are explored: every worker hands its tree back and stops, and
+    /// [`resume`](Self::resume) lets the workers of a next stage go on with them.
+    pub fn pausing(workers: usize, after: u64) -> Self {
+        let mut by_start = BTreeMap::new();
+        by_start.insert(
+            Vec::new(),
+            Piece {
+                id: 0,
+                executions: 0,
+                done: false,
+            },
+        );
+        let queue = Self::with_pieces(
+            workers,
+            Some(Pieces {
+                after,
+                by_start,
+                next_id: 1,
+            }),
+        );
+        queue.lead.store(0, Ordering::Relaxed);
+        queue.lead_target.store(after.max(1), Ordering::Relaxed);
+        queue
+    }
+
+    fn with_pieces(workers: usize, pieces: Option<Pieces>) -> Self {
         Self {
             state: Mutex::new(SplitState {
                 queue: BTreeSet::new(),
+                resumable: BTreeMap::new(),
                 workers,
                 idle: 0,
                 best: None,
                 done: false,
+                pieces,
             }),
             wake: Condvar::new(),
             idle: AtomicUsize::new(0),
             found: AtomicBool::new(false),
             aborted: AtomicBool::new(false),
+            lead: AtomicU64::new(NO_LEAD),
+            lead_target: AtomicU64::new(u64::MAX),
+            paused: AtomicBool::new(false),
         }
     }
 
@@ -72,26 +147,79 @@ impl SplitQueue {
         self.state.lock().unwrap_or_else(|e| e.into_inner())
     }
 
+    /// Whether the exploration paused (see [`pausing`](Self::pausing)).
+    pub fn is_paused(&self) -> bool {
+        self.paused.load(Ordering::Relaxed)
+    }
+
+    /// Whether work is left after a pause: trees handed back or subtrees not taken.
+    pub fn has_work_left(&self) -> bool {
+        let state = self.lock();
+        !state.queue.is_empty() || !state.resumable.is_empty()
+    }
+
+    /// How many executions of a pausing exploration come at or before `position` in depth-first
+    /// order, once every execution before it is explored: `position` is the place of an execution
+    /// that ended its worker's piece.
+    pub fn executions_up_to(&self, position: &[u32]) -> u64 {
+        let state = self.lock();
+        state.pieces.as_ref().map_or(0, |pieces| {
+            pieces
+                .by_start
+                .range::<[u32], _>((std::ops::Bound::Unbounded, std::ops::Bound::Included(position)))
+                .map(|(_, piece)| piece.executions)
+                .sum()
+        })
+    }
+
+    /// After a pause: the next stage's workers (all from the queue, [`on_workers_from`]) go on with
+    /// the trees handed back and the subtrees left, without pausing again.
+    pub fn resume(&self, workers: usize) {
+        let mut state = self.lock();
+        state.pieces = None;
+        state.workers = workers;
+        state.idle = 0;
+        state.done = false;
+        self.idle.store(0, Ordering::Relaxed);
+        self.lead.store(NO_LEAD, Ordering::Relaxed);
+        self.lead_target.store(u64::MAX, Ordering::Relaxed);
+        self.paused.store(false, Ordering::Relaxed);
+    }
+
     /// Called between two executions of `tree` (after [`DecisionTree::advance`]): whether the
     /// worker goes on with its tree. Hands work to idle workers on the way.
-    pub fn keep_going(&self, tree: &mut DecisionTree) -> bool {
+    fn keep_going(&self, worker: &mut PieceCursor, tree: &mut DecisionTree) -> bool {
         if self.aborted.load(Ordering::Relaxed) {
             return false;
         }
         let found = self.found.load(Ordering::Relaxed);
-        if !found && self.idle.load(Ordering::Relaxed) == 0 {
-            return true;
-        }
-        let mut state = self.lock();
-        if let Some(best) = &state.best {
+        if found {
+            let state = self.lock();
             // Every execution left in this tree comes after the best one found.
-            if tree.position() > *best {
+            if state.best.as_ref().is_some_and(|best| tree.position() > *best) {
                 return false;
             }
         }
-        if state.idle > state.queue.len() {
+        if worker.id != NO_LEAD
+            && self.lead.load(Ordering::Relaxed) == worker.id
+            && worker.executions >= self.lead_target.load(Ordering::Relaxed)
+        {
+            self.pause();
+        }
+        if self.paused.load(Ordering::Relaxed) {
+            self.hand_back(worker, tree);
+            return false;
+        }
+        if self.idle.load(Ordering::Relaxed) == 0 {
+            return true;
+        }
+        let mut state = self.lock();
+        if state.idle > state.queue.len() + state.resumable.len() {
             let donated = tree.donate();
             if !donated.is_empty() {
+                if let Some(pieces) = &mut state.pieces {
+                    pieces.add(&donated);
+                }
                 state.queue.extend(donated);
                 self.wake.notify_all();
             }
@@ -99,27 +227,54 @@ impl SplitQueue {
         true
     }
 
-    /// The next subtree for a worker whose tree is exhausted: the first queued one in depth-first
-    /// order that may still hold an execution before the best one found. `None` when the
-    /// exploration is over (every worker waits and nothing is queued, or it was aborted).
-    pub fn next_subtree(&self) -> Option<DecisionTree> {
+    /// The first `after` executions are explored: every worker stops after its execution.
+    fn pause(&self) {
+        let _state = self.lock();
+        self.paused.store(true, Ordering::Relaxed);
+        self.wake.notify_all();
+    }
+
+    /// A worker stops at a pause: its tree (at its next execution) waits for the next stage, and
+    /// its piece keeps the executions it had.
+    fn hand_back(&self, worker: &mut PieceCursor, tree: &mut DecisionTree) {
         let mut state = self.lock();
+        if let Some(piece) = state.pieces.as_mut().and_then(|p| p.by_start.get_mut(&worker.start)) {
+            piece.executions = worker.executions;
+        }
+        state.resumable.insert(tree.position(), std::mem::take(tree));
+        worker.handed_back = true;
+    }
+
+    /// The next subtree for a worker whose tree is exhausted (`worker`'s piece is done): the first
+    /// queued one in depth-first order that may still hold an execution before the best one found.
+    /// `None` when the exploration is over (every worker waits and nothing is queued, it was
+    /// aborted, or it paused).
+    fn next_subtree(&self, worker: &mut PieceCursor) -> Option<DecisionTree> {
+        let mut state = self.lock();
+        if !std::mem::take(&mut worker.handed_back) {
+            self.piece_done(&mut state, worker);
+        }
         state.idle += 1;
         self.idle.store(state.idle, Ordering::Relaxed);
         loop {
-            if state.done || self.aborted.load(Ordering::Relaxed) {
+            if state.done || self.aborted.load(Ordering::Relaxed) || self.paused.load(Ordering::Relaxed) {
                 return None;
             }
-            if let Some(subtree) = state.queue.pop_first() {
-                if state.best.as_ref().is_some_and(|best| subtree.choices > *best) {
-                    // Every execution below it, and below every subtree queued after it, comes
-                    // after the best one: none is needed.
-                    state.queue.clear();
-                } else {
-                    state.idle -= 1;
-                    self.idle.store(state.idle, Ordering::Relaxed);
-                    return Some(DecisionTree::subtree(&subtree));
-                }
+            if let Some((start, tree)) = Self::first_work(&mut state) {
+                state.idle -= 1;
+                self.idle.store(state.idle, Ordering::Relaxed);
+                let id = state
+                    .pieces
+                    .as_ref()
+                    .and_then(|p| p.by_start.get(&start))
+                    .map_or(NO_LEAD, |p| p.id);
+                *worker = PieceCursor {
+                    start,
+                    id,
+                    executions: 0,
+                    handed_back: false,
+                };
+                return Some(tree);
             }
             if state.idle == state.workers {
                 state.done = true;
@@ -127,6 +282,76 @@ impl SplitQueue {
                 return None;
             }
             state = self.wake.wait(state).unwrap_or_else(|e| e.into_inner());
+        }
+    }
+
+    /// Takes the first work queued in depth-first order, a subtree or a tree handed back, with the
+    /// start of its piece; drops everything queued when that comes after the best schedule found.
+    fn first_work(state: &mut SplitState) -> Option<(Vec<u32>, DecisionTree)> {
+        let subtree = state.queue.first().map(|s| s.choices.clone());
+        let resumable = state.resumable.keys().next().cloned();
+        let first = match (&subtree, &resumable) {
+            (Some(s), Some(r)) => s.min(r),
+            (Some(s), None) => s,
+            (None, Some(r)) => r,
+            (None, None) => return None,
+        };
+        if state.best.as_ref().is_some_and(|best| first > best) {
+            // Every execution below it, and below everything queued after it, comes after the best
+            // one: none is needed.
+            state.queue.clear();
+            state.resumable.clear();
+            return None;
+        }
+        if resumable.as_ref() == Some(first) && subtree.as_ref().is_none_or(|s| s > first) {
+            let (position, tree) = state.resumable.pop_first().expect("a tree handed back");
+            return Some((position, tree));
+        }
+        let subtree = state.queue.pop_first().expect("a subtree");
+        let tree = DecisionTree::subtree(&subtree);
+        Some((subtree.choices, tree))
+    }
+
+    /// The first work of a worker that starts without a tree of its own (see
+    /// [`next_subtree`](Self::next_subtree)).
+    fn first_subtree(&self) -> Option<DecisionTree> {
+        let mut none = PieceCursor {
+            start: Vec::new(),
+            id: NO_LEAD,
+            executions: 0,
+            handed_back: true,
+        };
+        self.next_subtree(&mut none)
+    }
+
+    /// `worker`'s piece is explored (or stopped at a violation): if it led, the next piece not done
+    /// leads, and when the pieces done before it make `after`, the exploration pauses.
+    fn piece_done(&self, state: &mut SplitState, worker: &PieceCursor) {
+        let Some(pieces) = &mut state.pieces else {
+            return;
+        };
+        if let Some(piece) = pieces.by_start.get_mut(&worker.start) {
+            piece.executions = worker.executions;
+            piece.done = true;
+        }
+        if self.lead.load(Ordering::Relaxed) != worker.id {
+            return;
+        }
+        let mut before = 0;
+        let mut lead = None;
+        for piece in pieces.by_start.values() {
+            if !piece.done {
+                lead = Some(piece.id);
+                break;
+            }
+            before += piece.executions;
+        }
+        self.lead.store(lead.unwrap_or(NO_LEAD), Ordering::Relaxed);
+        self.lead_target
+            .store(pieces.after.saturating_sub(before).max(1), Ordering::Relaxed);
+        if lead.is_some() && before >= pieces.after {
+            self.paused.store(true, Ordering::Relaxed);
+            self.wake.notify_all();
         }
     }
 
@@ -145,6 +370,85 @@ impl SplitQueue {
         self.aborted.store(true, Ordering::Relaxed);
         let _state = self.lock();
         self.wake.notify_all();
+    }
+}
+
+impl Pieces {
+    /// Subtrees handed out become pieces of their own.
+    fn add(&mut self, subtrees: &[Subtree]) {
+        for subtree in subtrees {
+            self.by_start.insert(
+                subtree.choices.clone(),
+                Piece {
+                    id: self.next_id,
+                    executions: 0,
+                    done: false,
+                },
+            );
+            self.next_id += 1;
+        }
+    }
+}
+
+/// The piece a worker explores now (see [`Pieces`]), and its executions so far.
+#[derive(Debug)]
+struct PieceCursor {
+    start: Vec<u32>,
+    id: u64,
+    executions: u64,
+    /// Its tree was handed back at a pause: the piece is not done.
+    handed_back: bool,
+}
+
+/// One worker's end of a [`SplitQueue`]: what the scheduler calls between executions.
+#[derive(Debug)]
+pub(crate) struct SplitWorker {
+    queue: Arc<SplitQueue>,
+    piece: PieceCursor,
+}
+
+impl SplitWorker {
+    /// The worker of `queue` that starts with `tree`: the whole tree (the first piece) or a
+    /// subtree the queue handed it.
+    pub fn new(queue: Arc<SplitQueue>, tree: &DecisionTree) -> Self {
+        let start = tree.prefix();
+        let id = {
+            let state = queue.lock();
+            state
+                .pieces
+                .as_ref()
+                .and_then(|p| p.by_start.get(&start))
+                .map_or(NO_LEAD, |p| p.id)
+        };
+        Self {
+            queue,
+            piece: PieceCursor {
+                start,
+                id,
+                executions: 0,
+                handed_back: false,
+            },
+        }
+    }
+
+    /// An execution of the worker's tree ended.
+    pub fn execution_ended(&mut self) {
+        self.piece.executions += 1;
+    }
+
+    /// See [`SplitQueue::keep_going`].
+    pub fn keep_going(&mut self, tree: &mut DecisionTree) -> bool {
+        self.queue.keep_going(&mut self.piece, tree)
+    }
+
+    /// See [`SplitQueue::next_subtree`].
+    pub fn next_subtree(&mut self) -> Option<DecisionTree> {
+        self.queue.next_subtree(&mut self.piece)
+    }
+
+    /// See [`SplitQueue::abort`].
+    pub fn abort(&self) {
+        self.queue.abort();
     }
 }
 
@@ -182,20 +486,34 @@ pub(crate) fn on_workers<R: Send>(
         ExecutionContext::with(|cx| cx.add_stopped_executions(stopped));
         return result;
     }
-    let queue = Arc::new(SplitQueue::new(workers));
+    on_workers_from(&Arc::new(SplitQueue::new(workers)), Some(tree), work)
+}
+
+/// Runs `work` on the workers of `queue` (as many as it was made for): the first starts with
+/// `first`, if any, the others (all of them, without it) with the work `queue` holds or the
+/// workers hand out. See [`on_workers`].
+pub(crate) fn on_workers_from<R: Send>(
+    queue: &Arc<SplitQueue>,
+    first: Option<DecisionTree>,
+    work: impl Fn(DecisionTree, Option<&Arc<SplitQueue>>) -> Result<R, CheckError> + Sync,
+) -> Result<Vec<R>, CheckError> {
+    let workers = queue.lock().workers;
     // Workers carry the name of the calling thread (the test's name under libtest).
     let name = std::thread::current().name().unwrap_or("main").to_string();
-    let mut first = Some(tree);
+    let mut first = first.map(Some);
     let results: Vec<(Option<Result<R, CheckError>>, u64)> = std::thread::scope(|scope| {
         let handles: Vec<_> = (0..workers)
-            .map(|k| {
-                let (queue, work) = (&queue, &work);
+            .map(|_| {
+                let (queue, work) = (queue, &work);
                 let first = first.take();
                 std::thread::Builder::new()
                     .name(name.clone())
                     .spawn_scoped(scope, move || {
                         with_stopped_executions(|| {
-                            let tree = if k == 0 { first } else { queue.next_subtree() };
+                            let tree = match first {
+                                Some(tree) => tree,
+                                None => queue.first_subtree(),
+                            };
                             let result = tree.map(|tree| work(tree, Some(queue)));
                             if matches!(result, Some(Err(_))) {
                                 queue.abort();
