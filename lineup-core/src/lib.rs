@@ -75,6 +75,7 @@ mod loom_backend;
 #[cfg_attr(loom, allow(dead_code))]
 mod memory_limit;
 mod model;
+mod pool;
 mod primitives;
 pub mod profile;
 mod report;

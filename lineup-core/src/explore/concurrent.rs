@@ -17,7 +17,7 @@ use crate::explore::scheduler::{Control, ExecutionResult};
 use crate::explore::split::{abort_shared, on_workers, on_workers_from, worker_count, SplitQueue};
 use crate::explore::strategy;
 use crate::explore::trace_set::{Fingerprint, TraceFingerprints};
-use crate::judge::full_spec_index::FullSpecIndex;
+use crate::judge::full_spec_index::{FullSpecIndex, FullSpecProbe};
 use crate::judge::history_judge::judge;
 use crate::judge::phase2_outcome::{Phase2Observer, Phase2Outcome};
 use crate::judge::verdict::ViolationKind;
@@ -44,7 +44,8 @@ pub(crate) fn concurrent_executions<O: Send + Sync + 'static>(
     observer: Option<&Arc<dyn Phase2Observer>>,
 ) -> Result<Phase2Outcome, CheckError> {
     let deadline = config.max_duration.map(|limit| Instant::now() + limit);
-    let phase2 = Phase2::new(subject, matrix, spec, observer, deadline);
+    let workers = workers_for(config, replay.is_some(), observer.is_some());
+    let phase2 = Phase2::new(subject, matrix, spec, observer, deadline, workers);
     // A pb-dfs token is replayed by pb-dfs with its bound; any other by its thread indices.
     let ReplayPlan {
         config,
@@ -59,7 +60,6 @@ pub(crate) fn concurrent_executions<O: Send + Sync + 'static>(
         },
     };
     let config = &config;
-    let workers = workers_for(config, replay.is_some(), observer.is_some());
     let split = splits(config, replay.is_some(), observer.is_some());
     let start = Instant::now();
     let (results, interlude_ran) = match interlude_for(config, replay.is_some()) {
@@ -115,6 +115,8 @@ struct Phase2<'a, O> {
     /// What the specification holds: it is held through phase 2, as phase 1 counted it.
     spec_bytes: u64,
     seen: Arc<TraceFingerprints>,
+    /// The full serial histories of the specification, for the fast path of the judgement.
+    full_index: Arc<FullSpecIndex>,
     observer: Option<&'a Arc<dyn Phase2Observer>>,
     /// When the check's time ([`Config::max_duration`]) runs out.
     deadline: Option<Instant>,
@@ -127,8 +129,10 @@ impl<'a, O: Send + Sync + 'static> Phase2<'a, O> {
         spec: Arc<ObservationSet>,
         observer: Option<&'a Arc<dyn Phase2Observer>>,
         deadline: Option<Instant>,
+        workers: usize,
     ) -> Self {
         let ops = spec.ops().clone();
+        let full_index = parallel_section(|| crate::pool::install(workers, || Arc::new(FullSpecIndex::new(&spec))));
         let spec_bytes: u64 = spec
             .histories()
             .map(|h| serial_history_bytes(h.events().len(), ops.len()))
@@ -140,6 +144,7 @@ impl<'a, O: Send + Sync + 'static> Phase2<'a, O> {
             ops,
             spec_bytes,
             seen: Arc::new(TraceFingerprints::default()),
+            full_index,
             observer,
             deadline,
         }
@@ -180,6 +185,7 @@ impl<'a, O: Send + Sync + 'static> Phase2<'a, O> {
     ) -> Result<(Found, DecisionTree), CheckError> {
         let found = Rc::new(RefCell::new(Found::new(config)));
         let judge = ExecutionJudge {
+            full_index: RefCell::new(FullSpecProbe::new(Arc::clone(&self.full_index))),
             found: Rc::clone(&found),
             spec: Arc::clone(&self.spec),
             ops: self.ops.clone(),
@@ -383,7 +389,6 @@ type InterludeRan = (Interlude, u64);
 
 /// What one worker of phase 2 found.
 struct Found {
-    full_index: Option<FullSpecIndex>,
     executions: u64,
     /// Of those, the ones the partial-order reduction ended early.
     redundant: u64,
@@ -401,7 +406,6 @@ struct Found {
 impl Found {
     fn new(config: &Config) -> Self {
         Self {
-            full_index: None,
             executions: 0,
             redundant: 0,
             stuck: 0,
@@ -421,6 +425,8 @@ impl Found {
 
 /// Judges the executions one worker explores, as they end.
 struct ExecutionJudge {
+    /// This worker's way into the specification's index of full histories.
+    full_index: RefCell<FullSpecProbe>,
     found: Rc<RefCell<Found>>,
     spec: Arc<ObservationSet>,
     ops: OpTable,
@@ -457,7 +463,7 @@ impl ExecutionJudge {
         if self.over_budget(found) {
             return Control::Stop;
         }
-        if result.stuck.is_none() && self.has_full_witness(found, &result) {
+        if result.stuck.is_none() && self.has_full_witness(&result) {
             self.seen.insert(fingerprint);
             if let Some(observer) = &self.observer {
                 observer.history(fingerprint.value(), false, false);
@@ -492,13 +498,10 @@ impl ExecutionJudge {
         true
     }
 
-    /// Fast path: a full history with a witness is judged on its trace alone. (The index is built
-    /// on first use: responses are interned per exploration.)
-    fn has_full_witness(&self, found: &mut Found, result: &ExecutionResult<'_>) -> bool {
-        let index = found
-            .full_index
-            .get_or_insert_with(|| recording::with(|r| FullSpecIndex::new(&self.spec, &mut r.interner)));
-        index.has_witness(result.trace.events, result.trace.responses)
+    /// Fast path: a full history with a witness is judged on its trace alone.
+    fn has_full_witness(&self, result: &ExecutionResult<'_>) -> bool {
+        let mut index = self.full_index.borrow_mut();
+        recording::with(|r| index.has_witness(result.trace.events, result.trace.responses, &r.interner))
     }
 
     /// A violating history: remembered as this worker's first if it comes before the one it has in

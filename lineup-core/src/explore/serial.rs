@@ -150,6 +150,7 @@ fn explore_on_worker<O: Send + Sync + 'static>(
     let set = Rc::new(RefCell::new(WorkerSet {
         traces: TraceSet::default(),
         watch: DeterminismWatch::new(tolerated.to_vec()),
+        proof: None,
         budget: MemoryBudget::new(config.max_memory),
     }));
     let sink_set = Rc::clone(&set);
@@ -182,6 +183,7 @@ fn explore_on_worker<O: Send + Sync + 'static>(
         traces: WorkerTraces {
             traces: set.traces.into_entries(),
             interner,
+            proof: set.proof,
         },
     })
 }
@@ -191,6 +193,9 @@ fn explore_on_worker<O: Send + Sync + 'static>(
 struct WorkerSet {
     traces: TraceSet<Vec<u32>>,
     watch: DeterminismWatch,
+    /// What the watch found: the positions of two traces and the operation (see
+    /// [`WorkerTraces::proof`]).
+    proof: Option<(usize, usize, usize)>,
     budget: MemoryBudget,
 }
 
@@ -221,7 +226,8 @@ impl WorkerSet {
         }
         // The determinism check as traces arrive: a pair that proves nondeterminism ends the
         // exploration of every execution after the later of the two.
-        if let Some((first, _)) = self.watch.insert(index, trace) {
+        if let Some((first, op)) = self.watch.insert(index, trace) {
+            self.proof = Some((index, first, op));
             if let Some(queue) = queue {
                 let later = self.traces.value(first).clone().max(self.traces.value(index).clone());
                 queue.found(later);

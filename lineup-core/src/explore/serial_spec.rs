@@ -36,31 +36,40 @@ use crate::spec::observation::ObservationSet;
 pub(crate) struct WorkerTraces {
     pub traces: Vec<(Trace, Vec<u32>)>,
     pub interner: ResponseInterner,
+    /// The proof of nondeterminism the worker's watch found among its traces, if any, as
+    /// `(second, first, op)` (see [`first_proof`]).
+    pub proof: Option<(usize, usize, usize)>,
 }
 
 /// The specification the workers' traces make, and the first proof of nondeterminism in
-/// depth-first order, if there is one (the specification then goes up to it), built on a pool of
-/// `threads` threads.
+/// depth-first order, if there is one (the specification then goes up to it), built on `threads`
+/// threads ([`pool`](crate::pool)).
 pub(crate) fn build_spec(
     workers: Vec<WorkerTraces>,
     ops: OpTable,
     tolerated: &[bool],
     threads: usize,
 ) -> (ObservationSet, Option<(Nondeterminism, ReplayToken)>) {
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(threads.max(1))
-        .thread_name(|k| format!("lineup-phase1-end-{k}"))
-        .build()
-        .expect("a thread pool for the end of phase 1");
-    pool.install(|| {
-        let several = workers.len() > 1;
+    crate::pool::install(threads, || {
+        // A worker alone explored in depth-first order: its traces are in that order already, and
+        // its watch saw them in it.
+        let alone = match workers.as_slice() {
+            [worker] => Some(worker.proof),
+            _ => None,
+        };
         let (interner, entries, proof, histories) = parallel_section(|| {
             let (interner, mut entries) = renumbered(workers);
-            entries.par_sort_unstable_by(|a, b| a.1.cmp(&b.1));
-            if several {
-                entries = first_of_each(entries);
-            }
-            let proof = first_proof(&entries, tolerated);
+            let proof = match alone {
+                Some(proof) => {
+                    debug_assert!(entries.is_sorted_by(|a, b| a.1 < b.1));
+                    proof
+                }
+                None => {
+                    entries.par_sort_unstable_by(|a, b| a.1.cmp(&b.1));
+                    entries = first_of_each(entries);
+                    first_proof(&entries, tolerated)
+                }
+            };
             let end = proof.map_or(entries.len(), |(second, _, _)| second + 1);
             let histories: Vec<History> = entries[..end]
                 .par_iter()

@@ -1,6 +1,7 @@
 //! A set of execution traces that is queried with traces borrowed from the recording, so that
 //! an execution seen before costs a hash and a comparison, not an allocation.
 
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
 use rustc_hash::FxHashMap;
@@ -69,9 +70,26 @@ impl<V> TraceSet<V> {
 ///
 /// Fingerprints hash the responses' values, not their numbers, so the workers that explore one
 /// tree together (each with its own interner) share one set.
-#[derive(Debug, Default)]
+///
+/// The set is split into shards by fingerprint, each behind a lock of its own, so that the workers
+/// of one phase 2, which look up every execution's fingerprint, seldom wait for each other.
+#[derive(Debug)]
 pub(crate) struct TraceFingerprints {
-    seen: Mutex<rustc_hash::FxHashSet<u128>>,
+    shards: Box<[Mutex<rustc_hash::FxHashSet<u128>>]>,
+    /// How many fingerprints the shards hold together.
+    count: AtomicUsize,
+}
+
+/// The shards of a [`TraceFingerprints`] (a power of two).
+const FINGERPRINT_SHARDS: usize = 64;
+
+impl Default for TraceFingerprints {
+    fn default() -> Self {
+        Self {
+            shards: (0..FINGERPRINT_SHARDS).map(|_| Mutex::default()).collect(),
+            count: AtomicUsize::new(0),
+        }
+    }
 }
 
 /// The fingerprint of one trace.
@@ -111,22 +129,28 @@ impl Fingerprint {
 }
 
 impl TraceFingerprints {
-    fn lock(&self) -> std::sync::MutexGuard<'_, rustc_hash::FxHashSet<u128>> {
-        self.seen.lock().unwrap_or_else(|e| e.into_inner())
+    fn shard(&self, fingerprint: Fingerprint) -> std::sync::MutexGuard<'_, rustc_hash::FxHashSet<u128>> {
+        // The high half picks the shard; the set hashes the whole.
+        let shard = (fingerprint.0 >> 64) as usize & (FINGERPRINT_SHARDS - 1);
+        self.shards[shard].lock().unwrap_or_else(|e| e.into_inner())
     }
 
     /// Whether a trace with this fingerprint was seen.
     pub fn contains(&self, fingerprint: Fingerprint) -> bool {
-        self.lock().contains(&fingerprint.0)
+        self.shard(fingerprint).contains(&fingerprint.0)
     }
 
     /// Remembers the fingerprint; returns whether it was new.
     pub fn insert(&self, fingerprint: Fingerprint) -> bool {
-        self.lock().insert(fingerprint.0)
+        let new = self.shard(fingerprint).insert(fingerprint.0);
+        if new {
+            self.count.fetch_add(1, Ordering::Relaxed);
+        }
+        new
     }
 
     /// How many distinct traces were seen.
     pub fn len(&self) -> usize {
-        self.lock().len()
+        self.count.load(Ordering::Relaxed)
     }
 }

@@ -8,53 +8,121 @@
 //! operations in column order). The slow path ([`ObservationSet::full_witness`]) gives the same
 //! answer and is what a report is built from.
 
+use std::sync::Arc;
+
+use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 
 use crate::model::history::Event;
 use crate::model::trace::ResponseInterner;
 use crate::spec::observation::ObservationSet;
 
-/// The full serial histories of a specification by interned responses.
+/// The full serial histories of a specification by their responses, numbered by an interner of
+/// its own: built once per phase 2 and shared by its workers, each of which reads it through a
+/// [`FullSpecProbe`] that maps its own response numbers into the index's.
 #[derive(Debug)]
 pub(crate) struct FullSpecIndex {
     groups: FxHashMap<Vec<Option<u32>>, Vec<Box<[u32]>>>,
+    interner: ResponseInterner,
+    ops: usize,
+}
+
+impl FullSpecIndex {
+    /// Indexes the full serial histories of `spec` (on the current rayon pool).
+    pub fn new(spec: &ObservationSet) -> Self {
+        let ops = spec.ops().len();
+        let full = |h: &crate::model::history::History| !h.is_stuck() && h.events().len() == 2 * ops;
+        let mut interner = ResponseInterner::default();
+        // Every history of an observation group has the group's responses: intern them once.
+        let keys: Vec<Option<Vec<Option<u32>>>> = spec
+            .observations()
+            .iter()
+            .map(|group| {
+                group.histories.iter().any(full).then(|| {
+                    group
+                        .key
+                        .responses
+                        .iter()
+                        .map(|r| r.as_ref().map(|r| interner.intern(r)))
+                        .collect()
+                })
+            })
+            .collect();
+        let orders: Vec<Vec<Box<[u32]>>> = spec
+            .observations()
+            .par_iter()
+            .map(|group| {
+                group
+                    .histories
+                    .iter()
+                    .filter(|h| full(h))
+                    .map(|h| h.events().iter().step_by(2).map(|e| e.op() as u32).collect())
+                    .collect()
+            })
+            .collect();
+        let mut groups: FxHashMap<Vec<Option<u32>>, Vec<Box<[u32]>>> = FxHashMap::default();
+        for (key, orders) in keys.into_iter().zip(orders) {
+            if let Some(key) = key {
+                groups.entry(key).or_default().extend(orders);
+            }
+        }
+        Self { groups, interner, ops }
+    }
+}
+
+/// One worker's way into a shared [`FullSpecIndex`]: its response numbers mapped to the index's,
+/// and the scratch space of a judgement.
+#[derive(Debug)]
+pub(crate) struct FullSpecProbe {
+    index: Arc<FullSpecIndex>,
+    /// The index's number of each of the worker's response numbers met so far (`UNSEEN`: not
+    /// looked up yet; `ABSENT`: no full serial history has that response).
+    numbers: Vec<u32>,
+    /// Scratch: the history's responses in the index's numbers.
+    key: Vec<Option<u32>>,
     /// Scratch: call and return positions of the history being judged, by `op - 1`.
     calls: Vec<usize>,
     returns: Vec<usize>,
 }
 
-impl FullSpecIndex {
-    /// Indexes the full serial histories of `spec`, interning their responses in `interner`.
-    pub fn new(spec: &ObservationSet, interner: &mut ResponseInterner) -> Self {
-        let ops = spec.ops().len();
-        let mut groups: FxHashMap<Vec<Option<u32>>, Vec<Box<[u32]>>> = FxHashMap::default();
-        let full = |h: &&crate::model::history::History| !h.is_stuck() && h.events().len() == 2 * ops;
-        for group in spec.observations() {
-            if !group.histories.iter().any(|h| full(&h)) {
-                continue;
-            }
-            // Every history of an observation group has the group's responses: intern them once.
-            let ids: Vec<Option<u32>> = group
-                .key
-                .responses
-                .iter()
-                .map(|r| r.as_ref().map(|r| interner.intern(r)))
-                .collect();
-            let orders = groups.entry(ids).or_default();
-            for h in group.histories.iter().filter(full) {
-                orders.push(h.events().iter().step_by(2).map(|e| e.op() as u32).collect());
-            }
-        }
+const UNSEEN: u32 = u32::MAX;
+const ABSENT: u32 = u32::MAX - 1;
+
+impl FullSpecProbe {
+    /// A probe into `index` for one worker.
+    pub fn new(index: Arc<FullSpecIndex>) -> Self {
+        let ops = index.ops;
         Self {
-            groups,
+            index,
+            numbers: Vec::new(),
+            key: Vec::with_capacity(ops),
             calls: vec![0; ops],
             returns: vec![0; ops],
         }
     }
 
-    /// Whether the full history with these events and interned responses has a serial witness.
-    pub fn has_witness(&mut self, events: &[Event], responses: &[Option<u32>]) -> bool {
-        let Some(orders) = self.groups.get(responses) else {
+    /// Whether the full history with these events and responses (numbered by the worker's
+    /// `interner`) has a serial witness.
+    pub fn has_witness(&mut self, events: &[Event], responses: &[Option<u32>], interner: &ResponseInterner) -> bool {
+        self.key.clear();
+        for response in responses {
+            let Some(id) = *response else {
+                self.key.push(None);
+                continue;
+            };
+            let id = id as usize;
+            if self.numbers.len() <= id {
+                self.numbers.resize(id + 1, UNSEEN);
+            }
+            if self.numbers[id] == UNSEEN {
+                self.numbers[id] = self.index.interner.find(interner.value(id as u32)).unwrap_or(ABSENT);
+            }
+            if self.numbers[id] == ABSENT {
+                return false;
+            }
+            self.key.push(Some(self.numbers[id]));
+        }
+        let Some(orders) = self.index.groups.get(&self.key) else {
             return false;
         };
         for (i, e) in events.iter().enumerate() {
@@ -139,7 +207,7 @@ mod tests {
             spec.insert(History::new(ops.clone(), (*events).clone(), responses, false).unwrap());
         }
         let mut interner = ResponseInterner::default();
-        let mut index = FullSpecIndex::new(&spec, &mut interner);
+        let mut index = FullSpecProbe::new(Arc::new(FullSpecIndex::new(&spec)));
         let (mut agreed, mut witnessed) = (0, 0);
         for events in &all {
             for responses in &result_vectors {
@@ -149,7 +217,7 @@ mod tests {
                     .map(|r| r.as_ref().map(|r| interner.intern(r)))
                     .collect();
                 let slow = spec.full_witness(&h).is_some();
-                assert_eq!(index.has_witness(events, &ids), slow, "{}", h.notation());
+                assert_eq!(index.has_witness(events, &ids, &interner), slow, "{}", h.notation());
                 agreed += 1;
                 witnessed += usize::from(slow);
             }

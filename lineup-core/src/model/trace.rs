@@ -71,6 +71,14 @@ impl ResponseInterner {
         &self.values[id as usize]
     }
 
+    /// The number of `response`, if it has one (without numbering it).
+    pub fn find(&self, response: &Response) -> Option<u32> {
+        match response {
+            Response::Returned(rendering) => self.returned.get(rendering.as_str()).copied(),
+            Response::Panicked(message) => self.panicked.get(message.as_str()).copied(),
+        }
+    }
+
     /// How many distinct responses it numbers (`0..len()`).
     pub fn len(&self) -> usize {
         self.values.len()

@@ -121,6 +121,15 @@ impl ObservationSet {
     pub(crate) fn from_distinct(ops: OpTable, histories: Vec<History>) -> Self {
         use rayon::prelude::*;
         const SHARDS: usize = 64;
+        // Below this, one by one is faster than the passes that spread the work.
+        const SMALL: usize = 4096;
+        if histories.len() < SMALL {
+            let mut set = Self::new(ops);
+            for h in histories {
+                set.insert_new(h);
+            }
+            return set;
+        }
         let keys: Vec<(Vec<usize>, Option<usize>, u64)> = histories
             .par_iter()
             .map(|h| {
@@ -285,5 +294,66 @@ impl ObservationSet {
     /// The group whose per-thread results match those of `h`, if any.
     pub fn group_of(&self, h: &History) -> Option<&Observation> {
         self.group_index(h).map(|i| &self.observations[i])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::history::{op_table, Event};
+    use crate::model::invocation::InvocationLabel;
+    use crate::model::matrix::TestMatrix;
+
+    /// Every serial order of the operations of a 7-thread matrix of one operation each (5,040),
+    /// each operation returning a small function of its place, so that orders share groups.
+    fn serial_histories() -> (OpTable, Vec<History>) {
+        let matrix = TestMatrix::new((0..7).map(|_| vec![0]).collect());
+        let ops = op_table(&matrix, &[InvocationLabel::new("op", vec![])]);
+        fn orders(left: Vec<usize>, acc: &mut Vec<usize>, out: &mut Vec<Vec<usize>>) {
+            if left.is_empty() {
+                out.push(acc.clone());
+            }
+            for (i, &op) in left.iter().enumerate() {
+                let mut rest = left.clone();
+                rest.remove(i);
+                acc.push(op);
+                orders(rest, acc, out);
+                acc.pop();
+            }
+        }
+        let mut all = Vec::new();
+        orders((1..=7).collect(), &mut Vec::new(), &mut all);
+        let histories = all
+            .into_iter()
+            .map(|order| {
+                let mut responses = vec![None; 7];
+                let mut events = Vec::new();
+                for (place, &op) in order.iter().enumerate() {
+                    responses[op - 1] = Some(Response::returned(&((place * op) % 5)));
+                    events.extend([Event::Call(op), Event::Return(op)]);
+                }
+                History::from_recording(ops.clone(), events, responses, false)
+            })
+            .collect();
+        (ops, histories)
+    }
+
+    /// Built in parallel, the set is the one `insert_new` builds one history at a time: the same
+    /// groups in the same order, each with its histories in the same order.
+    #[test]
+    fn from_distinct_groups_as_one_by_one() {
+        let (ops, histories) = serial_histories();
+        assert!(histories.len() > 4096, "small sets are built one by one anyway");
+        let mut one_by_one = ObservationSet::new(ops.clone());
+        for h in histories.clone() {
+            one_by_one.insert_new(h);
+        }
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(3).build().unwrap();
+        let parallel = pool.install(|| ObservationSet::from_distinct(ops, histories));
+        assert!(one_by_one.observations().len() > 10);
+        assert_eq!(parallel, one_by_one);
+        assert_eq!(parallel.len(), one_by_one.len());
+        let h = one_by_one.histories().nth(1234).unwrap();
+        assert_eq!(parallel.group_index(h), one_by_one.group_index(h));
     }
 }
