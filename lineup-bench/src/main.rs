@@ -15,6 +15,10 @@
 //!   blocking queue (with `take()`), whose stuck executions cost shuttle a fresh stack each.
 //! * `one_matrix_workers` (`workers`): one matrix checked by one worker and by two, which split
 //!   both phases' trees ([`one_matrix_workers`]). Target: speedup >= 1.7 on the passing matrix.
+//! * `scaling [MAX_WORKERS]`: one expensive matrix and RandomCheck at 1, 2, 4, ... workers, with
+//!   the speedup and the share of the one-worker time outside parallel sections ([`scaling`]).
+//!   Targets: `serial_share` <= 0.05 for one matrix; on 16 cores, one matrix >= 10x and
+//!   RandomCheck >= 14x.
 //! * `native`: the same objects on `lineup::sync` and on shuttle's own primitives: phase 1 and
 //!   the default check of each ([`native`]).
 //! * `loom_vs_shuttle` (`loom`): the same 2x2 matrix checked on shuttle (here) and on loom (this
@@ -33,6 +37,7 @@ mod native;
 #[path = "../../examples/objects/mod.rs"]
 mod objects;
 mod one_matrix_workers;
+mod scaling;
 mod shapes;
 mod spin;
 mod strategies;
@@ -359,6 +364,12 @@ fn main() {
         "histories" => histories::run(&std::env::args().skip(2).collect::<Vec<_>>()),
         "phase1" => phase1_3x3(),
         "workers" => one_matrix_workers::run(),
+        "scaling" => scaling::run(std::env::args().nth(2).map(|n| {
+            n.parse().unwrap_or_else(|_| {
+                eprintln!("usage: lineup-bench scaling [MAX_WORKERS], not `{n}`");
+                std::process::exit(2)
+            })
+        })),
         "strategies" => strategies::run(),
         "actors" => actors::run(std::env::args().nth(2).and_then(|n| n.parse().ok()).unwrap_or(50_000)),
         "shapes" => shapes::run(std::env::args().nth(2).and_then(|n| n.parse().ok()).unwrap_or(20)),
@@ -384,7 +395,7 @@ fn main() {
         }
         other => {
             eprintln!(
-                "unknown benchmark `{other}`; available: phases, random, depth [--stages], handles, workers, strategies, actors [BUDGET], shapes [K], \
+                "unknown benchmark `{other}`; available: phases, random, depth [--stages], handles, workers, scaling [MAX_WORKERS], strategies, actors [BUDGET], shapes [K], \
                  table2 [--samples K], phase1, phase2, spin, native, loom [queue|counter1]"
             );
             std::process::exit(2);

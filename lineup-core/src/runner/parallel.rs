@@ -172,70 +172,75 @@ pub fn check_matrices<O: Send + Sync + 'static>(
     // backend needs to re-run the test in a child process.
     let name = std::thread::current().name().unwrap_or("main").to_string();
     let workers = workers.max(1);
-    std::thread::scope(|scope| {
-        for _ in 0..workers.min(matrices.len().max(1)) {
-            let worker = std::thread::Builder::new().name(name.clone());
-            let spawned = worker.spawn_scoped(scope, || loop {
-                let i = next.fetch_add(1, Ordering::SeqCst);
-                if i >= matrices.len() || i > failing_index() {
-                    break;
-                }
-                let left_time = deadline.map(|d| d.saturating_duration_since(Instant::now()));
-                if left_time == Some(Duration::ZERO) {
-                    inconclusive_matrices.lock().expect("no worker panics").not_reached += 1;
-                    continue;
-                }
-                // Matrices are taken in order: once fewer are left than workers, the workers that
-                // find none left would idle; the last checks use them instead.
-                let left = matrices.len() - i;
-                let config = Config {
-                    workers: (workers / left).max(1),
-                    max_duration: left_time.or(config.max_duration),
-                    ..config.clone()
-                };
-                let result = check(subject, &matrices[i], &config);
-                let outcome = match result {
-                    Ok(Verdict::Pass(stats)) => {
-                        executions.fetch_add(stats.serial_executions + stats.concurrent_executions, Ordering::Relaxed);
-                        inconclusive.fetch_add(stats.inconclusive_executions, Ordering::Relaxed);
-                        interludes.fetch_add(usize::from(stats.interlude.is_some()), Ordering::Relaxed);
-                        let mut counts = inconclusive_matrices.lock().expect("no worker panics");
-                        counts.add(&stats);
-                        counts.cut += usize::from(stats.unfinished);
-                        drop(counts);
-                        // A small matrix goes deeper at once; a violation there is the matrix's.
-                        let deeper = deepening.and_then(|d| deepen_small(subject, &matrices[i], &config, &stats, d));
-                        deeper.and_then(|(matrix, failure)| {
-                            executions.fetch_add(matrix.executions, Ordering::Relaxed);
-                            deepened.lock().expect("no worker panics").push(matrix);
-                            failure
-                        })
+    crate::profile::parallel_section(|| {
+        std::thread::scope(|scope| {
+            for _ in 0..workers.min(matrices.len().max(1)) {
+                let worker = std::thread::Builder::new().name(name.clone());
+                let spawned = worker.spawn_scoped(scope, || loop {
+                    let i = next.fetch_add(1, Ordering::SeqCst);
+                    if i >= matrices.len() || i > failing_index() {
+                        break;
                     }
-                    Ok(Verdict::Fail(v)) => {
-                        let stats = &v.stats;
-                        executions.fetch_add(stats.serial_executions + stats.concurrent_executions, Ordering::Relaxed);
-                        Some(Ok(v))
+                    let left_time = deadline.map(|d| d.saturating_duration_since(Instant::now()));
+                    if left_time == Some(Duration::ZERO) {
+                        inconclusive_matrices.lock().expect("no worker panics").not_reached += 1;
+                        continue;
                     }
-                    Err(e @ CheckError::Unfinished { .. }) => {
-                        inconclusive_matrices
-                            .lock()
-                            .expect("no worker panics")
-                            .add_unfinished(&e);
-                        None
+                    // Matrices are taken in order: once fewer are left than workers, the workers that
+                    // find none left would idle; the last checks use them instead.
+                    let left = matrices.len() - i;
+                    let config = Config {
+                        workers: (workers / left).max(1),
+                        max_duration: left_time.or(config.max_duration),
+                        ..config.clone()
+                    };
+                    let result = check(subject, &matrices[i], &config);
+                    let outcome = match result {
+                        Ok(Verdict::Pass(stats)) => {
+                            executions
+                                .fetch_add(stats.serial_executions + stats.concurrent_executions, Ordering::Relaxed);
+                            inconclusive.fetch_add(stats.inconclusive_executions, Ordering::Relaxed);
+                            interludes.fetch_add(usize::from(stats.interlude.is_some()), Ordering::Relaxed);
+                            let mut counts = inconclusive_matrices.lock().expect("no worker panics");
+                            counts.add(&stats);
+                            counts.cut += usize::from(stats.unfinished);
+                            drop(counts);
+                            // A small matrix goes deeper at once; a violation there is the matrix's.
+                            let deeper =
+                                deepening.and_then(|d| deepen_small(subject, &matrices[i], &config, &stats, d));
+                            deeper.and_then(|(matrix, failure)| {
+                                executions.fetch_add(matrix.executions, Ordering::Relaxed);
+                                deepened.lock().expect("no worker panics").push(matrix);
+                                failure
+                            })
+                        }
+                        Ok(Verdict::Fail(v)) => {
+                            let stats = &v.stats;
+                            executions
+                                .fetch_add(stats.serial_executions + stats.concurrent_executions, Ordering::Relaxed);
+                            Some(Ok(v))
+                        }
+                        Err(e @ CheckError::Unfinished { .. }) => {
+                            inconclusive_matrices
+                                .lock()
+                                .expect("no worker panics")
+                                .add_unfinished(&e);
+                            None
+                        }
+                        Err(e) => Some(Err(e)),
+                    };
+                    let done = checked.fetch_add(1, Ordering::SeqCst) + 1;
+                    let mut first = failure.lock().expect("no worker panics");
+                    if let Some(outcome) = outcome {
+                        if first.as_ref().is_none_or(|(j, _)| i < *j) {
+                            *first = Some((i, outcome));
+                        }
                     }
-                    Err(e) => Some(Err(e)),
-                };
-                let done = checked.fetch_add(1, Ordering::SeqCst) + 1;
-                let mut first = failure.lock().expect("no worker panics");
-                if let Some(outcome) = outcome {
-                    if first.as_ref().is_none_or(|(j, _)| i < *j) {
-                        *first = Some((i, outcome));
-                    }
-                }
-                progress.update(done, usize::from(first.is_some()), executions.load(Ordering::Relaxed));
-            });
-            spawned.expect("a worker thread can be spawned");
-        }
+                    progress.update(done, usize::from(first.is_some()), executions.load(Ordering::Relaxed));
+                });
+                spawned.expect("a worker thread can be spawned");
+            }
+        })
     });
     BatchOutcome {
         first_failure: failure.into_inner().expect("no worker panics"),
