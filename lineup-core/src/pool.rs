@@ -1,23 +1,27 @@
 //! The thread pools on which the parts of a check that are not explorations (building the
-//! specification at the end of phase 1, phase 2's index of it) run on the check's workers: one
-//! pool per number of workers, made on first use and kept for the process, so that a check of a
-//! small matrix does not pay for starting threads.
+//! specification at the end of phase 1, phase 2's index of it) run on the check's workers.
+//!
+//! Each calling thread has its own pools, one per number of workers, made on first use and kept
+//! while the thread lives: a check of a small matrix does not pay for starting threads, and the
+//! checks that RandomCheck runs side by side, each from a worker of its own, never queue up on a
+//! pool they share.
 
+use std::cell::RefCell;
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::rc::Rc;
 
-/// The pools made so far, by their number of threads.
-static POOLS: Mutex<Option<HashMap<usize, Arc<rayon::ThreadPool>>>> = Mutex::new(None);
+thread_local! {
+    /// This thread's pools, by their number of threads.
+    static POOLS: RefCell<HashMap<usize, Rc<rayon::ThreadPool>>> = RefCell::new(HashMap::new());
+}
 
-/// Runs `work` on the pool of `threads` threads (at least one): rayon's parallel iterators inside
-/// it use those threads, and no others.
+/// Runs `work` on this thread's pool of `threads` threads (at least one): rayon's parallel
+/// iterators inside it use those threads, and no others.
 pub(crate) fn install<R: Send>(threads: usize, work: impl FnOnce() -> R + Send) -> R {
     let threads = threads.max(1);
-    let pool = {
-        let mut pools = POOLS.lock().unwrap_or_else(|e| e.into_inner());
-        let pools = pools.get_or_insert_with(HashMap::new);
-        Arc::clone(pools.entry(threads).or_insert_with(|| {
-            Arc::new(
+    let pool = POOLS.with(|pools| {
+        Rc::clone(pools.borrow_mut().entry(threads).or_insert_with(|| {
+            Rc::new(
                 rayon::ThreadPoolBuilder::new()
                     .num_threads(threads)
                     .thread_name(move |k| format!("lineup-pool-{threads}-{k}"))
@@ -25,6 +29,6 @@ pub(crate) fn install<R: Send>(threads: usize, work: impl FnOnce() -> R + Send) 
                     .expect("a thread pool for a check's workers"),
             )
         }))
-    };
+    });
     pool.install(work)
 }
