@@ -253,23 +253,8 @@ impl<'a, O: Send + Sync + 'static> Phase2<'a, O> {
         if explored <= interlude.after && !queue.has_work_left() {
             return Ok((results, None));
         }
-        let sample = interlude.strategy.with_at_most(u64::MAX);
-        let middle = Config {
-            strategy: sample,
-            max_executions: None,
-            ..config.clone()
-        };
-        let (found, _) = self
-            .stage(&middle, DecisionTree::new(), 1, None)?
-            .pop()
-            .expect("one worker");
-        let ran = Some((
-            Interlude {
-                strategy: sample,
-                ..interlude
-            },
-            found.executions,
-        ));
+        let (found, ran) = self.sample(config, interlude, u64::MAX)?;
+        let ran = Some(ran);
         if found.violation.is_some() {
             // The sample comes before the rest of the search: a violation the search met early
             // (after its first `after` executions) is not the first one.
@@ -284,6 +269,32 @@ impl<'a, O: Send + Sync + 'static> Phase2<'a, O> {
             results.extend(parallel_section(|| self.stage_on(config, &queue, None))?);
         }
         Ok((results, ran))
+    }
+
+    /// The interlude's sample, of at most `at_most` executions, on one worker: what it found, and
+    /// the interlude that ran with its executions.
+    fn sample(&self, config: &Config, interlude: Interlude, at_most: u64) -> Result<(Found, InterludeRan), CheckError> {
+        let sample = interlude.strategy.with_at_most(at_most);
+        let middle = Config {
+            strategy: sample,
+            max_executions: None,
+            ..config.clone()
+        };
+        let (found, _) = self
+            .stage(&middle, DecisionTree::new(), 1, None)?
+            .pop()
+            .expect("one worker");
+        let executions = found.executions;
+        Ok((
+            found,
+            (
+                Interlude {
+                    strategy: sample,
+                    ..interlude
+                },
+                executions,
+            ),
+        ))
     }
 
     /// A stage on the workers of `queue`, the first of which starts with `first`, if any (the
@@ -320,24 +331,9 @@ impl<'a, O: Send + Sync + 'static> Phase2<'a, O> {
             return Ok((results, None));
         }
         let left = config.max_executions.map(|max| max - ran);
-        let sample = interlude.strategy.with_at_most(left.unwrap_or(u64::MAX));
-        let middle = Config {
-            strategy: sample,
-            max_executions: None,
-            ..config.clone()
-        };
-        let (found, _) = self
-            .stage(&middle, DecisionTree::new(), 1, None)?
-            .pop()
-            .expect("one worker");
+        let (found, ran) = self.sample(config, interlude, left.unwrap_or(u64::MAX))?;
         let stopped = found.stopped();
-        let ran = Some((
-            Interlude {
-                strategy: sample,
-                ..interlude
-            },
-            found.executions,
-        ));
+        let ran = Some(ran);
         let left = left.map(|left| left - found.executions);
         results.push(found);
         if !stopped && left != Some(0) {
