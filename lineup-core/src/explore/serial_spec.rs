@@ -190,3 +190,102 @@ fn first_proof(entries: &[(Trace, Vec<u32>)], tolerated: &[bool]) -> Option<(usi
         })
         .min()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::history::op_table;
+    use crate::model::invocation::InvocationLabel;
+    use crate::model::matrix::TestMatrix;
+    use crate::model::response::Response;
+
+    /// `1[ ]1 2[ ]2` or `2[ ]2 1[ ]1` of a 2x1 matrix, op 1 returning `first`, op 2 `second`,
+    /// numbered by `interner`.
+    fn trace(op_first: usize, first: u64, second: u64, interner: &mut ResponseInterner) -> Trace {
+        let other = 3 - op_first;
+        let mut responses = vec![None; 2];
+        responses[op_first - 1] = Some(interner.intern(&Response::returned(&first)));
+        responses[other - 1] = Some(interner.intern(&Response::returned(&second)));
+        Trace {
+            events: vec![
+                Event::Call(op_first),
+                Event::Return(op_first),
+                Event::Call(other),
+                Event::Return(other),
+            ],
+            responses,
+            stuck: false,
+        }
+    }
+
+    fn ops() -> OpTable {
+        op_table(
+            &TestMatrix::new(vec![vec![0], vec![0]]),
+            &[InvocationLabel::new("op", vec![])],
+        )
+    }
+
+    /// Three serial traces in depth-first order of their schedules; the third and the second
+    /// prove nondeterminism (op 1 first, then op 2 returns 7 or 8). Given to one worker, or
+    /// spread over two so that the proof's traces lie on different workers, with the first met by
+    /// both (kept once, at its first schedule): the same specification and proof.
+    #[test]
+    fn the_workers_traces_make_the_specification_one_worker_makes() {
+        let schedules = [vec![0, 0], vec![0, 1], vec![1, 0], vec![1, 1]];
+        let alone = {
+            let mut interner = ResponseInterner::default();
+            let traces = vec![
+                (trace(2, 5, 6, &mut interner), schedules[0].clone()),
+                (trace(1, 6, 7, &mut interner), schedules[1].clone()),
+                (trace(1, 6, 8, &mut interner), schedules[3].clone()),
+            ];
+            WorkerTraces {
+                traces,
+                interner,
+                proof: Some((2, 1, 2)),
+            }
+        };
+        let (spec, proof) = build_spec(vec![alone], ops(), &[false, false], 1);
+        let (proof, token) = proof.expect("nondeterministic");
+        assert_eq!((proof.op, token.choices.clone()), (2, schedules[3].clone()));
+        assert_eq!(spec.len(), 3);
+
+        // Another numbering on each worker, and the first trace met by both.
+        let mut a = ResponseInterner::default();
+        a.intern(&Response::returned(&"unused"));
+        let first_worker = WorkerTraces {
+            traces: vec![
+                (trace(2, 5, 6, &mut a), schedules[2].clone()),
+                (trace(1, 6, 8, &mut a), schedules[3].clone()),
+            ],
+            interner: a,
+            proof: None,
+        };
+        let mut b = ResponseInterner::default();
+        let second_worker = WorkerTraces {
+            traces: vec![
+                (trace(1, 6, 7, &mut b), schedules[1].clone()),
+                (trace(2, 5, 6, &mut b), schedules[0].clone()),
+            ],
+            interner: b,
+            proof: None,
+        };
+        let (shared_spec, shared_proof) = build_spec(vec![first_worker, second_worker], ops(), &[false, false], 2);
+        let (shared_proof, shared_token) = shared_proof.expect("a proof across the workers");
+        assert_eq!(shared_spec, spec);
+        assert_eq!(shared_proof, proof);
+        assert_eq!(shared_token, token);
+        // Op 2 marked nondeterministic: 7 or 8 is tolerated.
+        let mut c = ResponseInterner::default();
+        let tolerant = WorkerTraces {
+            traces: vec![
+                (trace(1, 6, 7, &mut c), schedules[1].clone()),
+                (trace(1, 6, 8, &mut c), schedules[3].clone()),
+            ],
+            interner: c,
+            proof: None,
+        };
+        let (_, none) = build_spec(vec![tolerant, WorkerTraces::default()], ops(), &[false, true], 2);
+        assert!(none.is_none());
+    }
+}
