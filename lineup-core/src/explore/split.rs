@@ -12,6 +12,13 @@
 //! schedule in depth-first order, as one worker alone would report it: executions after the best
 //! schedule found so far are skipped, executions before it are all explored. An error stops every
 //! worker ([`SplitQueue::abort`]).
+//!
+//! A *pausing* exploration ([`SplitQueue::pausing`], the interlude's search) stops once its first
+//! `after` executions in depth-first order are explored, whatever the workers explored past them:
+//! the tree is counted in pieces (the whole tree and every subtree handed out, each a run of
+//! consecutive executions), the worker of the first piece not done counts its own executions
+//! against what the pieces before it hold, and at the pause every worker hands its tree back to
+//! the queue, which [`SplitQueue::resume`] gives to the next stage.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
