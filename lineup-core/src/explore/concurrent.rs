@@ -63,11 +63,10 @@ pub(crate) fn concurrent_executions<O: Send + Sync + 'static>(
     let split = splits(config, replay.is_some(), observer.is_some());
     let start = Instant::now();
     let (results, interlude_ran) = match interlude_for(config, replay.is_some()) {
-        None if split => (
-            parallel_section(|| phase2.findings(config, tree, workers, replayed))?,
-            None,
-        ),
-        None => (phase2.findings(config, tree, workers, replayed)?, None),
+        None => {
+            let findings = || phase2.findings(config, tree, workers, replayed);
+            (if split { parallel_section(findings) } else { findings() }?, None)
+        }
         Some(interlude) => phase2.search_with_interlude(config, tree, workers, interlude)?,
     };
     let outcome = Phase2Outcome {

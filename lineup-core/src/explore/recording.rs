@@ -248,8 +248,7 @@ pub(crate) fn set_role(task: TaskId, role: Role) {
 
 /// The history of `trace`, its responses resolved in this exploration's interner.
 pub(crate) fn history_of(trace: TraceRef<'_>, ops: &OpTable) -> History {
-    let responses = with(|r| r.interner.resolve(trace.responses));
-    History::from_recording(ops.clone(), trace.events.to_vec(), responses, trace.stuck)
+    with(|r| trace.history(&r.interner, ops))
 }
 
 impl Recording {

@@ -73,11 +73,11 @@ pub(crate) fn build_spec(
             let end = proof.map_or(entries.len(), |(second, _, _)| second + 1);
             let histories: Vec<History> = entries[..end]
                 .par_iter()
-                .map(|(trace, _)| history_of(trace, &interner, &ops))
+                .map(|(trace, _)| trace.as_ref().history(&interner, &ops))
                 .collect();
             (interner, entries, proof, histories)
         });
-        let to_history = |trace: &Trace| history_of(trace, &interner, &ops);
+        let to_history = |trace: &Trace| trace.as_ref().history(&interner, &ops);
         let spec = parallel_section(|| ObservationSet::from_distinct(ops.clone(), histories));
         let proof = proof.map(|(second, first, op)| {
             let proof = Nondeterminism {
@@ -97,15 +97,14 @@ pub(crate) fn build_spec(
     })
 }
 
-/// The serial history of `trace`, its responses numbered by `interner`.
-fn history_of(trace: &Trace, interner: &ResponseInterner, ops: &OpTable) -> History {
-    let responses = interner.resolve(&trace.responses);
-    History::from_recording(ops.clone(), trace.events.clone(), responses, trace.stuck)
-}
-
 /// Step 1: one interner for every worker's responses, and every worker's traces renumbered into
-/// it.
-fn renumbered(workers: Vec<WorkerTraces>) -> (ResponseInterner, Vec<(Trace, Vec<u32>)>) {
+/// it (a worker alone keeps its own).
+fn renumbered(mut workers: Vec<WorkerTraces>) -> (ResponseInterner, Vec<(Trace, Vec<u32>)>) {
+    if workers.len() == 1 {
+        // A worker alone: its numbers are the ones.
+        let worker = workers.pop().expect("one worker");
+        return (worker.interner, worker.traces);
+    }
     let mut interner = ResponseInterner::default();
     let maps: Vec<Vec<u32>> = workers
         .iter()

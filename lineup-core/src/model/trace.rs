@@ -4,7 +4,7 @@
 
 use std::hash::BuildHasher;
 
-use crate::model::history::Event;
+use crate::model::history::{Event, History, OpTable};
 use crate::model::response::Response;
 
 /// Numbers the distinct responses of an exploration, so that executions record, hash and
@@ -126,6 +126,12 @@ impl TraceRef<'_> {
             responses: self.responses.to_vec(),
             stuck: self.stuck,
         }
+    }
+
+    /// The history of this trace, its responses numbered by `interner`.
+    pub fn history(self, interner: &ResponseInterner, ops: &OpTable) -> History {
+        let responses = interner.resolve(self.responses);
+        History::from_recording(ops.clone(), self.events.to_vec(), responses, self.stuck)
     }
 
     /// The hash a [`TraceSet`](crate::explore::trace_set::TraceSet) files the trace under.
