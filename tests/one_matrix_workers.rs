@@ -4,12 +4,14 @@
 //! changes the counts); a failing one reports the same violation with the same replay token (the
 //! first in depth-first order); nondeterminism is proved by the same pair of serial histories.
 //! (How many executions ran before a failure was found may differ: workers explore some
-//! executions after it before they hear of it.)
+//! executions after it before they hear of it.) The executions of the `random` strategy are split
+//! by index: a passing check runs the same executions, a failing one reports the first failing
+//! index, with its token.
 
 #[path = "../examples/objects/mod.rs"]
 mod objects;
 
-use lineup::{check, Config, Subject, TestMatrix, Verdict};
+use lineup::{check, Config, Strategy, Subject, TestMatrix, Verdict};
 use objects::{counters, queues, spin};
 
 /// What must not depend on the number of workers.
@@ -31,8 +33,18 @@ enum Outcome {
 }
 
 fn outcome<O: Send + Sync + 'static>(subject: &Subject<O>, matrix: &TestMatrix, workers: usize) -> Outcome {
+    outcome_with(subject, matrix, workers, Strategy::PbDfs)
+}
+
+fn outcome_with<O: Send + Sync + 'static>(
+    subject: &Subject<O>,
+    matrix: &TestMatrix,
+    workers: usize,
+    strategy: Strategy,
+) -> Outcome {
     let config = Config {
         workers,
+        strategy,
         ..Config::default()
     };
     match check(subject, matrix, &config) {
@@ -99,4 +111,74 @@ fn nondeterminism_is_proved_by_the_same_serial_histories_on_any_number_of_worker
         matches!(&outcome, Outcome::Fail { kind, .. } if kind.contains("Nondetermin")),
         "{outcome:?}"
     );
+}
+
+/// `random` with `executions` from seed `seed`, checked with 1 to 4 workers: one outcome.
+fn random_same_for_any_workers<O: Send + Sync + 'static>(
+    subject: &Subject<O>,
+    columns: Vec<Vec<usize>>,
+    executions: u64,
+    seed: u64,
+) -> Outcome {
+    let matrix = TestMatrix::new(columns);
+    let strategy = Strategy::Random { executions, seed };
+    let alone = outcome_with(subject, &matrix, 1, strategy);
+    for workers in [2, 3, 4] {
+        assert_eq!(
+            outcome_with(subject, &matrix, workers, strategy),
+            alone,
+            "{} on {matrix:?} with {workers} workers, {strategy}",
+            subject.name()
+        );
+    }
+    alone
+}
+
+#[test]
+fn random_executions_split_by_index_run_the_same_executions_on_any_number_of_workers() {
+    let outcome = random_same_for_any_workers(&queues::blocking_queue(), vec![vec![0, 3], vec![3, 1], vec![2]], 600, 3);
+    assert!(
+        matches!(outcome, Outcome::Pass { concurrent_executions: 600, stuck_histories, .. } if stuck_histories > 0),
+        "{outcome:?}"
+    );
+    // Fewer executions than workers: each runs at most one.
+    let outcome = random_same_for_any_workers(&counters::atomic_counter(), vec![vec![0, 1], vec![1]], 2, 1);
+    assert!(
+        matches!(
+            outcome,
+            Outcome::Pass {
+                concurrent_executions: 2,
+                ..
+            }
+        ),
+        "{outcome:?}"
+    );
+}
+
+#[test]
+fn random_executions_split_by_index_report_the_first_failing_index_on_any_number_of_workers() {
+    // Seeds whose first failing execution comes late (each worker runs many before it) and early.
+    let mut late = 0;
+    for seed in 0..6 {
+        let outcome = random_same_for_any_workers(&counters::counter2(), vec![vec![1], vec![0, 0]], 2000, seed);
+        let Outcome::Fail { replay, .. } = &outcome else {
+            panic!("seed {seed}: {outcome:?}");
+        };
+        // The token of the failing execution alone: the single worker's first failing index.
+        let single = Config {
+            workers: 1,
+            strategy: Strategy::Random { executions: 2000, seed },
+            ..Config::default()
+        };
+        let Ok(Verdict::Fail(v)) = check(
+            &counters::counter2(),
+            &TestMatrix::new(vec![vec![1], vec![0, 0]]),
+            &single,
+        ) else {
+            panic!("seed {seed}: one worker passed");
+        };
+        assert_eq!(&v.replay.to_string(), replay);
+        late += usize::from(v.stats.concurrent_executions > 8);
+    }
+    assert!(late > 0, "no seed fails after the workers' first executions");
 }

@@ -6,16 +6,19 @@ use std::rc::Rc;
 use std::sync::Arc;
 use std::time::Instant;
 
-use crate::config::{Config, Interlude};
+use crate::config::{Config, Interlude, Strategy};
 use crate::error::CheckError;
 use crate::explore::decision_tree::DecisionTree;
 use crate::explore::recording;
 use crate::explore::recording::history_of;
 use crate::explore::replay::{plan, ReplayPlan};
 use crate::explore::run::explore_keeping_tree;
+use crate::explore::sample_split::{index_at, SampleIndices};
 use crate::explore::scheduler::{Control, ExecutionResult};
-use crate::explore::split::{abort_shared, on_workers, on_workers_from, worker_count, SplitQueue};
+use crate::explore::split::{abort_shared, on_each_worker, on_workers, on_workers_from, worker_count, SplitQueue};
 use crate::explore::strategy;
+use crate::explore::strategy::random_walk::RandomWalk;
+use crate::explore::strategy::SchedulingStrategy;
 use crate::explore::trace_set::{Fingerprint, TraceFingerprints};
 use crate::judge::full_spec_index::{FullSpecIndex, FullSpecProbe};
 use crate::judge::history_judge::judge;
@@ -33,7 +36,8 @@ use crate::spec::observation::ObservationSet;
 /// `observer`, to the end, reporting every execution and distinct history to it). The tree of a
 /// DFS strategy is explored by [`Config::workers`] OS threads, which share it by prefix
 /// ([`split`](crate::explore::split)); the violation reported is the first one in depth-first
-/// order, whatever the number of workers.
+/// order, whatever the number of workers. The executions of `random` are split among them by index
+/// ([`sample_split`](crate::explore::sample_split)), the first failing index reported.
 #[cfg_attr(loom, allow(dead_code))]
 pub(crate) fn concurrent_executions<O: Send + Sync + 'static>(
     subject: &Subject<O>,
@@ -78,10 +82,11 @@ pub(crate) fn concurrent_executions<O: Send + Sync + 'static>(
     sum_up(outcome, results, observer.is_some())
 }
 
-/// How many workers explore: a replayed schedule, a sampling strategy, a bounded number of
-/// executions (which ones depends on the order in which they are explored), or an observed phase 2
-/// (a survey meets its histories in depth-first order) is explored by one; the tree of an
-/// exhaustive (DFS) strategy is split.
+/// How many workers explore: a replayed schedule, PCT (each execution depends on the ones before
+/// it), a bounded number of executions (which ones depends on the order in which they are
+/// explored), or an observed phase 2 (a survey meets its histories in depth-first order) is
+/// explored by one; the tree of an exhaustive (DFS) strategy is split, and so are the executions of
+/// `random` (by index).
 fn workers_for(config: &Config, replaying: bool, observed: bool) -> usize {
     if splits(config, replaying, observed) {
         worker_count(config.workers)
@@ -93,7 +98,13 @@ fn workers_for(config: &Config, replaying: bool, observed: bool) -> usize {
 /// Whether the exploration is split among all the workers [`Config::workers`] allows (see
 /// [`workers_for`]).
 fn splits(config: &Config, replaying: bool, observed: bool) -> bool {
-    !(replaying || !config.strategy.is_exhaustive() || config.max_executions.is_some() || observed)
+    !(replaying || !splits_by_itself(config.strategy) || config.max_executions.is_some() || observed)
+}
+
+/// Whether `strategy`'s executions can be split among workers: a DFS tree by prefix, `random`'s
+/// executions by index; not PCT's (see [`sample_split`](crate::explore::sample_split)).
+fn splits_by_itself(strategy: Strategy) -> bool {
+    strategy.is_exhaustive() || matches!(strategy, Strategy::Random { .. })
 }
 
 /// The interlude that may run (see [`Interlude`]): only in an exhaustive search that is no replay
@@ -158,7 +169,32 @@ impl<'a, O: Send + Sync + 'static> Phase2<'a, O> {
         workers: usize,
         replayed: Option<&[u32]>,
     ) -> Result<Vec<(Found, DecisionTree)>, CheckError> {
-        on_workers(workers, tree, |tree, split| self.worker(config, tree, split, replayed))
+        match (config.strategy, replayed) {
+            (Strategy::Random { executions, seed }, None) if workers > 1 => {
+                Ok(self.random_stage(config, executions, seed, workers)?)
+            }
+            _ => on_workers(workers, tree, |tree, split| self.worker(config, tree, split, replayed)),
+        }
+    }
+
+    /// A stage of `random`'s `executions` from `seed`, split among `workers` by index: each worker
+    /// gives back what it found (its violation placed by index) and an empty tree.
+    fn random_stage(
+        &self,
+        config: &Config,
+        executions: u64,
+        seed: u64,
+        workers: usize,
+    ) -> Result<Vec<(Found, DecisionTree)>, CheckError> {
+        let workers = SampleIndices::workers_for(executions, workers);
+        let indices = Arc::new(SampleIndices::new(executions, workers));
+        on_each_worker(workers, |w| {
+            let strategy = RandomWalk::split(seed, SampleIndices::first(w), Arc::clone(&indices));
+            let judge = self.judge(config, None, Some(&indices));
+            self.explore(config, DecisionTree::new(), None, Box::new(strategy), judge)
+        })
+        .into_iter()
+        .collect()
     }
 
     /// [`stage`](Self::stage), without the trees.
@@ -182,20 +218,44 @@ impl<'a, O: Send + Sync + 'static> Phase2<'a, O> {
         split: Option<&Arc<SplitQueue>>,
         replayed: Option<&[u32]>,
     ) -> Result<(Found, DecisionTree), CheckError> {
-        let found = Rc::new(RefCell::new(Found::new(config)));
-        let judge = ExecutionJudge {
+        let judge = self.judge(config, split, None);
+        self.explore(config, tree, split, strategy::for_phase2(config, replayed), judge)
+    }
+
+    /// The judge of one worker's executions, which shares its tree with `split`'s workers or its
+    /// sample with `samples`' workers, if any.
+    fn judge(
+        &self,
+        config: &Config,
+        split: Option<&Arc<SplitQueue>>,
+        samples: Option<&Arc<SampleIndices>>,
+    ) -> ExecutionJudge {
+        ExecutionJudge {
             full_index: RefCell::new(FullSpecProbe::new(Arc::clone(&self.full_index))),
-            found: Rc::clone(&found),
+            found: Rc::new(RefCell::new(Found::new(config))),
             spec: Arc::clone(&self.spec),
             ops: self.ops.clone(),
             spec_bytes: self.spec_bytes,
             check_stuck: config.check_stuck,
             queue: split.cloned(),
+            samples: samples.cloned(),
             seen: Arc::clone(&self.seen),
             observer: self.observer.cloned(),
             deadline: self.deadline,
-        };
-        let strategy = strategy::for_phase2(config, replayed);
+        }
+    }
+
+    /// One worker's exploration of `tree` with `strategy`, each execution handed to `judge`: what
+    /// it found, and the tree as it left it.
+    fn explore(
+        &self,
+        config: &Config,
+        tree: DecisionTree,
+        split: Option<&Arc<SplitQueue>>,
+        strategy: Box<dyn SchedulingStrategy>,
+        judge: ExecutionJudge,
+    ) -> Result<(Found, DecisionTree), CheckError> {
+        let found = Rc::clone(&judge.found);
         let (explored, tree) = explore_keeping_tree(
             self.subject,
             self.matrix,
@@ -252,7 +312,7 @@ impl<'a, O: Send + Sync + 'static> Phase2<'a, O> {
         if explored <= interlude.after && !queue.has_work_left() {
             return Ok((results, None));
         }
-        let (found, ran) = self.sample(config, interlude, u64::MAX)?;
+        let (found, ran) = self.sample(config, interlude, u64::MAX, workers)?;
         let ran = Some(ran);
         if found.violation.is_some() {
             // The sample comes before the rest of the search: a violation the search met early
@@ -270,19 +330,24 @@ impl<'a, O: Send + Sync + 'static> Phase2<'a, O> {
         Ok((results, ran))
     }
 
-    /// The interlude's sample, of at most `at_most` executions, on one worker: what it found, and
-    /// the interlude that ran with its executions.
-    fn sample(&self, config: &Config, interlude: Interlude, at_most: u64) -> Result<(Found, InterludeRan), CheckError> {
+    /// The interlude's sample, of at most `at_most` executions, on `workers` (if its strategy
+    /// splits; else on one): what it found, and the interlude that ran with its executions.
+    fn sample(
+        &self,
+        config: &Config,
+        interlude: Interlude,
+        at_most: u64,
+        workers: usize,
+    ) -> Result<(Found, InterludeRan), CheckError> {
         let sample = interlude.strategy.with_at_most(at_most);
         let middle = Config {
             strategy: sample,
             max_executions: None,
             ..config.clone()
         };
-        let (found, _) = self
-            .stage(&middle, DecisionTree::new(), 1, None)?
-            .pop()
-            .expect("one worker");
+        let workers = if splits_by_itself(sample) { workers } else { 1 };
+        let stage = self.stage(&middle, DecisionTree::new(), workers, None)?;
+        let found = Found::merged(stage.into_iter().map(|(found, _)| found)).expect("a stage has a worker");
         let executions = found.executions;
         Ok((
             found,
@@ -330,7 +395,7 @@ impl<'a, O: Send + Sync + 'static> Phase2<'a, O> {
             return Ok((results, None));
         }
         let left = config.max_executions.map(|max| max - ran);
-        let (found, ran) = self.sample(config, interlude, left.unwrap_or(u64::MAX))?;
+        let (found, ran) = self.sample(config, interlude, left.unwrap_or(u64::MAX), 1)?;
         let stopped = found.stopped();
         let ran = Some(ran);
         let left = left.map(|left| left - found.executions);
@@ -350,25 +415,20 @@ impl<'a, O: Send + Sync + 'static> Phase2<'a, O> {
 /// each only if the one before found nothing: the first violation is the first stage's, and within
 /// it the first in depth-first order.
 fn sum_up(mut outcome: Phase2Outcome, results: Vec<Found>, observed: bool) -> Result<Phase2Outcome, CheckError> {
-    let mut memory = None;
-    let mut first = None;
-    for found in results {
-        outcome.executions += found.executions;
-        outcome.redundant += found.redundant;
-        outcome.stuck += found.stuck;
-        outcome.inconclusive += found.inconclusive;
-        outcome.unfinished |= found.unfinished;
-        memory = memory.or(found.memory);
-        if let Some((kind, token, position)) = found.violation {
-            if first.as_ref().is_none_or(|first| position < *first) {
-                first = Some(position);
-                outcome.violation = Some((kind, token));
-            }
-        }
+    let Some(all) = Found::merged(results) else {
+        return Ok(outcome);
+    };
+    outcome.executions += all.executions;
+    outcome.redundant += all.redundant;
+    outcome.stuck += all.stuck;
+    outcome.inconclusive += all.inconclusive;
+    outcome.unfinished |= all.unfinished;
+    if let Some((kind, token, _)) = all.violation {
+        outcome.violation = Some((kind, token));
     }
     // The violating history is one of the distinct histories judged (an observer was told of it).
     outcome.distinct += usize::from(outcome.violation.is_some() && !observed);
-    if let Some((limit, held)) = memory {
+    if let Some((limit, held)) = all.memory {
         return Err(CheckError::MemoryLimit {
             phase: "phase 2 (concurrent executions)",
             limit,
@@ -412,6 +472,28 @@ impl Found {
         }
     }
 
+    /// What `workers` found (of one stage, or of stages each run only if the one before found
+    /// nothing), as one worker's: their counts added up, the first violation (by place), the first
+    /// memory overrun; none without workers.
+    fn merged(workers: impl IntoIterator<Item = Found>) -> Option<Found> {
+        let mut workers = workers.into_iter();
+        let mut all = workers.next()?;
+        for found in workers {
+            all.executions += found.executions;
+            all.redundant += found.redundant;
+            all.stuck += found.stuck;
+            all.inconclusive += found.inconclusive;
+            all.unfinished |= found.unfinished;
+            all.memory = all.memory.or(found.memory);
+            if let Some(violation) = found.violation {
+                if all.violation.as_ref().is_none_or(|first| violation.2 < first.2) {
+                    all.violation = Some(violation);
+                }
+            }
+        }
+        Some(all)
+    }
+
     /// The worker stopped early: at a violation, or past the memory budget.
     fn stopped(&self) -> bool {
         self.violation.is_some() || self.memory.is_some() || self.unfinished
@@ -429,6 +511,8 @@ struct ExecutionJudge {
     check_stuck: bool,
     /// The workers this one shares its tree with, if any.
     queue: Option<Arc<SplitQueue>>,
+    /// The workers this one shares its sample's indices with, if any.
+    samples: Option<Arc<SampleIndices>>,
     seen: Arc<TraceFingerprints>,
     observer: Option<Arc<dyn Phase2Observer>>,
     deadline: Option<Instant>,
@@ -514,6 +598,9 @@ impl ExecutionJudge {
         let position = result.position();
         if let Some(queue) = &self.queue {
             queue.found(position.clone());
+        }
+        if let (Some(samples), Some(index)) = (&self.samples, index_at(&position)) {
+            samples.found(index);
         }
         if found.violation.as_ref().is_none_or(|(_, _, first)| position < *first) {
             let (phase, choices) = result.token();

@@ -18,6 +18,7 @@ pub(crate) mod recording;
 pub(crate) mod replay;
 pub(crate) mod role;
 pub(crate) mod run;
+pub(crate) mod sample_split;
 pub(crate) mod scheduler;
 pub(crate) mod serial;
 pub(crate) mod serial_spec;

@@ -95,10 +95,10 @@ impl ExecutionResult<'_> {
         self.token().1
     }
 
-    /// The execution's place in the exploration's tree: executions compare in depth-first order
-    /// by it.
+    /// The execution's place in the exploration: executions compare in depth-first order (or, for
+    /// a sampling strategy, by index) by it.
     pub fn position(&self) -> Vec<u32> {
-        self.tree.choices()
+        self.strategy.position(self.tree)
     }
 
     /// The phase and the choices of the execution's replay token.

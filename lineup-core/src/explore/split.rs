@@ -505,29 +505,39 @@ pub(crate) fn on_workers_from<R: Send>(
     work: impl Fn(DecisionTree, Option<&Arc<SplitQueue>>) -> Result<R, CheckError> + Sync,
 ) -> Result<Vec<R>, CheckError> {
     let workers = queue.lock().workers;
-    // Workers carry the name of the calling thread (the test's name under libtest).
+    let first = std::sync::Mutex::new(first);
+    let results = on_each_worker(workers, |w| {
+        let first = if w == 0 {
+            first.lock().expect("taken once").take()
+        } else {
+            None
+        };
+        let tree = match first {
+            Some(tree) => Some(tree),
+            None => queue.first_subtree(),
+        };
+        let result = tree.map(|tree| work(tree, Some(queue)));
+        if matches!(result, Some(Err(_))) {
+            queue.abort();
+        }
+        result
+    });
+    results.into_iter().flatten().collect()
+}
+
+/// Runs `work(w)` for each worker `w` below `workers`, each on an OS thread of its own named after
+/// the calling thread (the test's name under libtest): the results in worker order. The executions
+/// the workers' schedulers stopped count for this thread (see
+/// [`stopped_executions`](crate::explore::abandonment::stopped_executions)).
+pub(crate) fn on_each_worker<R: Send>(workers: usize, work: impl Fn(usize) -> R + Sync) -> Vec<R> {
     let name = std::thread::current().name().unwrap_or("main").to_string();
-    let mut first = first.map(Some);
-    let results: Vec<(Option<Result<R, CheckError>>, u64)> = std::thread::scope(|scope| {
+    let results: Vec<(R, u64)> = std::thread::scope(|scope| {
         let handles: Vec<_> = (0..workers)
-            .map(|_| {
-                let (queue, work) = (queue, &work);
-                let first = first.take();
+            .map(|w| {
+                let work = &work;
                 std::thread::Builder::new()
                     .name(name.clone())
-                    .spawn_scoped(scope, move || {
-                        with_stopped_executions(|| {
-                            let tree = match first {
-                                Some(tree) => tree,
-                                None => queue.first_subtree(),
-                            };
-                            let result = tree.map(|tree| work(tree, Some(queue)));
-                            if matches!(result, Some(Err(_))) {
-                                queue.abort();
-                            }
-                            result
-                        })
-                    })
+                    .spawn_scoped(scope, move || with_stopped_executions(|| work(w)))
                     .expect("a worker thread can be spawned")
             })
             .collect();
@@ -538,7 +548,7 @@ pub(crate) fn on_workers_from<R: Send>(
     });
     let stopped = results.iter().map(|(_, stopped)| stopped).sum();
     ExecutionContext::with(|cx| cx.add_stopped_executions(stopped));
-    results.into_iter().filter_map(|(result, _)| result).collect()
+    results.into_iter().map(|(result, _)| result).collect()
 }
 
 /// Runs `work` on a worker thread, and the executions its schedulers stopped there.

@@ -97,6 +97,13 @@ pub(crate) trait SchedulingStrategy: std::fmt::Debug {
         (Phase::Scheduled, by_index.to_vec())
     }
 
+    /// The place of the execution that just ended in the exploration's order, by which the
+    /// violations of its workers compare: its path in the strategy's tree (depth-first order), or
+    /// for a sampling strategy its index.
+    fn position(&self, tree: &DecisionTree) -> Vec<u32> {
+        tree.choices()
+    }
+
     /// Whether it follows [`Point::asleep`] (the partial-order reduction applies).
     fn supports_reduction(&self) -> bool {
         false

@@ -1,11 +1,15 @@
 //! `random`: at every scheduling point, a thread chosen uniformly among those that can run (after
 //! a yield, among the others), for a number of executions. Seeded: execution `i` of seed `s`
-//! always makes the same choices, and its replay token names them.
+//! always makes the same choices, and its replay token names them. Its executions may be split
+//! among workers by index ([`sample_split`](crate::explore::sample_split)).
+
+use std::sync::Arc;
 
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;
 
 use crate::explore::decision_tree::{DecisionTree, Divergence};
+use crate::explore::sample_split::{position_of, SampleIndices};
 use crate::explore::strategy::{execution_rng, Point, SchedulingStrategy};
 
 /// Uniform random scheduling.
@@ -13,7 +17,11 @@ use crate::explore::strategy::{execution_rng, Point, SchedulingStrategy};
 pub(crate) struct RandomWalk {
     executions: u64,
     seed: u64,
-    done: u64,
+    /// The index of the execution running (or about to run).
+    index: u64,
+    /// Where the next index comes from when the executions are split among workers (else it is
+    /// the one after `index`).
+    shared: Option<Arc<SampleIndices>>,
     rng: ChaCha8Rng,
 }
 
@@ -23,15 +31,28 @@ impl RandomWalk {
         Self {
             executions,
             seed,
-            done: 0,
+            index: 0,
+            shared: None,
             rng: execution_rng(seed, 0),
+        }
+    }
+
+    /// The executions of `seed` one worker of a split exploration runs: `first`, then those it
+    /// takes from `indices`.
+    pub fn split(seed: u64, first: u64, indices: Arc<SampleIndices>) -> Self {
+        Self {
+            executions: u64::MAX,
+            seed,
+            index: first,
+            shared: Some(indices),
+            rng: execution_rng(seed, first),
         }
     }
 }
 
 impl SchedulingStrategy for RandomWalk {
     fn begin_execution(&mut self) {
-        self.rng = execution_rng(self.seed, self.done);
+        self.rng = execution_rng(self.seed, self.index);
     }
 
     fn keeps_current(&self) -> bool {
@@ -50,7 +71,22 @@ impl SchedulingStrategy for RandomWalk {
     }
 
     fn advance(&mut self, _tree: &mut DecisionTree) -> bool {
-        self.done += 1;
-        self.done < self.executions
+        match &self.shared {
+            Some(indices) => match indices.take() {
+                Some(index) => {
+                    self.index = index;
+                    true
+                }
+                None => false,
+            },
+            None => {
+                self.index += 1;
+                self.index < self.executions
+            }
+        }
+    }
+
+    fn position(&self, _tree: &DecisionTree) -> Vec<u32> {
+        position_of(self.index)
     }
 }
