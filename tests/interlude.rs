@@ -69,7 +69,7 @@ fn a_tree_past_the_start_is_still_explored_to_the_end_on_any_number_of_workers()
     assert!(tree > 200, "the tree is too small for the test: {tree}");
     // The search pauses on every worker; wherever the pause falls, nothing is explored twice or
     // left out.
-    // A sample of PCT runs on one worker; a random one is split among the workers by index.
+    // The sample's executions (PCT's and random's) are split among the workers by index.
     let random = |after| {
         Some(Interlude {
             after,

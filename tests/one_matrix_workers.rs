@@ -120,8 +120,16 @@ fn random_same_for_any_workers<O: Send + Sync + 'static>(
     executions: u64,
     seed: u64,
 ) -> Outcome {
+    sample_same_for_any_workers(subject, columns, Strategy::Random { executions, seed })
+}
+
+/// `strategy` (a sampling one), checked with 1 to 4 workers: one outcome.
+fn sample_same_for_any_workers<O: Send + Sync + 'static>(
+    subject: &Subject<O>,
+    columns: Vec<Vec<usize>>,
+    strategy: Strategy,
+) -> Outcome {
     let matrix = TestMatrix::new(columns);
-    let strategy = Strategy::Random { executions, seed };
     let alone = outcome_with(subject, &matrix, 1, strategy);
     for workers in [2, 3, 4] {
         assert_eq!(
@@ -181,4 +189,41 @@ fn random_executions_split_by_index_report_the_first_failing_index_on_any_number
         late += usize::from(v.stats.concurrent_executions > 8);
     }
     assert!(late > 0, "no seed fails after the workers' first executions");
+}
+
+/// PCT's executions split by index: each draws its change points from the longest execution of the
+/// rounds before its own, the same on any number of workers.
+#[test]
+fn pct_executions_split_by_index_give_the_same_outcome_on_any_number_of_workers() {
+    let pct = |executions, seed| Strategy::Pct {
+        depth: 3,
+        executions,
+        seed,
+    };
+    let outcome = sample_same_for_any_workers(
+        &queues::blocking_queue(),
+        vec![vec![0, 3], vec![3, 1], vec![2]],
+        pct(300, 3),
+    );
+    assert!(
+        matches!(outcome, Outcome::Pass { concurrent_executions: 300, stuck_histories, .. } if stuck_histories > 0),
+        "{outcome:?}"
+    );
+    // A spinning lock: executions of many more steps than PCT's first range, of varied lengths, so
+    // that which histories a seed meets depends on the range each execution draws from (a worker
+    // that drew from the longest execution it happened to know of met other ones).
+    for seed in 0..4 {
+        let outcome = sample_same_for_any_workers(
+            &spin::ticket_lock_counter(),
+            vec![vec![0, 1], vec![0, 0], vec![1]],
+            pct(400, seed),
+        );
+        assert!(matches!(outcome, Outcome::Pass { .. }), "{outcome:?}");
+    }
+    let mut failed = 0;
+    for seed in 0..6 {
+        let outcome = sample_same_for_any_workers(&counters::counter2(), vec![vec![1], vec![0, 0]], pct(500, seed));
+        failed += usize::from(matches!(outcome, Outcome::Fail { .. }));
+    }
+    assert!(failed > 0, "PCT never found counter2's bug");
 }

@@ -14,8 +14,8 @@ use crate::config::strategy::{Strategy, StrategyParseError};
 /// while a bug that the depth-first order would reach only late, as in actor systems whose free
 /// choices at every blocking receive make the trees of even bound 0 huge, is found by the sample
 /// first. The search runs on every worker and pauses once its first `after` executions in
-/// depth-first order are explored; a `pct` interlude runs on one worker (its executions depend on
-/// the ones before), a `random` one on all (by index), and the rest of the tree on all. A violation among those first executions is reported, else the interlude's, else the
+/// depth-first order are explored; the interlude runs on every worker too (its executions split
+/// by index), and then the rest of the tree. A violation among those first executions is reported, else the interlude's, else the
 /// search's first, so the violation reported does not depend on the number of workers.
 ///
 /// Written as `AFTER:STRATEGY`, or `off` (see [`Interlude::parse_setting`]):

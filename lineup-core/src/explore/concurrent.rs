@@ -17,6 +17,7 @@ use crate::explore::sample_split::{index_at, SampleIndices};
 use crate::explore::scheduler::{Control, ExecutionResult};
 use crate::explore::split::{abort_shared, on_each_worker, on_workers, on_workers_from, worker_count, SplitQueue};
 use crate::explore::strategy;
+use crate::explore::strategy::pct::Pct;
 use crate::explore::strategy::random_walk::RandomWalk;
 use crate::explore::strategy::SchedulingStrategy;
 use crate::explore::trace_set::{Fingerprint, TraceFingerprints};
@@ -36,8 +37,9 @@ use crate::spec::observation::ObservationSet;
 /// `observer`, to the end, reporting every execution and distinct history to it). The tree of a
 /// DFS strategy is explored by [`Config::workers`] OS threads, which share it by prefix
 /// ([`split`](crate::explore::split)); the violation reported is the first one in depth-first
-/// order, whatever the number of workers. The executions of `random` are split among them by index
-/// ([`sample_split`](crate::explore::sample_split)), the first failing index reported.
+/// order, whatever the number of workers. The executions of `random` and `pct` are split among
+/// them by index ([`sample_split`](crate::explore::sample_split)), the first failing index
+/// reported.
 #[cfg_attr(loom, allow(dead_code))]
 pub(crate) fn concurrent_executions<O: Send + Sync + 'static>(
     subject: &Subject<O>,
@@ -82,11 +84,10 @@ pub(crate) fn concurrent_executions<O: Send + Sync + 'static>(
     sum_up(outcome, results, observer.is_some())
 }
 
-/// How many workers explore: a replayed schedule, PCT (each execution depends on the ones before
-/// it), a bounded number of executions (which ones depends on the order in which they are
-/// explored), or an observed phase 2 (a survey meets its histories in depth-first order) is
-/// explored by one; the tree of an exhaustive (DFS) strategy is split, and so are the executions of
-/// `random` (by index).
+/// How many workers explore: a replayed schedule, a bounded number of executions (which ones
+/// depends on the order in which they are explored), or an observed phase 2 (a survey meets its
+/// histories in depth-first order) is explored by one; the tree of an exhaustive (DFS) strategy is
+/// split, and so are the executions of the sampling strategies (by index).
 fn workers_for(config: &Config, replaying: bool, observed: bool) -> usize {
     if splits(config, replaying, observed) {
         worker_count(config.workers)
@@ -98,13 +99,7 @@ fn workers_for(config: &Config, replaying: bool, observed: bool) -> usize {
 /// Whether the exploration is split among all the workers [`Config::workers`] allows (see
 /// [`workers_for`]).
 fn splits(config: &Config, replaying: bool, observed: bool) -> bool {
-    !(replaying || !splits_by_itself(config.strategy) || config.max_executions.is_some() || observed)
-}
-
-/// Whether `strategy`'s executions can be split among workers: a DFS tree by prefix, `random`'s
-/// executions by index; not PCT's (see [`sample_split`](crate::explore::sample_split)).
-fn splits_by_itself(strategy: Strategy) -> bool {
-    strategy.is_exhaustive() || matches!(strategy, Strategy::Random { .. })
+    !(replaying || config.max_executions.is_some() || observed)
 }
 
 /// The interlude that may run (see [`Interlude`]): only in an exhaustive search that is no replay
@@ -170,28 +165,40 @@ impl<'a, O: Send + Sync + 'static> Phase2<'a, O> {
         replayed: Option<&[u32]>,
     ) -> Result<Vec<(Found, DecisionTree)>, CheckError> {
         match (config.strategy, replayed) {
-            (Strategy::Random { executions, seed }, None) if workers > 1 => {
-                Ok(self.random_stage(config, executions, seed, workers)?)
+            (Strategy::Random { executions, .. } | Strategy::Pct { executions, .. }, None) if workers > 1 => {
+                self.sample_stage(config, executions, workers)
             }
             _ => on_workers(workers, tree, |tree, split| self.worker(config, tree, split, replayed)),
         }
     }
 
-    /// A stage of `random`'s `executions` from `seed`, split among `workers` by index: each worker
-    /// gives back what it found (its violation placed by index) and an empty tree.
-    fn random_stage(
+    /// A stage of a sampling strategy's `executions`, split among `workers` by index (see
+    /// [`sample_split`](crate::explore::sample_split)): each worker gives back what it found (its
+    /// violation placed by index) and an empty tree.
+    fn sample_stage(
         &self,
         config: &Config,
         executions: u64,
-        seed: u64,
         workers: usize,
     ) -> Result<Vec<(Found, DecisionTree)>, CheckError> {
         let workers = SampleIndices::workers_for(executions, workers);
         let indices = Arc::new(SampleIndices::new(executions, workers));
         on_each_worker(workers, |w| {
-            let strategy = RandomWalk::split(seed, SampleIndices::first(w), Arc::clone(&indices));
+            let first = SampleIndices::first(w);
+            let strategy: Box<dyn SchedulingStrategy> = match config.strategy {
+                Strategy::Pct { depth, seed, .. } => match Pct::split(depth, seed, first, Arc::clone(&indices)) {
+                    Some(pct) => Box::new(pct),
+                    None => return Ok((Found::new(config), DecisionTree::new())),
+                },
+                Strategy::Random { seed, .. } => Box::new(RandomWalk::split(seed, first, Arc::clone(&indices))),
+                exhaustive => unreachable!("{exhaustive} is not split by index"),
+            };
             let judge = self.judge(config, None, Some(&indices));
-            self.explore(config, DecisionTree::new(), None, Box::new(strategy), judge)
+            let found = self.explore(config, DecisionTree::new(), None, strategy, judge);
+            if found.is_err() {
+                indices.abort();
+            }
+            found
         })
         .into_iter()
         .collect()
@@ -312,7 +319,7 @@ impl<'a, O: Send + Sync + 'static> Phase2<'a, O> {
         if explored <= interlude.after && !queue.has_work_left() {
             return Ok((results, None));
         }
-        let (found, ran) = self.sample(config, interlude, u64::MAX, workers)?;
+        let (found, ran) = parallel_section(|| self.sample(config, interlude, u64::MAX, workers))?;
         let ran = Some(ran);
         if found.violation.is_some() {
             // The sample comes before the rest of the search: a violation the search met early
@@ -330,8 +337,8 @@ impl<'a, O: Send + Sync + 'static> Phase2<'a, O> {
         Ok((results, ran))
     }
 
-    /// The interlude's sample, of at most `at_most` executions, on `workers` (if its strategy
-    /// splits; else on one): what it found, and the interlude that ran with its executions.
+    /// The interlude's sample, of at most `at_most` executions, on `workers`: what it found, and
+    /// the interlude that ran with its executions.
     fn sample(
         &self,
         config: &Config,
@@ -345,7 +352,6 @@ impl<'a, O: Send + Sync + 'static> Phase2<'a, O> {
             max_executions: None,
             ..config.clone()
         };
-        let workers = if splits_by_itself(sample) { workers } else { 1 };
         let stage = self.stage(&middle, DecisionTree::new(), workers, None)?;
         let found = Found::merged(stage.into_iter().map(|(found, _)| found)).expect("a stage has a worker");
         let executions = found.executions;

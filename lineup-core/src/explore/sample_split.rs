@@ -10,10 +10,20 @@
 //! violating history is never remembered as seen, so the worker that meets it at its first index
 //! judges it there.)
 //!
-//! PCT is not split: the range of its change points is the longest execution *so far*, so its
-//! execution `i` depends on the ones before it.
+//! PCT's execution `i` depends on the ones before it: its change points are drawn from the length
+//! of the longest execution before it. So that any worker can run it, "before" is counted in
+//! *rounds* of doubling size (`{0}`, `{1}`, `{2, 3}`, `{4..7}`, ...: [`round_of`]): execution `i`
+//! draws from the longest execution of the rounds before its own, the same on one worker and on
+//! many. A worker that takes the first index of a round waits until the rounds before it are done
+//! ([`SampleIndices::longest_before`]); as each round is as long as all the rounds before it, a
+//! worker waits at most once per round, for at most the executions the others are running.
 
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Condvar, Mutex};
+
+use rand_chacha::ChaCha8Rng;
+
+use crate::explore::strategy::execution_rng;
 
 /// The indices of a sampling exploration's executions, shared by its workers.
 #[derive(Debug)]
@@ -25,6 +35,39 @@ pub(crate) struct SampleIndices {
     /// The smallest index at which a violation was found (`u64::MAX`: none yet). No index past it
     /// is taken.
     first_failure: AtomicU64,
+    /// The executions done and the longest of them, by round (PCT's; see the module).
+    rounds: Mutex<Rounds>,
+    /// Signalled when an execution is recorded, a violation found, or the workers stop.
+    changed: Condvar,
+}
+
+/// The executions done in each round, and the longest of them.
+#[derive(Debug, Default)]
+struct Rounds {
+    /// By round: how many of its executions are done.
+    done: Vec<u64>,
+    /// By round: the longest of its executions, in steps.
+    longest: Vec<u64>,
+    /// A worker ended in an error: nobody waits any more.
+    aborted: bool,
+}
+
+/// The round of execution `index` (see the module): 0 for 0, then `k + 1` for `2^k ..= 2^(k+1) - 1`.
+pub(crate) fn round_of(index: u64) -> usize {
+    (u64::BITS - index.leading_zeros()) as usize
+}
+
+/// How many executions round `round` has.
+fn round_size(round: usize) -> u64 {
+    match round {
+        0 => 1,
+        r => 1 << (r - 1),
+    }
+}
+
+/// The longest of the rounds' longest executions, at least PCT's initial range of 64 steps.
+fn longest_of(rounds: &[u64]) -> u64 {
+    rounds.iter().copied().fold(64, u64::max)
 }
 
 impl SampleIndices {
@@ -35,6 +78,8 @@ impl SampleIndices {
             next: AtomicU64::new(workers as u64),
             end,
             first_failure: AtomicU64::new(u64::MAX),
+            rounds: Mutex::default(),
+            changed: Condvar::new(),
         }
     }
 
@@ -59,6 +104,143 @@ impl SampleIndices {
     /// A violation at `index`: no index past it is taken from now on.
     pub fn found(&self, index: u64) {
         self.first_failure.fetch_min(index, Ordering::AcqRel);
+        let _rounds = self.lock();
+        self.changed.notify_all();
+    }
+
+    /// Execution `index` ended after `steps` steps.
+    pub fn record(&self, index: u64, steps: u64) {
+        let round = round_of(index);
+        let mut rounds = self.lock();
+        if rounds.done.len() <= round {
+            rounds.done.resize(round + 1, 0);
+            rounds.longest.resize(round + 1, 0);
+        }
+        rounds.done[round] += 1;
+        rounds.longest[round] = rounds.longest[round].max(steps);
+        if rounds.done[round] == round_size(round) {
+            self.changed.notify_all();
+        }
+    }
+
+    /// The longest execution of the rounds before `index`'s, once they are done; `None` if the
+    /// worker is to stop instead (a violation was found before `index`, or a worker failed).
+    pub fn longest_before(&self, index: u64) -> Option<u64> {
+        let round = round_of(index);
+        let mut rounds = self.lock();
+        loop {
+            if rounds.aborted || self.first_failure.load(Ordering::Acquire) < index {
+                return None;
+            }
+            let done = (0..round).all(|r| rounds.done.get(r).copied().unwrap_or(0) == round_size(r));
+            if done {
+                return Some(longest_of(&rounds.longest[..round]));
+            }
+            rounds = self.changed.wait(rounds).expect("no worker panics holding the rounds");
+        }
+    }
+
+    /// A worker ended in an error: the others stop waiting.
+    pub fn abort(&self) {
+        self.lock().aborted = true;
+        self.changed.notify_all();
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Rounds> {
+        self.rounds.lock().expect("no worker panics holding the rounds")
+    }
+}
+
+/// Which executions of a sampling strategy one worker runs, and what PCT draws its change points
+/// from: all of them in order, or its share of a split exploration (see the module).
+#[derive(Debug)]
+pub(crate) struct SampleSequence {
+    seed: u64,
+    /// How many executions (when not split).
+    executions: u64,
+    /// The index of the execution running (or about to run).
+    index: u64,
+    /// Where the next index comes from when split (else it is the one after `index`).
+    shared: Option<Arc<SampleIndices>>,
+    /// When not split: the longest execution of each round so far.
+    longest: Vec<u64>,
+}
+
+impl SampleSequence {
+    /// Executions `0..executions` of `seed`, in order.
+    pub fn new(executions: u64, seed: u64) -> Self {
+        Self {
+            seed,
+            executions,
+            index: 0,
+            shared: None,
+            longest: Vec::new(),
+        }
+    }
+
+    /// One worker's share of a split exploration of `seed`: `first`, then the indices it takes
+    /// from `indices`.
+    pub fn split(seed: u64, first: u64, indices: Arc<SampleIndices>) -> Self {
+        Self {
+            seed,
+            executions: u64::MAX,
+            index: first,
+            shared: Some(indices),
+            longest: Vec::new(),
+        }
+    }
+
+    /// The random numbers of the execution about to run.
+    pub fn rng(&self) -> ChaCha8Rng {
+        execution_rng(self.seed, self.index)
+    }
+
+    /// The index of the execution running.
+    pub fn index(&self) -> u64 {
+        self.index
+    }
+
+    /// Moves to the next execution; `false` when this worker has none left.
+    pub fn advance(&mut self) -> bool {
+        match &self.shared {
+            Some(indices) => match indices.take() {
+                Some(index) => {
+                    self.index = index;
+                    true
+                }
+                None => false,
+            },
+            None => {
+                self.index += 1;
+                self.index < self.executions
+            }
+        }
+    }
+
+    /// The execution running ended after `steps` steps (PCT's length record).
+    pub fn ended(&mut self, steps: u64) {
+        match &self.shared {
+            Some(indices) => indices.record(self.index, steps),
+            None => {
+                let round = round_of(self.index);
+                if self.longest.len() <= round {
+                    self.longest.resize(round + 1, 0);
+                }
+                self.longest[round] = self.longest[round].max(steps);
+            }
+        }
+    }
+
+    /// The longest execution of the rounds before the running one's (waiting for them when split);
+    /// `None` if this worker is to stop instead.
+    pub fn longest_before(&self) -> Option<u64> {
+        match &self.shared {
+            Some(indices) => indices.longest_before(self.index),
+            None => {
+                let round = round_of(self.index).min(self.longest.len());
+                Some(longest_of(&self.longest[..round]))
+            }
+        }
     }
 }
 
@@ -102,5 +284,42 @@ mod tests {
         assert_eq!(index_at(&b), Some(u64::from(u32::MAX) + 1));
         assert_eq!(SampleIndices::workers_for(3, 16), 3);
         assert_eq!(SampleIndices::workers_for(0, 16), 1);
+    }
+
+    #[test]
+    fn rounds_double() {
+        let rounds: Vec<usize> = (0..9).map(round_of).collect();
+        assert_eq!(rounds, [0, 1, 2, 2, 3, 3, 3, 3, 4]);
+        assert_eq!((0..5).map(round_size).collect::<Vec<_>>(), [1, 1, 2, 4, 8]);
+    }
+
+    #[test]
+    fn the_longest_before_a_round_is_the_same_in_order_and_split() {
+        let steps = |i: u64| 50 + (i * 37) % 41;
+        let mut alone = SampleSequence::new(12, 1);
+        let mut in_order = Vec::new();
+        loop {
+            in_order.push(alone.longest_before().expect("never stops"));
+            alone.ended(steps(alone.index()));
+            if !alone.advance() {
+                break;
+            }
+        }
+        // Two workers, the second running ahead within what the rounds allow.
+        let indices = Arc::new(SampleIndices::new(12, 2));
+        let mut split = vec![0; 12];
+        indices.record(0, steps(0));
+        split[0] = 64;
+        for i in 1..12 {
+            split[i as usize] = indices.longest_before(i).expect("rounds before are done");
+            indices.record(i, steps(i));
+        }
+        assert_eq!(in_order, split);
+        assert!(in_order.windows(2).all(|w| w[0] <= w[1]));
+        // A violation before an index ends the wait.
+        let indices = SampleIndices::new(12, 2);
+        indices.found(3);
+        assert_eq!(indices.longest_before(5), None);
+        assert_eq!(indices.longest_before(0), Some(64));
     }
 }

@@ -435,6 +435,7 @@ impl SchedulerState {
 
     /// Counts the execution that just ended and hands it to the sink, unless it was redundant.
     fn finish_execution(&mut self) -> Control {
+        self.strategy.execution_ended();
         if let Some(depth) = self.reduction.taint_depth.take() {
             self.tree.taint_path(depth);
         }

@@ -87,6 +87,9 @@ pub(crate) trait SchedulingStrategy: std::fmt::Debug {
     /// The position in `point.members` of the thread that runs.
     fn pick(&mut self, point: &Point<'_>, tree: &mut DecisionTree) -> Result<usize, Divergence>;
 
+    /// The execution running ended (before it is judged, whatever the judgement says next).
+    fn execution_ended(&mut self) {}
+
     /// After an execution: moves to the next one; `false` when the exploration is complete.
     fn advance(&mut self, tree: &mut DecisionTree) -> bool;
 

@@ -3,8 +3,10 @@
 //!
 //! Every thread gets a random priority when it first appears, at or above `depth`; the thread
 //! with the highest priority among those that can run always runs. At `depth - 1` random steps
-//! (the change points, drawn from the length of the longest execution so far) the running thread's
-//! priority drops to below every initial one. A bug of depth `d` among `n` threads and `k` steps
+//! (the change points, drawn from the length of the longest execution so far, counted in rounds so
+//! that the executions can be split among workers: see
+//! [`sample_split`](crate::explore::sample_split)) the running thread's priority drops to below
+//! every initial one. A bug of depth `d` among `n` threads and `k` steps
 //! is found by one execution with probability at least `1 / (n k^(d-1))`.
 //!
 //! Yields (which the published algorithm does not have): a thread's first yield in an execution
@@ -12,27 +14,30 @@
 //! at a change point still lets a yielding one run, as a bug between the two needs); its later
 //! yields drop it below every thread, so that a spin-wait lets the thread it waits for run.
 
+use std::sync::Arc;
+
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;
 use shuttle::current::TaskId;
 
 use crate::explore::decision_tree::{DecisionTree, Divergence};
-use crate::explore::strategy::{execution_rng, Point, SchedulingStrategy};
+use crate::explore::sample_split::{position_of, SampleIndices, SampleSequence};
+use crate::explore::strategy::{Point, SchedulingStrategy};
 
 /// PCT with priority change points.
 #[derive(Debug)]
 pub(crate) struct Pct {
     depth: u32,
-    executions: u64,
-    seed: u64,
-    done: u64,
+    /// Which executions this worker runs, and the lengths the change points are drawn from.
+    sequence: SampleSequence,
     rng: ChaCha8Rng,
     /// Priorities by task number (`None`: not seen yet in this execution).
     priorities: Vec<Option<i64>>,
     /// The steps at which the running thread's priority drops, ascending.
     change_points: Vec<u64>,
     step: u64,
-    /// The longest execution so far, in steps (the range of the change points).
+    /// The range of the change points of the execution running: the longest execution of the
+    /// rounds before its own, in steps.
     longest: u64,
     /// The lowest priority given so far (repeated yields go below it).
     lowest: i64,
@@ -49,16 +54,27 @@ const BAND: i64 = 1 << 40;
 impl Pct {
     /// `executions` executions of depth `depth` from `seed`.
     pub fn new(depth: u32, executions: u64, seed: u64) -> Self {
+        Self::of(depth, SampleSequence::new(executions, seed), 64)
+    }
+
+    /// The executions of depth `depth` from `seed` one worker of a split exploration runs: `first`,
+    /// then those it takes from `indices`; `None` if it is to run none (a violation was found
+    /// before `first` while it waited for the rounds before it).
+    pub fn split(depth: u32, seed: u64, first: u64, indices: Arc<SampleIndices>) -> Option<Self> {
+        let sequence = SampleSequence::split(seed, first, indices);
+        let longest = sequence.longest_before()?;
+        Some(Self::of(depth, sequence, longest))
+    }
+
+    fn of(depth: u32, sequence: SampleSequence, longest: u64) -> Self {
         Self {
             depth: depth.max(1),
-            executions,
-            seed,
-            done: 0,
-            rng: execution_rng(seed, 0),
+            rng: sequence.rng(),
+            sequence,
             priorities: Vec::new(),
             change_points: Vec::new(),
             step: 0,
-            longest: 64,
+            longest,
             lowest: 0,
             yields: Vec::new(),
             first_yields: 0,
@@ -77,7 +93,7 @@ impl Pct {
 
 impl SchedulingStrategy for Pct {
     fn begin_execution(&mut self) {
-        self.rng = execution_rng(self.seed, self.done);
+        self.rng = self.sequence.rng();
         self.priorities.clear();
         self.step = 0;
         self.lowest = 0;
@@ -137,9 +153,24 @@ impl SchedulingStrategy for Pct {
         Ok(best)
     }
 
+    fn execution_ended(&mut self) {
+        self.sequence.ended(self.step);
+    }
+
     fn advance(&mut self, _tree: &mut DecisionTree) -> bool {
-        self.longest = self.longest.max(self.step);
-        self.done += 1;
-        self.done < self.executions
+        if !self.sequence.advance() {
+            return false;
+        }
+        match self.sequence.longest_before() {
+            Some(longest) => {
+                self.longest = longest;
+                true
+            }
+            None => false,
+        }
+    }
+
+    fn position(&self, _tree: &DecisionTree) -> Vec<u32> {
+        position_of(self.sequence.index())
     }
 }

@@ -9,50 +9,37 @@ use rand::Rng;
 use rand_chacha::ChaCha8Rng;
 
 use crate::explore::decision_tree::{DecisionTree, Divergence};
-use crate::explore::sample_split::{position_of, SampleIndices};
-use crate::explore::strategy::{execution_rng, Point, SchedulingStrategy};
+use crate::explore::sample_split::{position_of, SampleIndices, SampleSequence};
+use crate::explore::strategy::{Point, SchedulingStrategy};
 
 /// Uniform random scheduling.
 #[derive(Debug)]
 pub(crate) struct RandomWalk {
-    executions: u64,
-    seed: u64,
-    /// The index of the execution running (or about to run).
-    index: u64,
-    /// Where the next index comes from when the executions are split among workers (else it is
-    /// the one after `index`).
-    shared: Option<Arc<SampleIndices>>,
+    /// Which executions this worker runs.
+    sequence: SampleSequence,
     rng: ChaCha8Rng,
 }
 
 impl RandomWalk {
     /// `executions` executions from `seed`.
     pub fn new(executions: u64, seed: u64) -> Self {
-        Self {
-            executions,
-            seed,
-            index: 0,
-            shared: None,
-            rng: execution_rng(seed, 0),
-        }
+        let sequence = SampleSequence::new(executions, seed);
+        let rng = sequence.rng();
+        Self { sequence, rng }
     }
 
     /// The executions of `seed` one worker of a split exploration runs: `first`, then those it
     /// takes from `indices`.
     pub fn split(seed: u64, first: u64, indices: Arc<SampleIndices>) -> Self {
-        Self {
-            executions: u64::MAX,
-            seed,
-            index: first,
-            shared: Some(indices),
-            rng: execution_rng(seed, first),
-        }
+        let sequence = SampleSequence::split(seed, first, indices);
+        let rng = sequence.rng();
+        Self { sequence, rng }
     }
 }
 
 impl SchedulingStrategy for RandomWalk {
     fn begin_execution(&mut self) {
-        self.rng = execution_rng(self.seed, self.index);
+        self.rng = self.sequence.rng();
     }
 
     fn keeps_current(&self) -> bool {
@@ -71,22 +58,10 @@ impl SchedulingStrategy for RandomWalk {
     }
 
     fn advance(&mut self, _tree: &mut DecisionTree) -> bool {
-        match &self.shared {
-            Some(indices) => match indices.take() {
-                Some(index) => {
-                    self.index = index;
-                    true
-                }
-                None => false,
-            },
-            None => {
-                self.index += 1;
-                self.index < self.executions
-            }
-        }
+        self.sequence.advance()
     }
 
     fn position(&self, _tree: &DecisionTree) -> Vec<u32> {
-        position_of(self.index)
+        position_of(self.sequence.index())
     }
 }
