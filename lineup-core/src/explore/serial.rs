@@ -67,15 +67,14 @@ pub(crate) fn serial_executions<O: Send + Sync + 'static>(
         });
     }
     let traces = results.into_iter().map(|r| r.traces).collect();
-    let (spec, nondeterminism) = build_spec(traces, ops, &tolerated, workers);
-    if limits.unfinished.load(Ordering::Relaxed) && nondeterminism.is_none() {
-        return Err(CheckError::Unfinished {
+    let out_of_time = limits.unfinished.load(Ordering::Relaxed);
+    let (spec, nondeterminism) =
+        build_spec(traces, ops, &tolerated, workers, out_of_time).map_err(|histories| CheckError::Unfinished {
             limit: config.max_duration.unwrap_or_default(),
             executions,
-            histories: spec.len(),
+            histories,
             cause: unfinished_cause(subject, matrix, config),
-        });
-    }
+        })?;
     Ok(Synthesis {
         spec,
         nondeterminism,

@@ -43,58 +43,85 @@ pub(crate) struct WorkerTraces {
 
 /// The specification the workers' traces make, and the first proof of nondeterminism in
 /// depth-first order, if there is one (the specification then goes up to it), built on `threads`
-/// threads ([`pool`](crate::pool)).
+/// threads ([`pool`](crate::pool)). For a phase 1 that ran `out_of_time`, only a proof of
+/// nondeterminism can still be a verdict: without one, no specification is built, and `Err` says
+/// how many distinct serial histories were found.
 pub(crate) fn build_spec(
     workers: Vec<WorkerTraces>,
     ops: OpTable,
     tolerated: &[bool],
     threads: usize,
-) -> (ObservationSet, Option<(Nondeterminism, ReplayToken)>) {
+    out_of_time: bool,
+) -> Result<(ObservationSet, Option<(Nondeterminism, ReplayToken)>), usize> {
     crate::pool::install(threads, || {
-        // A worker alone explored in depth-first order: its traces are in that order already, and
-        // its watch saw them in it.
-        let alone = match workers.as_slice() {
-            [worker] => Some(worker.proof),
-            _ => None,
+        let (interner, entries, proof) = parallel_section(|| ordered(workers, tolerated));
+        let end = proof.map_or(entries.len(), |(second, _, _)| second + 1);
+        let spec = if out_of_time && proof.is_none() {
+            None
+        } else {
+            let histories: Vec<History> = parallel_section(|| {
+                entries[..end]
+                    .par_iter()
+                    .map(|(trace, _)| trace.as_ref().history(&interner, &ops))
+                    .collect()
+            });
+            Some(parallel_section(|| {
+                ObservationSet::from_distinct(ops.clone(), histories)
+            }))
         };
-        let (interner, entries, proof, histories) = parallel_section(|| {
-            let (interner, mut entries) = renumbered(workers);
-            let proof = match alone {
-                Some(proof) => {
-                    debug_assert!(entries.is_sorted_by(|a, b| a.1 < b.1));
-                    proof
-                }
-                None => {
-                    entries.par_sort_unstable_by(|a, b| a.1.cmp(&b.1));
-                    entries = first_of_each(entries);
-                    first_proof(&entries, tolerated)
-                }
-            };
-            let end = proof.map_or(entries.len(), |(second, _, _)| second + 1);
-            let histories: Vec<History> = entries[..end]
-                .par_iter()
-                .map(|(trace, _)| trace.as_ref().history(&interner, &ops))
-                .collect();
-            (interner, entries, proof, histories)
-        });
-        let to_history = |trace: &Trace| trace.as_ref().history(&interner, &ops);
-        let spec = parallel_section(|| ObservationSet::from_distinct(ops.clone(), histories));
-        let proof = proof.map(|(second, first, op)| {
-            let proof = Nondeterminism {
-                op,
-                first: to_history(&entries[first].0),
-                second: to_history(&entries[second].0),
-            };
-            let token = ReplayToken {
-                phase: Phase::Serial,
-                choices: entries[second].1.clone(),
-            };
-            (proof, token)
-        });
+        let proof = proof.map(|proof| proof_of(proof, &entries, &interner, &ops));
         // Freed on the pool too: hundreds of thousands of traces.
         parallel_section(|| entries.into_par_iter().for_each(drop));
-        (spec, proof)
+        spec.map(|spec| (spec, proof)).ok_or(end)
     })
+}
+
+/// The workers' traces renumbered into one interner, in depth-first order, each once (with its
+/// first schedule), and the first proof of nondeterminism among them in that order.
+#[allow(clippy::type_complexity)]
+fn ordered(
+    workers: Vec<WorkerTraces>,
+    tolerated: &[bool],
+) -> (ResponseInterner, Vec<(Trace, Vec<u32>)>, Option<(usize, usize, usize)>) {
+    // A worker alone explored in depth-first order: its traces are in that order already, and its
+    // watch saw them in it.
+    let alone = match workers.as_slice() {
+        [worker] => Some(worker.proof),
+        _ => None,
+    };
+    let (interner, mut entries) = renumbered(workers);
+    let proof = match alone {
+        Some(proof) => {
+            debug_assert!(entries.is_sorted_by(|a, b| a.1 < b.1));
+            proof
+        }
+        None => {
+            entries.par_sort_unstable_by(|a, b| a.1.cmp(&b.1));
+            entries = first_of_each(entries);
+            first_proof(&entries, tolerated)
+        }
+    };
+    (interner, entries, proof)
+}
+
+/// The proof `(second, first, op)` among `entries`, with the replay token of its second history.
+fn proof_of(
+    (second, first, op): (usize, usize, usize),
+    entries: &[(Trace, Vec<u32>)],
+    interner: &ResponseInterner,
+    ops: &OpTable,
+) -> (Nondeterminism, ReplayToken) {
+    let to_history = |trace: &Trace| trace.as_ref().history(interner, ops);
+    let proof = Nondeterminism {
+        op,
+        first: to_history(&entries[first].0),
+        second: to_history(&entries[second].0),
+    };
+    let token = ReplayToken {
+        phase: Phase::Serial,
+        choices: entries[second].1.clone(),
+    };
+    (proof, token)
 }
 
 /// Step 1: one interner for every worker's responses, and every worker's traces renumbered into
@@ -231,7 +258,7 @@ mod tests {
     #[test]
     fn the_workers_traces_make_the_specification_one_worker_makes() {
         let schedules = [vec![0, 0], vec![0, 1], vec![1, 0], vec![1, 1]];
-        let alone = {
+        let alone_again = || {
             let mut interner = ResponseInterner::default();
             let traces = vec![
                 (trace(2, 5, 6, &mut interner), schedules[0].clone()),
@@ -244,47 +271,61 @@ mod tests {
                 proof: Some((2, 1, 2)),
             }
         };
-        let (spec, proof) = build_spec(vec![alone], ops(), &[false, false], 1);
+        let (spec, proof) = build_spec(vec![alone_again()], ops(), &[false, false], 1, false).expect("built");
         let (proof, token) = proof.expect("nondeterministic");
         assert_eq!((proof.op, token.choices.clone()), (2, schedules[3].clone()));
         assert_eq!(spec.len(), 3);
 
         // Another numbering on each worker, and the first trace met by both.
-        let mut a = ResponseInterner::default();
-        a.intern(&Response::returned(&"unused"));
-        let first_worker = WorkerTraces {
-            traces: vec![
-                (trace(2, 5, 6, &mut a), schedules[2].clone()),
-                (trace(1, 6, 8, &mut a), schedules[3].clone()),
-            ],
-            interner: a,
-            proof: None,
+        let two_workers = || {
+            let mut a = ResponseInterner::default();
+            a.intern(&Response::returned(&"unused"));
+            let first_worker = WorkerTraces {
+                traces: vec![
+                    (trace(2, 5, 6, &mut a), schedules[2].clone()),
+                    (trace(1, 6, 8, &mut a), schedules[3].clone()),
+                ],
+                interner: a,
+                proof: None,
+            };
+            let mut b = ResponseInterner::default();
+            let second_worker = WorkerTraces {
+                traces: vec![
+                    (trace(1, 6, 7, &mut b), schedules[1].clone()),
+                    (trace(2, 5, 6, &mut b), schedules[0].clone()),
+                ],
+                interner: b,
+                proof: None,
+            };
+            vec![first_worker, second_worker]
         };
-        let mut b = ResponseInterner::default();
-        let second_worker = WorkerTraces {
-            traces: vec![
-                (trace(1, 6, 7, &mut b), schedules[1].clone()),
-                (trace(2, 5, 6, &mut b), schedules[0].clone()),
-            ],
-            interner: b,
-            proof: None,
-        };
-        let (shared_spec, shared_proof) = build_spec(vec![first_worker, second_worker], ops(), &[false, false], 2);
+        let (shared_spec, shared_proof) = build_spec(two_workers(), ops(), &[false, false], 2, false).expect("built");
         let (shared_proof, shared_token) = shared_proof.expect("a proof across the workers");
         assert_eq!(shared_spec, spec);
         assert_eq!(shared_proof, proof);
         assert_eq!(shared_token, token);
         // Op 2 marked nondeterministic: 7 or 8 is tolerated.
-        let mut c = ResponseInterner::default();
-        let tolerant = WorkerTraces {
-            traces: vec![
-                (trace(1, 6, 7, &mut c), schedules[1].clone()),
-                (trace(1, 6, 8, &mut c), schedules[3].clone()),
-            ],
-            interner: c,
-            proof: None,
+        let tolerant_worker = || {
+            let mut c = ResponseInterner::default();
+            let tolerant = WorkerTraces {
+                traces: vec![
+                    (trace(1, 6, 7, &mut c), schedules[1].clone()),
+                    (trace(1, 6, 8, &mut c), schedules[3].clone()),
+                ],
+                interner: c,
+                proof: None,
+            };
+            vec![tolerant, WorkerTraces::default()]
         };
-        let (_, none) = build_spec(vec![tolerant, WorkerTraces::default()], ops(), &[false, true], 2);
+        let (_, none) = build_spec(tolerant_worker(), ops(), &[false, true], 2, false).expect("built");
         assert!(none.is_none());
+        // Out of time: a proof is still found and the specification built up to it; without a
+        // proof, none is built, and the count of distinct histories is given.
+        let (_, out_of_time) = build_spec(two_workers(), ops(), &[false, false], 2, true).expect("a proof");
+        assert_eq!(out_of_time.map(|(proof, _)| proof), Some(proof.clone()));
+        assert_eq!(
+            build_spec(tolerant_worker(), ops(), &[false, true], 2, true).err(),
+            Some(2)
+        );
     }
 }
