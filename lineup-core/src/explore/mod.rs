@@ -21,6 +21,7 @@ pub(crate) mod run;
 pub(crate) mod scheduler;
 pub(crate) mod serial;
 pub(crate) mod serial_spec;
+pub(crate) mod shorten;
 #[cfg_attr(loom, allow(dead_code))]
 pub(crate) mod shuttle_events;
 #[cfg_attr(loom, allow(dead_code))]

@@ -1,0 +1,175 @@
+//! The shortest schedule: among the executions of a matrix that reach the same history as a
+//! violating one (the same stuck history, stuck the same way, for a stuck one), one with the
+//! fewest preemptions, then the fewest context switches ([`ScheduleCost`]).
+//!
+//! The search deepens pb-dfs's preemption bound: bound 0, 1, ... up to the preemptions of the
+//! schedule phase 2 found, each bound's tree explored depth-first on one worker. At the first bound
+//! where an execution reaches the target, the rest of that bound's tree is explored too, and the
+//! execution of least cost (the first in depth-first order among equals) is kept; no higher bound
+//! is tried. A schedule is kept only if it costs less than the one found. The search is bounded by
+//! a number of executions, never by time, so its answer depends on neither the machine, the number
+//! of workers nor the load; when the budget runs out, the best schedule found so far (if any) is
+//! kept. The schedule kept is replayed once more, and given up unless it reaches the target again:
+//! a shortened schedule always reproduces the violation.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use crate::config::{Config, Strategy};
+use crate::error::CheckError;
+use crate::explore::decision_tree::DecisionTree;
+use crate::explore::recording::history_of;
+use crate::explore::replay::{replay_execution, ReplayedExecution};
+use crate::explore::run::explore;
+use crate::explore::scheduler::{Control, ExecutionResult};
+use crate::explore::strategy;
+use crate::model::history::{History, OpTable};
+use crate::model::matrix::TestMatrix;
+use crate::model::replay_token::{ReplayToken, ScheduleCost};
+use crate::model::stuck_kind::StuckKind;
+use crate::model::subject::Subject;
+
+/// What the search for a shorter schedule found.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Shortening {
+    /// The history the found schedule reaches (the caller checks it is the violation's).
+    pub history: History,
+    /// The found schedule's cost.
+    pub found: ScheduleCost,
+    /// A schedule of lower cost that reaches the same history, and its cost, if one was found.
+    pub shorter: Option<(ReplayToken, ScheduleCost)>,
+    /// Executions the search ran (the replays of both schedules not counted).
+    pub executions: u64,
+}
+
+/// The execution a schedule must reach: its history, and how it is stuck.
+#[derive(Clone, Debug)]
+struct Target {
+    history: History,
+    stuck: Option<StuckKind>,
+}
+
+impl Target {
+    /// Whether `replayed` reaches it.
+    fn reached_by(&self, replayed: &ReplayedExecution) -> bool {
+        !replayed.inconclusive && replayed.stuck == self.stuck && replayed.history == self.history
+    }
+}
+
+/// Replays `found` (a phase-2 shuttle token) on `matrix`, then searches, within `budget`
+/// executions, for a schedule of lower [`ScheduleCost`] that reaches the same history. `None` when
+/// `found` does not replay to a judged execution (its schedule does not fit, or it is
+/// inconclusive).
+pub(crate) fn shortest_schedule<O: Send + Sync + 'static>(
+    subject: &Subject<O>,
+    matrix: &TestMatrix,
+    found: &ReplayToken,
+    config: &Config,
+    budget: u64,
+) -> Result<Option<Shortening>, CheckError> {
+    let Some(replayed) = replay_execution(subject, matrix, found, config)? else {
+        return Ok(None);
+    };
+    if replayed.inconclusive {
+        return Ok(None);
+    }
+    let target = Target {
+        history: replayed.history,
+        stuck: replayed.stuck,
+    };
+    let (candidate, executions) = deepen(subject, matrix, &target, replayed.cost, config, budget);
+    let shorter = match candidate {
+        Some((token, cost)) if reproduces(subject, matrix, &token, &target, config) => Some((token, cost)),
+        _ => None,
+    };
+    Ok(Some(Shortening {
+        history: target.history,
+        found: replayed.cost,
+        shorter,
+        executions,
+    }))
+}
+
+/// Bound after bound, up to `found`'s preemptions and while the budget lasts: the cheapest
+/// schedule below `found` that reaches `target` at the first bound that has one, and the
+/// executions run. An exploration that fails (a divergence) ends the search with what it has.
+fn deepen<O: Send + Sync + 'static>(
+    subject: &Subject<O>,
+    matrix: &TestMatrix,
+    target: &Target,
+    found: ScheduleCost,
+    config: &Config,
+    budget: u64,
+) -> (Option<(ReplayToken, ScheduleCost)>, u64) {
+    let ops = Rc::new(subject.op_table(matrix));
+    let mut spent = 0;
+    for bound in 0..=found.preemptions {
+        if spent >= budget {
+            break;
+        }
+        let Ok((best, executions)) = at_bound(subject, matrix, target, &ops, found, bound, config, budget - spent)
+        else {
+            break;
+        };
+        spent += executions;
+        if best.is_some() {
+            return (best, spent);
+        }
+    }
+    (None, spent)
+}
+
+/// One bound's tree, explored depth-first for at most `budget` executions: the cheapest schedule
+/// of cost below `below` that reaches `target` (the first in depth-first order among equals), and
+/// the executions run.
+#[allow(clippy::too_many_arguments)]
+fn at_bound<O: Send + Sync + 'static>(
+    subject: &Subject<O>,
+    matrix: &TestMatrix,
+    target: &Target,
+    ops: &Rc<OpTable>,
+    below: ScheduleCost,
+    bound: u32,
+    config: &Config,
+    budget: u64,
+) -> Result<(Option<(ReplayToken, ScheduleCost)>, u64), CheckError> {
+    let config = Config {
+        preemption_bound: bound,
+        strategy: Strategy::PbDfs,
+        max_executions: Some(budget),
+        ..config.clone()
+    };
+    let best: Rc<RefCell<Option<(ReplayToken, ScheduleCost)>>> = Rc::default();
+    let sink = {
+        let (best, ops, target) = (Rc::clone(&best), Rc::clone(ops), target.clone());
+        move |result: ExecutionResult<'_>| {
+            let mut best = best.borrow_mut();
+            let to_beat = best.as_ref().map_or(below, |(_, cost)| *cost);
+            if result.cost < to_beat && reaches(&result, &target, &ops) {
+                let (phase, choices) = result.token();
+                *best = Some((ReplayToken { phase, choices }, result.cost));
+            }
+            Control::Continue
+        }
+    };
+    let strategy = strategy::for_phase2(&config, None);
+    let totals = explore(subject, matrix, DecisionTree::new(), Some(strategy), None, &config, sink)?;
+    let best = best.borrow_mut().take();
+    Ok((best, totals.executions))
+}
+
+/// Whether the execution that just ended reaches `target`.
+fn reaches(result: &ExecutionResult<'_>, target: &Target, ops: &OpTable) -> bool {
+    !result.inconclusive && result.stuck == target.stuck && history_of(result.trace, ops) == target.history
+}
+
+/// Whether `token`, replayed, reaches `target` (the last check before a schedule is shown).
+fn reproduces<O: Send + Sync + 'static>(
+    subject: &Subject<O>,
+    matrix: &TestMatrix,
+    token: &ReplayToken,
+    target: &Target,
+    config: &Config,
+) -> bool {
+    matches!(replay_execution(subject, matrix, token, config), Ok(Some(replayed)) if target.reached_by(&replayed))
+}
