@@ -94,11 +94,11 @@ pub fn check<O: Send + Sync + 'static>(
     config: &Config,
 ) -> Result<Verdict, CheckError> {
     let environment = Environment::from_env()?;
-    check_in(subject, matrix, config, &environment)
-        .map(|verdict| finish(verdict, subject, config, &environment))
+    check_in(subject, matrix, config, &environment).map(|verdict| finish(verdict, subject, config, &environment))
 }
 
-/// A failing verdict with its schedule shortened (unless it replays [`REPLAY_ENV`]'s) and its HTML
+/// A failing verdict with its schedule shortened (within [`Config::shortest_schedule`] executions,
+/// unless it replays [`REPLAY_ENV`]'s) and its HTML
 /// report written when [`LINEUP_REPORT_DIR`] is set. A search for a shorter schedule that fails
 /// leaves the violation as phase 2 found it.
 ///
@@ -110,17 +110,17 @@ fn finish<O: Send + Sync + 'static>(
     environment: &Environment,
 ) -> Verdict {
     if let Verdict::Fail(violation) = &mut verdict {
-        if environment.run.replay.is_none() {
-            let _ = shorten_schedule(subject, violation, config, SHORTEST_SCHEDULE_BUDGET);
+        if environment.run.replay.is_none() && config.shortest_schedule > 0 {
+            let _ = shorten_schedule(subject, violation, config, config.shortest_schedule);
         }
-        attach_report(violation, &test_name(subject.name()), environment.run.report_dir.as_deref());
+        attach_report(
+            violation,
+            &test_name(subject.name()),
+            environment.run.report_dir.as_deref(),
+        );
     }
     verdict
 }
-
-/// The executions that [`check`] (and a [`LineupTest`](crate::LineupTest), after shrinking)
-/// spends at most on the search for a shorter schedule of a violation ([`shorten_schedule`]).
-pub const SHORTEST_SCHEDULE_BUDGET: u64 = 2_000;
 
 /// Shows the shortest schedule of a phase-2 violation found on shuttle: replaces
 /// `violation.replay` with a schedule of `violation.matrix` that reaches the same violating

@@ -83,16 +83,13 @@ mod runner;
 mod spec;
 mod survey;
 
-pub use check::{
-    check, check_against_file, check_against_spec, replay, shorten_schedule, synthesize_spec, Replayed,
-    SHORTEST_SCHEDULE_BUDGET,
-};
+pub use check::{check, check_against_file, check_against_spec, replay, shorten_schedule, synthesize_spec, Replayed};
 pub use config::Config;
 pub use config::Interlude;
 pub use config::Reduction;
 #[doc(hidden)]
 pub use config::ReductionFault;
-pub use config::{SpinPruning, DEFAULT_SPIN_READS, DEFAULT_YIELD_CHOICES};
+pub use config::{SpinPruning, DEFAULT_SHORTEST_SCHEDULE, DEFAULT_SPIN_READS, DEFAULT_YIELD_CHOICES};
 pub use config::{Strategy, StrategyParseError};
 pub use environment::REPLAY_ENV;
 pub use error::CheckError;

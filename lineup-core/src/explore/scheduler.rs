@@ -233,9 +233,13 @@ struct SwitchCount {
 impl SwitchCount {
     /// The member at position `k` of `point` runs: a preemption when the current thread could go
     /// on and does not give way, a context switch when another thread than the previous choice's
-    /// runs.
+    /// runs. The main thread (task 0, which builds the object, runs the initial and final
+    /// operations and spawns the workers, never beside them) is not counted.
     fn note(&mut self, point: &Point<'_>, k: usize) {
         let chosen = point.members[k];
+        if usize::from(chosen) == 0 {
+            return;
+        }
         if point.current.is_some_and(|c| c != k) && !point.gives_way() {
             self.cost.preemptions += 1;
         }
@@ -839,6 +843,10 @@ impl SchedulerState {
             && !self.reduction.sleep.is_empty()
             && members.ids.iter().all(|&t| self.reduction.sleep.contains(t))
         {
+            return Decision::Redundant;
+        }
+        if self.strategy.abandons(&r.events) {
+            // A guided search's execution that has left its target: ended like a redundant one.
             return Decision::Redundant;
         }
         let asleep = if self.settings.reduction {

@@ -3,7 +3,10 @@
 //! fewest preemptions, then the fewest context switches ([`ScheduleCost`]).
 //!
 //! The search deepens pb-dfs's preemption bound: bound 0, 1, ... up to the preemptions of the
-//! schedule phase 2 found, each bound's tree explored depth-first on one worker. At the first bound
+//! schedule phase 2 found, each bound's tree explored depth-first on one worker, without the
+//! partial-order reduction, [guided](crate::explore::strategy::guided) towards the target: an
+//! execution whose calls and returns leave the target history's is ended at its next choice
+//! point, so only the schedules that keep to the target's events are explored. At the first bound
 //! where an execution reaches the target, the rest of that bound's tree is explored too, and the
 //! execution of least cost (the first in depth-first order among equals) is kept; no higher bound
 //! is tried. A schedule is kept only if it costs less than the one found. The search is bounded by
@@ -15,14 +18,15 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use crate::config::{Config, Strategy};
+use crate::config::{Config, Reduction, Strategy};
 use crate::error::CheckError;
 use crate::explore::decision_tree::DecisionTree;
 use crate::explore::recording::history_of;
 use crate::explore::replay::{replay_execution, ReplayedExecution};
 use crate::explore::run::explore;
 use crate::explore::scheduler::{Control, ExecutionResult};
-use crate::explore::strategy;
+use crate::explore::strategy::guided::Guided;
+use crate::explore::strategy::pb_dfs::PbDfs;
 use crate::model::history::{History, OpTable};
 use crate::model::matrix::TestMatrix;
 use crate::model::replay_token::{ReplayToken, ScheduleCost};
@@ -137,6 +141,7 @@ fn at_bound<O: Send + Sync + 'static>(
         preemption_bound: bound,
         strategy: Strategy::PbDfs,
         max_executions: Some(budget),
+        reduction: Reduction::Off,
         ..config.clone()
     };
     let best: Rc<RefCell<Option<(ReplayToken, ScheduleCost)>>> = Rc::default();
@@ -152,8 +157,17 @@ fn at_bound<O: Send + Sync + 'static>(
             Control::Continue
         }
     };
-    let strategy = strategy::for_phase2(&config, None);
-    let totals = explore(subject, matrix, DecisionTree::new(), Some(strategy), None, &config, sink)?;
+    let pb_dfs = PbDfs::new(bound, config.yield_choices, config.yield_to_self);
+    let strategy = Box::new(Guided::new(pb_dfs, target.history.events().to_vec()));
+    let totals = explore(
+        subject,
+        matrix,
+        DecisionTree::new(),
+        Some(strategy),
+        None,
+        &config,
+        sink,
+    )?;
     let best = best.borrow_mut().take();
     Ok((best, totals.executions))
 }

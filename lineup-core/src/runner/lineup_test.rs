@@ -7,8 +7,8 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use crate::check::check_without_report as check;
+use crate::check::shorten_schedule;
 use crate::check::synthesize_in;
-use crate::check::{shorten_schedule, SHORTEST_SCHEDULE_BUDGET};
 use crate::config::Config;
 use crate::config::{SpinPruning, Strategy, StrategyParseError};
 use crate::environment::{Environment, EnvironmentError};
@@ -907,8 +907,8 @@ impl LineupTest {
         let mut smallest = shrunk.violation;
         // The shortest schedule of the smallest matrix's violation; a search that fails leaves the
         // one found (a replayed schedule is shown as it is).
-        if environment.run.replay.is_none() {
-            let _ = shorten_schedule(subject, &mut smallest, config, SHORTEST_SCHEDULE_BUDGET);
+        if environment.run.replay.is_none() && config.shortest_schedule > 0 {
+            let _ = shorten_schedule(subject, &mut smallest, config, config.shortest_schedule);
         }
         smallest.html_report = write_report_in(environment.run.report_dir.as_deref(), &self.name, || {
             let mut sections = vec![smallest.section()];
