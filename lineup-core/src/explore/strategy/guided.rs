@@ -61,3 +61,31 @@ impl SchedulingStrategy for Guided {
         !fits
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn guided(target: Vec<Event>) -> Guided {
+        Guided::new(PbDfs::new(2, 1, false), target)
+    }
+
+    #[test]
+    fn an_execution_is_ended_once_its_events_leave_the_target() {
+        let target = vec![Event::Call(1), Event::Call(2), Event::Return(1), Event::Return(2)];
+        let mut g = guided(target.clone());
+        g.begin_execution();
+        assert!(!g.abandons(&[]));
+        assert!(!g.abandons(&target[..1]));
+        assert!(!g.abandons(&target[..3]));
+        assert!(!g.abandons(&target));
+        // One event more than the target has.
+        assert!(g.abandons(&[target.clone(), vec![Event::Call(3)]].concat()));
+        // A new execution starts matching from the beginning.
+        g.begin_execution();
+        assert!(!g.abandons(&target[..2]));
+        assert!(g.abandons(&[Event::Call(1), Event::Call(2), Event::Return(2)]));
+        g.begin_execution();
+        assert!(g.abandons(&[Event::Call(2)]));
+    }
+}
