@@ -83,7 +83,10 @@ fn a_random_schedule_is_shortened_and_replays_to_the_same_violation() {
     let schedule = shown(&violation).clone();
     assert_eq!((schedule.found.clone(), schedule.found_cost), (found, found_cost));
     assert!(schedule.is_shortened(), "{violation}");
-    assert!(schedule.preemptions_after() < schedule.preemptions_before(), "{violation}");
+    assert!(
+        schedule.preemptions_after() < schedule.preemptions_before(),
+        "{violation}"
+    );
     // The search ran every bound below the found schedule's to its end: no schedule of this
     // history has fewer preemptions than the one shown.
     assert!(schedule.executions < 2_000, "{}", schedule.executions);
@@ -147,7 +150,10 @@ fn a_stuck_history_keeps_its_stuck_history_and_kind() {
     let schedule = shown(&violation);
     assert!(schedule.shown_cost <= schedule.found_cost);
     assert!(schedule.is_shortened(), "{violation}");
-    assert!(schedule.preemptions_after() < schedule.preemptions_before(), "{violation}");
+    assert!(
+        schedule.preemptions_after() < schedule.preemptions_before(),
+        "{violation}"
+    );
     assert_reproduces(&subject, &violation, &config);
 }
 

@@ -81,7 +81,15 @@ pub(crate) fn shortest_schedule<O: Send + Sync + 'static>(
         history: replayed.history,
         stuck: replayed.stuck,
     };
-    let (candidate, executions) = deepen(subject, matrix, &target, replayed.cost, config, budget);
+    let search = Search {
+        subject,
+        matrix,
+        ops: Rc::new(subject.op_table(matrix)),
+        target,
+        config,
+    };
+    let (candidate, executions) = search.deepen(replayed.cost, budget);
+    let Search { target, .. } = search;
     let shorter = match candidate {
         Some((token, cost)) if reproduces(subject, matrix, &token, &target, config) => Some((token, cost)),
         _ => None,
@@ -94,82 +102,72 @@ pub(crate) fn shortest_schedule<O: Send + Sync + 'static>(
     }))
 }
 
-/// Bound after bound, up to `found`'s preemptions and while the budget lasts: the cheapest
-/// schedule below `found` that reaches `target` at the first bound that has one, and the
-/// executions run. An exploration that fails (a divergence) ends the search with what it has.
-fn deepen<O: Send + Sync + 'static>(
-    subject: &Subject<O>,
-    matrix: &TestMatrix,
-    target: &Target,
-    found: ScheduleCost,
-    config: &Config,
-    budget: u64,
-) -> (Option<(ReplayToken, ScheduleCost)>, u64) {
-    let ops = Rc::new(subject.op_table(matrix));
-    let mut spent = 0;
-    for bound in 0..=found.preemptions {
-        if spent >= budget {
-            break;
-        }
-        let Ok((best, executions)) = at_bound(subject, matrix, target, &ops, found, bound, config, budget - spent)
-        else {
-            break;
-        };
-        spent += executions;
-        if best.is_some() {
-            return (best, spent);
-        }
-    }
-    (None, spent)
+/// A schedule and its cost.
+type Costed = (ReplayToken, ScheduleCost);
+
+/// The search for a cheaper schedule of one matrix that reaches one target.
+struct Search<'a, O> {
+    subject: &'a Subject<O>,
+    matrix: &'a TestMatrix,
+    /// The matrix's operations, for the histories of the executions.
+    ops: Rc<OpTable>,
+    target: Target,
+    /// The settings the violation was found under.
+    config: &'a Config,
 }
 
-/// One bound's tree, explored depth-first for at most `budget` executions: the cheapest schedule
-/// of cost below `below` that reaches `target` (the first in depth-first order among equals), and
-/// the executions run.
-#[allow(clippy::too_many_arguments)]
-fn at_bound<O: Send + Sync + 'static>(
-    subject: &Subject<O>,
-    matrix: &TestMatrix,
-    target: &Target,
-    ops: &Rc<OpTable>,
-    below: ScheduleCost,
-    bound: u32,
-    config: &Config,
-    budget: u64,
-) -> Result<(Option<(ReplayToken, ScheduleCost)>, u64), CheckError> {
-    let config = Config {
-        preemption_bound: bound,
-        strategy: Strategy::PbDfs,
-        max_executions: Some(budget),
-        reduction: Reduction::Off,
-        ..config.clone()
-    };
-    let best: Rc<RefCell<Option<(ReplayToken, ScheduleCost)>>> = Rc::default();
-    let sink = {
-        let (best, ops, target) = (Rc::clone(&best), Rc::clone(ops), target.clone());
-        move |result: ExecutionResult<'_>| {
-            let mut best = best.borrow_mut();
-            let to_beat = best.as_ref().map_or(below, |(_, cost)| *cost);
-            if result.cost < to_beat && reaches(&result, &target, &ops) {
-                let (phase, choices) = result.token();
-                *best = Some((ReplayToken { phase, choices }, result.cost));
+impl<O: Send + Sync + 'static> Search<'_, O> {
+    /// Bound after bound, up to `found`'s preemptions and while `budget` lasts: the cheapest
+    /// schedule below `found` that reaches the target at the first bound that has one, and the
+    /// executions run. An exploration that fails (a divergence) ends the search with what it has.
+    fn deepen(&self, found: ScheduleCost, budget: u64) -> (Option<Costed>, u64) {
+        let mut spent = 0;
+        for bound in 0..=found.preemptions {
+            if spent >= budget {
+                break;
             }
-            Control::Continue
+            let Ok((best, executions)) = self.at_bound(bound, found, budget - spent) else {
+                break;
+            };
+            spent += executions;
+            if best.is_some() {
+                return (best, spent);
+            }
         }
-    };
-    let pb_dfs = PbDfs::new(bound, config.yield_choices, config.yield_to_self);
-    let strategy = Box::new(Guided::new(pb_dfs, target.history.events().to_vec()));
-    let totals = explore(
-        subject,
-        matrix,
-        DecisionTree::new(),
-        Some(strategy),
-        None,
-        &config,
-        sink,
-    )?;
-    let best = best.borrow_mut().take();
-    Ok((best, totals.executions))
+        (None, spent)
+    }
+
+    /// Bound `bound`'s tree, guided towards the target and explored depth-first for at most
+    /// `budget` executions: the cheapest schedule of cost below `below` that reaches the target
+    /// (the first in depth-first order among equals), and the executions run.
+    fn at_bound(&self, bound: u32, below: ScheduleCost, budget: u64) -> Result<(Option<Costed>, u64), CheckError> {
+        let config = Config {
+            preemption_bound: bound,
+            strategy: Strategy::PbDfs,
+            max_executions: Some(budget),
+            reduction: Reduction::Off,
+            ..self.config.clone()
+        };
+        let best: Rc<RefCell<Option<Costed>>> = Rc::default();
+        let sink = {
+            let (best, ops, target) = (Rc::clone(&best), Rc::clone(&self.ops), self.target.clone());
+            move |result: ExecutionResult<'_>| {
+                let mut best = best.borrow_mut();
+                let to_beat = best.as_ref().map_or(below, |(_, cost)| *cost);
+                if result.cost < to_beat && reaches(&result, &target, &ops) {
+                    let (phase, choices) = result.token();
+                    *best = Some((ReplayToken { phase, choices }, result.cost));
+                }
+                Control::Continue
+            }
+        };
+        let pb_dfs = PbDfs::new(bound, config.yield_choices, config.yield_to_self);
+        let strategy = Box::new(Guided::new(pb_dfs, self.target.history.events().to_vec()));
+        let tree = DecisionTree::new();
+        let totals = explore(self.subject, self.matrix, tree, Some(strategy), None, &config, sink)?;
+        let best = best.borrow_mut().take();
+        Ok((best, totals.executions))
+    }
 }
 
 /// Whether the execution that just ended reaches `target`.
