@@ -251,3 +251,32 @@ fn the_cost_of_a_schedule_counts_preemptions_and_context_switches() {
     );
     assert!(serial.violation.is_none());
 }
+
+#[test]
+fn a_lineup_test_shows_the_shortest_schedule_of_its_smallest_matrix_whatever_the_workers() {
+    use lineup::{LineupTest, TestFailure};
+    let run = |workers| {
+        LineupTest::new("shortest_schedule::lineup_test")
+            .time_budget(None)
+            .threads(3)
+            .ops(2)
+            .seed(4)
+            .strategy(Strategy::Random {
+                executions: 1_000,
+                seed: 3,
+            })
+            .workers(workers)
+            .check_subject(&counter1())
+    };
+    let smallest = |result| match result {
+        Err(TestFailure::Violation { smallest, .. }) => smallest,
+        other => panic!("expected a violation, got {other:?}"),
+    };
+    let (one, two) = (smallest(run(1)), smallest(run(2)));
+    let schedule = shown(&one);
+    assert!(schedule.is_shortened(), "{one}");
+    assert_reproduces(&counter1(), &one, &Config::default());
+    // The schedule shown depends on an execution budget, not on time or workers.
+    assert_eq!(one.replay, two.replay);
+    assert_eq!(one.schedule, two.schedule);
+}
