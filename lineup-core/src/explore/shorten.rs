@@ -185,3 +185,45 @@ fn reproduces<O: Send + Sync + 'static>(
 ) -> bool {
     matches!(replay_execution(subject, matrix, token, config), Ok(Some(replayed)) if target.reached_by(&replayed))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::history::{op_table, Event};
+    use crate::model::invocation::InvocationLabel;
+    use crate::model::response::Response;
+
+    /// `inc() | get()` with the events given, `get` returning `got`.
+    fn history(events: Vec<Event>, got: u64) -> History {
+        let matrix = TestMatrix::new(vec![vec![0], vec![1]]);
+        let labels = vec![InvocationLabel::new("inc", vec![]), InvocationLabel::new("get", vec![])];
+        let responses = vec![Some(Response::returned(&())), Some(Response::returned(&got))];
+        History::new(op_table(&matrix, &labels), events, responses, false).unwrap()
+    }
+
+    fn replayed(history: History, stuck: Option<StuckKind>, inconclusive: bool) -> ReplayedExecution {
+        ReplayedExecution {
+            history,
+            stuck,
+            inconclusive,
+            cost: ScheduleCost::default(),
+        }
+    }
+
+    #[test]
+    fn only_the_same_history_stuck_the_same_way_reaches_the_target() {
+        let overlapping = vec![Event::Call(1), Event::Call(2), Event::Return(1), Event::Return(2)];
+        let serial = vec![Event::Call(1), Event::Return(1), Event::Call(2), Event::Return(2)];
+        let target = Target {
+            history: history(overlapping.clone(), 0),
+            stuck: None,
+        };
+        assert!(target.reached_by(&replayed(history(overlapping.clone(), 0), None, false)));
+        // Another interleaving of the same results, another result, stuck, inconclusive: no.
+        assert!(!target.reached_by(&replayed(history(serial, 0), None, false)));
+        assert!(!target.reached_by(&replayed(history(overlapping.clone(), 1), None, false)));
+        let stuck = Some(StuckKind::Deadlock);
+        assert!(!target.reached_by(&replayed(history(overlapping.clone(), 0), stuck, false)));
+        assert!(!target.reached_by(&replayed(history(overlapping, 0), None, true)));
+    }
+}
