@@ -11,7 +11,7 @@ use crate::config::Config;
 use crate::environment::Environment;
 use crate::error::CheckError;
 use crate::explore::replay::ReplayedExecution;
-use crate::explore::shorten::Shortening;
+pub(crate) use crate::explore::shorten::Shortening;
 #[cfg(not(loom))]
 use crate::judge::phase2_outcome::Phase2Observer;
 use crate::judge::phase2_outcome::Phase2Outcome;

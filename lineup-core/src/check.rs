@@ -3,6 +3,7 @@
 use std::sync::Arc;
 
 use crate::backend;
+use crate::backend::Shortening;
 use crate::config::Config;
 use crate::environment::{Environment, REPLAY_ENV};
 use crate::error::CheckError;
@@ -173,11 +174,17 @@ pub fn shorten_schedule<O: Send + Sync + 'static>(
         // The token does not reach the violation's history (it cannot happen): leave both alone.
         return Ok(());
     }
+    show_schedule(violation, shortening);
+    Ok(())
+}
+
+/// Shows the schedule `shortening` found, if it found one, in `violation`, and records both it
+/// and the one phase 2 found (for a violation shortened before, the one first found).
+fn show_schedule(violation: &mut Violation, shortening: Shortening) {
     let (shown, shown_cost) = shortening
         .shorter
         .unwrap_or_else(|| (violation.replay.clone(), shortening.found));
     let found = std::mem::replace(&mut violation.replay, shown);
-    // Shortened before: the schedule phase 2 found is the one first shortened.
     let (found, found_cost, before) = match violation.schedule.take() {
         Some(earlier) => (earlier.found, earlier.found_cost, earlier.executions),
         None => (found, shortening.found, 0),
@@ -188,7 +195,6 @@ pub fn shorten_schedule<O: Send + Sync + 'static>(
         shown_cost,
         executions: before + shortening.executions,
     });
-    Ok(())
 }
 
 /// [`check`] without the HTML report: what the runner calls for every matrix it checks and
