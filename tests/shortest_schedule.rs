@@ -106,6 +106,13 @@ fn a_random_schedule_is_shortened_and_replays_to_the_same_violation() {
         schedule.preemptions_after()
     );
     assert!(report.contains(&line), "{report}");
+    // So does the HTML page, beside the token it shows.
+    let html = violation.to_html();
+    assert!(html.contains(&violation.replay.to_string()), "{html}");
+    assert!(
+        html.contains(&format!("shortened from {}: {}", schedule.found_cost, schedule.found)),
+        "{html}"
+    );
 }
 
 #[test]
