@@ -130,7 +130,12 @@ fn a_tree_past_the_start_is_still_explored_to_the_end_on_any_number_of_workers()
 /// What a failing check reports: the kind and the replay token of its violation.
 fn failure(verdict: Verdict) -> String {
     match verdict {
-        Verdict::Fail(v) => format!("{:?} {}", v.kind, v.replay),
+        // The schedule phase 2 found, before it is shortened for the report.
+        Verdict::Fail(v) => format!(
+            "{:?} {}",
+            v.kind,
+            v.schedule.as_ref().map_or(&v.replay, |shown| &shown.found)
+        ),
         Verdict::Pass(stats) => panic!("the check passed: {stats:?}"),
     }
 }
@@ -148,7 +153,14 @@ fn a_failing_check_reports_the_same_violation_on_any_number_of_workers_wherever_
         ..Config::default()
     };
     let (search, executions) = match check(&subject, &matrix, &plain(1)).unwrap() {
-        Verdict::Fail(v) => (format!("{:?} {}", v.kind, v.replay), v.stats.concurrent_executions),
+        Verdict::Fail(v) => (
+            format!(
+                "{:?} {}",
+                v.kind,
+                v.schedule.as_ref().map_or(&v.replay, |shown| &shown.found)
+            ),
+            v.stats.concurrent_executions,
+        ),
         Verdict::Pass(_) => panic!("the give-up queue passed"),
     };
     assert!(

@@ -54,7 +54,12 @@ fn verdict_key(verdict: &Verdict) -> (u64, String) {
             "PASS {} {} {} {}",
             s.serial_executions, s.serial_full, s.concurrent_executions, s.distinct_histories
         ),
-        Verdict::Fail(v) => format!("FAIL {:?} {}", v.kind, v.replay),
+        Verdict::Fail(v) => format!(
+            "FAIL {:?} {} {}",
+            v.kind,
+            v.replay,
+            v.schedule.as_ref().map_or(&v.replay, |shown| &shown.found)
+        ),
     };
     (s.serial_executions + s.concurrent_executions, key)
 }

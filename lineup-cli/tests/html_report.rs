@@ -253,6 +253,7 @@ fn stuck_violation() -> Violation {
         },
         stats: Default::default(),
         loom: None,
+        schedule: None,
         html_report: None,
     }
 }
@@ -324,6 +325,7 @@ fn nondeterminism_html_shows_the_two_serial_histories_side_by_side() {
         },
         stats: Default::default(),
         loom: None,
+        schedule: None,
         html_report: None,
     };
     let page = dir.path().join("nondeterminism.html");

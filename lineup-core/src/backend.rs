@@ -11,6 +11,7 @@ use crate::config::Config;
 use crate::environment::Environment;
 use crate::error::CheckError;
 use crate::explore::replay::ReplayedExecution;
+pub(crate) use crate::explore::shorten::Shortening;
 #[cfg(not(loom))]
 use crate::judge::phase2_outcome::Phase2Observer;
 use crate::judge::phase2_outcome::Phase2Outcome;
@@ -84,4 +85,18 @@ pub(crate) fn replay_execution<O: Send + Sync + 'static>(
     config: &Config,
 ) -> Result<Option<ReplayedExecution>, CheckError> {
     crate::explore::replay::replay_execution(subject, matrix, token, config)
+}
+
+/// A schedule of fewer preemptions (then context switches) than the phase-2 shuttle token
+/// `found` that reaches the same history on `matrix`, searched on shuttle within `budget`
+/// executions whatever the build (the caller passes no loom token); `None` when `found` does not
+/// replay to a judged execution.
+pub(crate) fn shortest_schedule<O: Send + Sync + 'static>(
+    subject: &Subject<O>,
+    matrix: &TestMatrix,
+    found: &ReplayToken,
+    config: &Config,
+    budget: u64,
+) -> Result<Option<Shortening>, CheckError> {
+    crate::explore::shorten::shortest_schedule(subject, matrix, found, config, budget)
 }

@@ -3,6 +3,7 @@
 use std::sync::Arc;
 
 use crate::backend;
+use crate::backend::Shortening;
 use crate::config::Config;
 use crate::environment::{Environment, REPLAY_ENV};
 use crate::error::CheckError;
@@ -11,13 +12,14 @@ use crate::judge::history_judge::judge;
 use crate::judge::phase2_outcome::Phase2Observer;
 use crate::judge::phase2_outcome::Phase2Outcome;
 use crate::judge::verdict::CheckStats;
+use crate::judge::verdict::ShownSchedule;
 use crate::judge::verdict::Verdict;
 use crate::judge::verdict::Violation;
 use crate::judge::verdict::ViolationKind;
 use crate::model::history::History;
 use crate::model::matrix::TestMatrix;
 use crate::model::replay_token::Phase;
-use crate::model::replay_token::ReplayToken;
+use crate::model::replay_token::{ReplayToken, ScheduleCost};
 use crate::model::stuck_kind::StuckKind;
 use crate::model::subject::Subject;
 use crate::report::html::{attach_report, test_name};
@@ -93,18 +95,106 @@ pub fn check<O: Send + Sync + 'static>(
     config: &Config,
 ) -> Result<Verdict, CheckError> {
     let environment = Environment::from_env()?;
-    check_in(subject, matrix, config, &environment)
-        .map(|verdict| with_html_report(verdict, subject.name(), &environment))
+    check_in(subject, matrix, config, &environment).map(|verdict| finish(verdict, subject, config, &environment))
 }
 
-/// A failing verdict with its HTML report written when [`LINEUP_REPORT_DIR`] is set.
+/// A failing verdict with its schedule shortened (within [`Config::shortest_schedule`] executions,
+/// unless it replays [`REPLAY_ENV`]'s) and its HTML
+/// report written when [`LINEUP_REPORT_DIR`] is set. A search for a shorter schedule that fails
+/// leaves the violation as phase 2 found it.
 ///
 /// [`LINEUP_REPORT_DIR`]: crate::report_html::REPORT_DIR_ENV
-fn with_html_report(mut verdict: Verdict, subject: &str, environment: &Environment) -> Verdict {
+fn finish<O: Send + Sync + 'static>(
+    mut verdict: Verdict,
+    subject: &Subject<O>,
+    config: &Config,
+    environment: &Environment,
+) -> Verdict {
     if let Verdict::Fail(violation) = &mut verdict {
-        attach_report(violation, &test_name(subject), environment.run.report_dir.as_deref());
+        if environment.run.replay.is_none() && config.shortest_schedule > 0 {
+            let _ = shorten_schedule(subject, violation, config, config.shortest_schedule);
+        }
+        attach_report(
+            violation,
+            &test_name(subject.name()),
+            environment.run.report_dir.as_deref(),
+        );
     }
     verdict
+}
+
+/// Shows the shortest schedule of a phase-2 violation found on shuttle: replaces
+/// `violation.replay` with a schedule of `violation.matrix` that reaches the same violating
+/// history (the same stuck history, stuck the same way) with fewer preemptions, or as many and
+/// fewer context switches, if the search finds one within `budget` executions, and records both
+/// schedules and their costs in `violation.schedule` (see [`ShownSchedule`]). The new token is a
+/// `pb-dfs` one (`lineup:p2-b<preemptions>:...`), replayed by [`replay`] and [`REPLAY_ENV`]
+/// like any other, and replayed once more before it is kept. Nondeterminism and loom's
+/// violations are left as they are. `config` must be the one the violation was found under (its
+/// yield settings and step limits shape the schedules).
+///
+/// ```
+/// use lineup_core::{check, shorten_schedule, Config, Invocation, Subject, TestMatrix};
+/// use shuttle::sync::atomic::{AtomicU64, Ordering};
+///
+/// // A racy counter: `inc` reads, then writes.
+/// let counter = Subject::new("racy counter", || AtomicU64::new(0))
+///     .with(Invocation::new("inc", |c: &AtomicU64| {
+///         let v = c.load(Ordering::SeqCst);
+///         c.store(v + 1, Ordering::SeqCst);
+///     }))
+///     .with(Invocation::new("get", |c: &AtomicU64| c.load(Ordering::SeqCst)));
+/// let matrix = TestMatrix::new(vec![vec![0], vec![0]]).with_final(vec![1]);
+/// let verdict = check(&counter, &matrix, &Config::default()).unwrap();
+/// let mut violation = verdict.violation().unwrap().clone();
+/// // `check` has already shortened it; shortening again changes nothing.
+/// let shown = violation.schedule.clone().unwrap();
+/// assert!(shown.preemptions_after() <= shown.preemptions_before());
+/// shorten_schedule(&counter, &mut violation, &Config::default(), 1_000).unwrap();
+/// assert_eq!(violation.schedule.unwrap().shown_cost, shown.shown_cost);
+/// ```
+pub fn shorten_schedule<O: Send + Sync + 'static>(
+    subject: &Subject<O>,
+    violation: &mut Violation,
+    config: &Config,
+    budget: u64,
+) -> Result<(), CheckError> {
+    let phase2_on_shuttle = matches!(
+        violation.replay.phase,
+        Phase::Concurrent { .. } | Phase::ConcurrentYields { .. } | Phase::Scheduled
+    );
+    if !phase2_on_shuttle || violation.kind.is_nondeterminism() {
+        return Ok(());
+    }
+    let Some(shortening) = backend::shortest_schedule(subject, &violation.matrix, &violation.replay, config, budget)?
+    else {
+        return Ok(());
+    };
+    if &shortening.history != violation.kind.history() {
+        // The token does not reach the violation's history (it cannot happen): leave both alone.
+        return Ok(());
+    }
+    show_schedule(violation, shortening);
+    Ok(())
+}
+
+/// Shows the schedule `shortening` found, if it found one, in `violation`, and records both it
+/// and the one phase 2 found (for a violation shortened before, the one first found).
+fn show_schedule(violation: &mut Violation, shortening: Shortening) {
+    let (shown, shown_cost) = shortening
+        .shorter
+        .unwrap_or_else(|| (violation.replay.clone(), shortening.found));
+    let found = std::mem::replace(&mut violation.replay, shown);
+    let (found, found_cost, before) = match violation.schedule.take() {
+        Some(earlier) => (earlier.found, earlier.found_cost, earlier.executions),
+        None => (found, shortening.found, 0),
+    };
+    violation.schedule = Some(ShownSchedule {
+        found,
+        found_cost,
+        shown_cost,
+        executions: before + shortening.executions,
+    });
 }
 
 /// [`check`] without the HTML report: what the runner calls for every matrix it checks and
@@ -165,7 +255,7 @@ pub fn check_against_spec<O: Send + Sync + 'static>(
 ) -> Result<Verdict, CheckError> {
     let environment = Environment::from_env()?;
     check_against_named_spec(subject, matrix, spec, "the given specification", config, &environment)
-        .map(|verdict| with_html_report(verdict, subject.name(), &environment))
+        .map(|verdict| finish(verdict, subject, config, &environment))
 }
 
 /// [`check_against_spec`] with the specification read from an observation file; errors name
@@ -186,7 +276,7 @@ pub fn check_against_file<O: Send + Sync + 'static>(
         config,
         &environment,
     )
-    .map(|verdict| with_html_report(verdict, subject.name(), &environment))
+    .map(|verdict| finish(verdict, subject, config, &environment))
 }
 
 fn check_against_named_spec<O: Send + Sync + 'static>(
@@ -306,6 +396,8 @@ pub struct Replayed {
     pub violation: Option<ViolationKind>,
     /// The execution reached the step limit ([`Config::max_steps`]): its history is not judged.
     pub inconclusive: bool,
+    /// Its preemptions and context switches (see [`ScheduleCost`]).
+    pub schedule: ScheduleCost,
 }
 
 /// Re-runs exactly the execution a [`ReplayToken`] from a report describes, and for a phase-2
@@ -341,6 +433,7 @@ pub fn replay<O: Send + Sync + 'static>(
         stuck: execution.stuck,
         violation,
         inconclusive: execution.inconclusive,
+        schedule: execution.cost,
     })
 }
 
@@ -469,6 +562,7 @@ fn fail<O>(
         replay,
         stats,
         loom: None,
+        schedule: None,
         html_report: None,
     }))
 }

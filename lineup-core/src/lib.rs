@@ -83,17 +83,17 @@ mod runner;
 mod spec;
 mod survey;
 
-pub use check::{check, check_against_file, check_against_spec, replay, synthesize_spec, Replayed};
+pub use check::{check, check_against_file, check_against_spec, replay, shorten_schedule, synthesize_spec, Replayed};
 pub use config::Config;
 pub use config::Interlude;
 pub use config::Reduction;
 #[doc(hidden)]
 pub use config::ReductionFault;
-pub use config::{SpinPruning, DEFAULT_SPIN_READS, DEFAULT_YIELD_CHOICES};
+pub use config::{SpinPruning, DEFAULT_SHORTEST_SCHEDULE, DEFAULT_SPIN_READS, DEFAULT_YIELD_CHOICES};
 pub use config::{Strategy, StrategyParseError};
 pub use environment::REPLAY_ENV;
 pub use error::CheckError;
-pub use judge::verdict::{CheckStats, LoomEvidence, Verdict, Violation, ViolationKind};
+pub use judge::verdict::{CheckStats, LoomEvidence, ShownSchedule, Verdict, Violation, ViolationKind};
 pub use judge::witness;
 pub use memory_limit::{allocation_size, default_memory_budget, MemoryLimit};
 pub use model::groups::{GroupViolation, OperationGroups};
@@ -102,7 +102,7 @@ pub use model::history::{op_table, Event, History, HistoryBuilder, HistoryError,
 pub use model::invocation::{Invocation, InvocationLabel};
 pub use model::invocations::Invocations;
 pub use model::matrix::{MatrixDisplay, OpSlot, TestMatrix};
-pub use model::replay_token::{Phase, ReplayToken};
+pub use model::replay_token::{Phase, ReplayToken, ScheduleCost};
 pub use model::response::Response;
 pub use model::stuck_kind::StuckKind;
 pub use model::subject::Subject;

@@ -6,6 +6,10 @@ pub(crate) mod strategy;
 pub use interlude::Interlude;
 pub use strategy::{Strategy, StrategyParseError};
 
+/// The default [`Config::shortest_schedule`]: executions spent at most on showing a violation's
+/// shortest schedule.
+pub const DEFAULT_SHORTEST_SCHEDULE: u64 = 2_000;
+
 /// Settings of [`check`](crate::check). The defaults are the paper's.
 ///
 /// ```
@@ -134,6 +138,14 @@ pub struct Config {
     /// [`max_executions`](Self::max_executions) below `after` never run it. `LINEUP_INTERLUDE`
     /// overrides it in [`LineupTest`](crate::LineupTest)s.
     pub interlude: Option<Interlude>,
+    /// The executions a failing check (and a [`LineupTest`](crate::LineupTest), after shrinking)
+    /// may spend on the search for a shorter schedule of its violation: one that reaches the same
+    /// violating history with fewer preemptions, then fewer context switches (see
+    /// [`shorten_schedule`](crate::shorten_schedule)). An execution budget, not a time, so the
+    /// schedule shown depends on neither the machine nor the number of workers; when it runs out,
+    /// the best schedule found so far (or the one phase 2 found) is shown. `0` shows the schedule
+    /// phase 2 found. Default [`DEFAULT_SHORTEST_SCHEDULE`] (2 000).
+    pub shortest_schedule: u64,
     /// A deliberately broken reduction, for the tests that show the superset property can fail.
     /// Never set it otherwise.
     #[doc(hidden)]
@@ -323,6 +335,7 @@ impl Default for Config {
             spin_pruning: SpinPruning::default(),
             reduction: Reduction::Auto,
             interlude: Some(Interlude::default()),
+            shortest_schedule: DEFAULT_SHORTEST_SCHEDULE,
             reduction_fault: None,
         }
     }

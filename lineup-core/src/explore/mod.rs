@@ -22,6 +22,7 @@ pub(crate) mod sample_split;
 pub(crate) mod scheduler;
 pub(crate) mod serial;
 pub(crate) mod serial_spec;
+pub(crate) mod shorten;
 #[cfg_attr(loom, allow(dead_code))]
 pub(crate) mod shuttle_events;
 #[cfg_attr(loom, allow(dead_code))]

@@ -13,7 +13,7 @@ use crate::explore::scheduler::Control;
 use crate::explore::strategy;
 use crate::model::history::History;
 use crate::model::matrix::TestMatrix;
-use crate::model::replay_token::{Phase, ReplayToken};
+use crate::model::replay_token::{Phase, ReplayToken, ScheduleCost};
 use crate::model::stuck_kind::StuckKind;
 use crate::model::subject::Subject;
 use crate::model::trace::Trace;
@@ -77,6 +77,8 @@ pub(crate) struct ReplayedExecution {
     pub stuck: Option<StuckKind>,
     /// It reached the step limit.
     pub inconclusive: bool,
+    /// Its preemptions and context switches.
+    pub cost: ScheduleCost,
 }
 
 /// Re-runs the one execution of `matrix` that a shuttle token (phase 1's or phase 2's; the caller
@@ -92,14 +94,14 @@ pub(crate) fn replay_execution<O: Send + Sync + 'static>(
         Phase::Serial => None,
         _ => Some(strategy::for_phase2(&config, by_index)),
     };
-    type Captured = Option<(Trace, Option<StuckKind>, bool)>;
+    type Captured = Option<(Trace, Option<StuckKind>, bool, ScheduleCost)>;
     let captured: Rc<RefCell<Captured>> = Rc::default();
     let sink_captured = Rc::clone(&captured);
     explore(subject, matrix, tree, strategy, None, &config, move |result| {
-        *sink_captured.borrow_mut() = Some((result.trace.to_owned(), result.stuck, result.inconclusive));
+        *sink_captured.borrow_mut() = Some((result.trace.to_owned(), result.stuck, result.inconclusive, result.cost));
         Control::Stop
     })?;
-    let Some((trace, stuck, inconclusive)) = captured.borrow_mut().take() else {
+    let Some((trace, stuck, inconclusive, cost)) = captured.borrow_mut().take() else {
         return Ok(None);
     };
     let ops = subject.op_table(matrix);
@@ -107,5 +109,6 @@ pub(crate) fn replay_execution<O: Send + Sync + 'static>(
         history: history_of(trace.as_ref(), &ops),
         stuck,
         inconclusive,
+        cost,
     }))
 }

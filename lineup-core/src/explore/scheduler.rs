@@ -61,7 +61,7 @@ use crate::explore::sleep::{SleepRecord, SleepSet};
 use crate::explore::split::{SplitQueue, SplitWorker};
 use crate::explore::strategy::{Point, SchedulingStrategy};
 use crate::judge::live;
-use crate::model::replay_token::Phase;
+use crate::model::replay_token::{Phase, ScheduleCost};
 use crate::model::stuck_kind::StuckKind;
 use crate::model::trace::TraceRef;
 
@@ -84,6 +84,8 @@ pub(crate) struct ExecutionResult<'a> {
     pub redundant_before: u64,
     /// The execution reached the step limit: its history is not judged.
     pub inconclusive: bool,
+    /// Its preemptions and context switches.
+    pub cost: ScheduleCost,
     tree: &'a DecisionTree,
     strategy: &'a dyn SchedulingStrategy,
     by_index: &'a [u32],
@@ -216,6 +218,36 @@ struct ExecutionState {
     by_index: Vec<u32>,
     /// The spin pruning's record of the step granted last, while the reduction is off.
     spin: SpinWatch,
+    /// The preemptions and context switches of the choices so far.
+    switches: SwitchCount,
+}
+
+/// The [`ScheduleCost`] of the execution in progress, counted at each choice among the members.
+#[derive(Debug, Default)]
+struct SwitchCount {
+    cost: ScheduleCost,
+    /// The thread the previous choice ran.
+    last: Option<TaskId>,
+}
+
+impl SwitchCount {
+    /// The member at position `k` of `point` runs: a preemption when the current thread could go
+    /// on and does not give way, a context switch when another thread than the previous choice's
+    /// runs. The main thread (task 0, which builds the object, runs the initial and final
+    /// operations and spawns the workers, never beside them) is not counted.
+    fn note(&mut self, point: &Point<'_>, k: usize) {
+        let chosen = point.members[k];
+        if usize::from(chosen) == 0 {
+            return;
+        }
+        if point.current.is_some_and(|c| c != k) && !point.gives_way() {
+            self.cost.preemptions += 1;
+        }
+        if self.last.is_some_and(|last| last != chosen) {
+            self.cost.context_switches += 1;
+        }
+        self.last = Some(chosen);
+    }
 }
 
 /// What the spin pruning keeps of the step granted last when the reduction (which keeps its own)
@@ -472,6 +504,7 @@ impl SchedulerState {
             stuck,
             redundant_before: std::mem::take(&mut self.redundant_unreported),
             inconclusive: self.execution.early_end == Some(EarlyEnd::Inconclusive),
+            cost: self.execution.switches.cost,
             tree: &self.tree,
             strategy: self.strategy.as_ref(),
             by_index: &self.execution.by_index,
@@ -813,6 +846,10 @@ impl SchedulerState {
         {
             return Decision::Redundant;
         }
+        if self.strategy.abandons(&r.events) {
+            // A guided search's execution that has left its target: ended like a redundant one.
+            return Decision::Redundant;
+        }
         let asleep = if self.settings.reduction {
             self.asleep_members(members)
         } else {
@@ -1046,6 +1083,7 @@ impl SchedulerState {
     fn choose(&mut self, point: &Point<'_>) -> Decision {
         match self.strategy.pick(point, &mut self.tree) {
             Ok(k) => {
+                self.execution.switches.note(point, k);
                 // Phase 1's tokens are the tree's choices: no index to keep.
                 if point.members.len() > 1 && self.settings.mode == Mode::Concurrent {
                     self.execution.by_index.push(k as u32);

@@ -7,7 +7,7 @@ use crate::judge::report_file::ReportFile;
 use crate::model::history::History;
 use crate::model::invocation::InvocationLabel;
 use crate::model::matrix::TestMatrix;
-use crate::model::replay_token::ReplayToken;
+use crate::model::replay_token::{ReplayToken, ScheduleCost};
 use crate::model::stuck_kind::StuckKind;
 use crate::spec::determinism::Nondeterminism;
 use crate::spec::observation::Observation;
@@ -125,10 +125,47 @@ pub struct Violation {
     /// Under the loom backend: how the violating execution used memory, and where its stored
     /// path is. `None` on shuttle, whose atomics are sequentially consistent.
     pub loom: Option<LoomEvidence>,
+    /// How the schedule of `replay` was chosen: for a violation of phase 2 on shuttle, the schedule
+    /// phase 2 found and, if one reaching the same history costs less, that one instead (see
+    /// [`shorten_schedule`](crate::shorten_schedule)). `None` for nondeterminism, under loom, for a
+    /// replayed schedule ([`REPLAY_ENV`](crate::REPLAY_ENV)), and where no shortening was tried.
+    pub schedule: Option<ShownSchedule>,
     /// The HTML report written for this violation when
     /// [`LINEUP_REPORT_DIR`](crate::report_html::REPORT_DIR_ENV) is set (or why it could not
     /// be); the text report names it in its last line.
     pub html_report: Option<ReportFile>,
+}
+
+/// The schedule a violation shows, against the one phase 2 found: the shown one has the fewest
+/// preemptions, then the fewest context switches, that the search for it met among the schedules
+/// that reach the same violating history, and never more than the found one.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ShownSchedule {
+    /// The token of the schedule phase 2 found.
+    pub found: ReplayToken,
+    /// Its preemptions and context switches.
+    pub found_cost: ScheduleCost,
+    /// The preemptions and context switches of the schedule shown ([`Violation::replay`]).
+    pub shown_cost: ScheduleCost,
+    /// The executions the search for a shorter schedule ran.
+    pub executions: u64,
+}
+
+impl ShownSchedule {
+    /// Whether the schedule shown is not the one found (it costs less).
+    pub fn is_shortened(&self) -> bool {
+        self.shown_cost < self.found_cost
+    }
+
+    /// The preemptions of the schedule phase 2 found.
+    pub fn preemptions_before(&self) -> u32 {
+        self.found_cost.preemptions
+    }
+
+    /// The preemptions of the schedule shown (never more than [`preemptions_before`](Self::preemptions_before)).
+    pub fn preemptions_after(&self) -> u32 {
+        self.shown_cost.preemptions
+    }
 }
 
 /// What lineup knows about a violating execution found by loom.

@@ -146,3 +146,32 @@ impl FromStr for ReplayToken {
         Ok(Self { phase, choices })
     }
 }
+
+/// How much switching one execution's schedule does, as the scheduler counts it at the points
+/// where it chooses among the threads that may run.
+///
+/// A *preemption* switches away from a thread that could go on (inside an operation, or at the
+/// gate of its next one) without its giving way, as `pb-dfs` counts them against its bound; a
+/// *context switch* is any choice that runs another thread than the previous choice ran
+/// (preemptions, switches away from a blocked or finished thread, and switches at yields). Ordered
+/// by preemptions, then context switches: the order in which a shown schedule is the shortest.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ScheduleCost {
+    /// Switches away from a thread that could go on.
+    pub preemptions: u32,
+    /// Changes of the running thread at choice points, preemptions included.
+    pub context_switches: u32,
+}
+
+impl fmt::Display for ScheduleCost {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{} preemption{}, {} context switch{}",
+            self.preemptions,
+            if self.preemptions == 1 { "" } else { "s" },
+            self.context_switches,
+            if self.context_switches == 1 { "" } else { "es" }
+        )
+    }
+}

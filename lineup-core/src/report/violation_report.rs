@@ -4,12 +4,35 @@ use std::fmt::{self, Write as _};
 
 use crate::environment::REPLAY_ENV;
 use crate::judge::verdict::LoomEvidence;
+use crate::judge::verdict::ShownSchedule;
 use crate::judge::verdict::Violation;
 use crate::judge::verdict::ViolationKind;
 use crate::judge::witness::explain_non_witness;
 use crate::model::history::History;
 use crate::model::replay_token::Phase;
 use crate::spec::observation::Observation;
+
+/// The line that says what the schedule shown costs, and, when it was shortened, what the one
+/// phase 2 found cost.
+fn write_schedule(f: &mut fmt::Formatter<'_>, schedule: &ShownSchedule) -> fmt::Result {
+    if schedule.is_shortened() {
+        writeln!(
+            f,
+            "schedule: shortened from {} to {} ({} → {} preemptions; phase 2 found {})",
+            schedule.found_cost,
+            schedule.shown_cost,
+            schedule.preemptions_before(),
+            schedule.preemptions_after(),
+            schedule.found
+        )
+    } else {
+        writeln!(
+            f,
+            "schedule: {} (no schedule reaching this history with fewer was found in {} executions)",
+            schedule.shown_cost, schedule.executions
+        )
+    }
+}
 
 impl fmt::Display for Violation {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -117,6 +140,9 @@ impl fmt::Display for Violation {
                  token)",
                 self.replay
             )?,
+        }
+        if let Some(schedule) = &self.schedule {
+            write_schedule(f, schedule)?;
         }
         if let Some(loom) = &self.loom {
             if loom.is_weak_memory() {
@@ -311,6 +337,7 @@ mod tests {
                 real_time_happens_before,
                 other_setting_fails,
             }),
+            schedule: None,
             html_report: None,
         }
         .to_string()

@@ -7,6 +7,7 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use crate::check::check_without_report as check;
+use crate::check::shorten_schedule;
 use crate::check::synthesize_in;
 use crate::config::Config;
 use crate::config::{SpinPruning, Strategy, StrategyParseError};
@@ -904,6 +905,11 @@ impl LineupTest {
             }
         });
         let mut smallest = shrunk.violation;
+        // The shortest schedule of the smallest matrix's violation; a search that fails leaves the
+        // one found (a replayed schedule is shown as it is).
+        if environment.run.replay.is_none() && config.shortest_schedule > 0 {
+            let _ = shorten_schedule(subject, &mut smallest, config, config.shortest_schedule);
+        }
         smallest.html_report = write_report_in(environment.run.report_dir.as_deref(), &self.name, || {
             let mut sections = vec![smallest.section()];
             if shrunk.steps > 0 {

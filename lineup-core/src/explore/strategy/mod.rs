@@ -14,7 +14,9 @@
 //! * [`random_walk`]: a uniform random choice at every point, for a number of executions;
 //! * [`pct`]: probabilistic concurrency testing with priority change points (Burckhardt,
 //!   Kothari, Musuvathi, Nagarakatte, ASPLOS 2010);
-//! * [`schedule_replay`]: one execution, replayed from a token of any strategy but `pb-dfs`.
+//! * [`schedule_replay`]: one execution, replayed from a token of any strategy but `pb-dfs`;
+//! * [`guided`]: `pb-dfs` that ends the executions leaving one target history (the search for a
+//!   violation's shortest schedule).
 //!
 //! The DFS strategies enumerate their options through the [`DecisionTree`] (so they can be split
 //! among workers); every phase 2 strategy but `pb-dfs` names its executions by the index of the chosen
@@ -22,6 +24,7 @@
 //! ([`Phase::Scheduled`] tokens), which [`schedule_replay`] follows.
 
 pub(crate) mod db_dfs;
+pub(crate) mod guided;
 pub(crate) mod pb_dfs;
 pub(crate) mod pct;
 pub(crate) mod random_walk;
@@ -32,6 +35,7 @@ use shuttle::current::TaskId;
 
 use crate::config::{Config, Strategy};
 use crate::explore::decision_tree::{DecisionTree, Divergence};
+use crate::model::history::Event;
 use crate::model::replay_token::Phase;
 
 /// One scheduling point at which more than one thing could happen.
@@ -109,6 +113,13 @@ pub(crate) trait SchedulingStrategy: std::fmt::Debug {
 
     /// Whether it follows [`Point::asleep`] (the partial-order reduction applies).
     fn supports_reduction(&self) -> bool {
+        false
+    }
+
+    /// Whether the execution in progress ends now, unjudged, given the call and return events it
+    /// has recorded (asked at every choice point): a [guided](guided) search's, for an execution
+    /// that has left its target history. No by default.
+    fn abandons(&mut self, _events: &[Event]) -> bool {
         false
     }
 

@@ -3,7 +3,7 @@
 //! of a nondeterminism side by side, and the replay token.
 
 use crate::environment::REPLAY_ENV;
-use crate::judge::verdict::{Violation, ViolationKind};
+use crate::judge::verdict::{ShownSchedule, Violation, ViolationKind};
 use crate::judge::witness::explain_non_witness;
 use crate::model::history::{Event, History};
 use crate::model::replay_token::Phase;
@@ -96,6 +96,9 @@ impl Violation {
             }
         };
         facts.push(Fact::with_class("replay", self.replay.to_string(), "replay-token"));
+        if let Some(schedule) = &self.schedule {
+            facts.push(Fact::new("schedule", schedule_fact(schedule)));
+        }
         notes.push(match self.replay.phase {
             Phase::Concurrent { .. } | Phase::ConcurrentYields { .. } | Phase::Scheduled => format!(
                 "replay: {REPLAY_ENV}={} re-runs exactly this schedule in phase 2 (or lineup::replay with this token)",
@@ -196,5 +199,17 @@ fn timeline(caption: &str, history: &History, mark: impl Fn(usize) -> BarMark) -
         caption: format!("{caption}: {}", history.notation()),
         lanes: threads.iter().map(|t| format!("thread {t}")).collect(),
         bars,
+    }
+}
+
+/// The schedule fact: its cost, and what it was shortened from.
+fn schedule_fact(schedule: &ShownSchedule) -> String {
+    if schedule.is_shortened() {
+        format!(
+            "{} (shortened from {}: {})",
+            schedule.shown_cost, schedule.found_cost, schedule.found
+        )
+    } else {
+        schedule.shown_cost.to_string()
     }
 }
