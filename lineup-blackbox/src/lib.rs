@@ -16,16 +16,16 @@
 //!
 //! Each module wraps one crate into a lineup [`Subject`](https://docs.rs/lineup) (an object and
 //! its invocations) and says what each invocation returns; the tests in `tests/` hold the
-//! matrices and the verdicts, and [`expectation`] prints the figures of every check. The
-//! documentation of every crate, its version, switch, matrices, bound, verdict and time, is
-//! `docs/black-box-crates.md`.
+//! matrices and the verdicts, and the `expectation` module (under `--cfg loom`) prints the
+//! figures of every check. The documentation of every crate, its version, switch, matrices, bound,
+//! verdict and time, is `docs/black-box-crates.md`.
 //!
 //! One caveat holds for every crate here: their atomics are loom's own, not
 //! `lineup::sync::atomic`, so lineup's report cannot tell whether a violating execution needed a
 //! weak-memory load (it says so). Every matrix is therefore checked twice, in loom's bare C11
 //! model and with real-time order as happens-before (lineup's default,
 //! `lineup::Config::real_time_happens_before`): a C11 failure next to a real-time pass is a
-//! weak-memory-only finding ([`expectation`] explains why).
+//! weak-memory-only finding (the `expectation` module explains why).
 
 #![warn(missing_docs)]
 #![deny(clippy::undocumented_unsafe_blocks)]

@@ -7,28 +7,7 @@
 //! (or a `#[handles]` method under `#[lineup::invocations]`), and an invocation that uses the
 //! calling thread's handle is made with [`Invocation::on_handle`](crate::Invocation::on_handle).
 //!
-//! # When handles are made and dropped
-//!
-//! In every execution, after the object is built: the main thread makes the handle of the
-//! initial operations (if there are any) and runs them; then it makes the handle of every worker,
-//! in column order, and starts the workers, each owning its own; once they have all finished, it
-//! makes the handle of the final operations (if any) and runs them. Making a handle belongs to no
-//! operation (as building the object does). A worker drops its handle after its last operation,
-//! as an operation of its own that the history shows as `drop(handle)` on the worker's thread
-//! (numbered after the matrix's operations, with `()` or the drop's panic as its response): phase
-//! 1 runs it alone, in every serial order with the other operations, and phase 2 interleaves its
-//! steps with the other threads' like any operation's, so a race inside a `Drop` implementation is
-//! found. It must be an operation of the history: what a drop does (a lease given back, a channel
-//! end closed) is seen by the operations after it, so a drop that the history did not show would
-//! make the specification nondeterministic, and a drop glued to the thread's last operation would
-//! make that operation non-atomic (both false alarms). A handle whose type runs no code when
-//! dropped (`std::mem::needs_drop`) adds no operation, and on shuttle a drop that reaches no
-//! scheduling point (an `Arc` let go, an empty list of permits) touched nothing the model checker
-//! sees: nothing can tell when it ran, so it is left out of that history (it would only add a
-//! real-time order that nothing stands for) and costs phase 1 no extra serial orders. (The loom
-//! backend records every drop.) The main thread drops the handle of the
-//! initial operations after the last of them (before any worker starts), and that of the final
-//! operations after the last of them, belonging to no operation.
+//! When handles are made and dropped, and why: see [`Handles`].
 
 use std::any::{Any, TypeId};
 use std::fmt;
@@ -153,10 +132,33 @@ impl HandleType {
 
 type MakeHandle<O> = dyn Fn(&Arc<O>, &MatrixThread) -> Box<dyn Any + Send> + Send + Sync;
 
-/// How each thread of a matrix makes its handle from the shared object (see the
-/// [module](self) docs for when handles are made and dropped). Made with [`Handles::new`]; a
-/// [`Subject`](crate::Subject) takes it with [`Subject::with_handles`](crate::Subject::with_handles),
-/// and `#[lineup::invocations]` makes it from the block's `#[handles]` method.
+/// How each thread of a matrix makes its handle from the shared object. Made with
+/// [`Handles::new`]; a [`Subject`](crate::Subject) takes it with
+/// [`Subject::with_handles`](crate::Subject::with_handles), and `#[lineup::invocations]` makes it
+/// from the block's `#[handles]` method.
+///
+/// # When handles are made and dropped
+///
+/// In every execution, after the object is built: the main thread makes the handle of the
+/// initial operations (if there are any) and runs them; then it makes the handle of every worker,
+/// in column order, and starts the workers, each owning its own; once they have all finished, it
+/// makes the handle of the final operations (if any) and runs them. Making a handle belongs to no
+/// operation (as building the object does). A worker drops its handle after its last operation,
+/// as an operation of its own that the history shows as `drop(handle)` on the worker's thread
+/// (numbered after the matrix's operations, with `()` or the drop's panic as its response): phase
+/// 1 runs it alone, in every serial order with the other operations, and phase 2 interleaves its
+/// steps with the other threads' like any operation's, so a race inside a `Drop` implementation is
+/// found. It must be an operation of the history: what a drop does (a lease given back, a channel
+/// end closed) is seen by the operations after it, so a drop that the history did not show would
+/// make the specification nondeterministic, and a drop glued to the thread's last operation would
+/// make that operation non-atomic (both false alarms). A handle whose type runs no code when
+/// dropped (`std::mem::needs_drop`) adds no operation, and on shuttle a drop that reaches no
+/// scheduling point (an `Arc` let go, an empty list of permits) touched nothing the model checker
+/// sees: nothing can tell when it ran, so it is left out of that history (it would only add a
+/// real-time order that nothing stands for) and costs phase 1 no extra serial orders. (The loom
+/// backend records every drop.) The main thread drops the handle of the
+/// initial operations after the last of them (before any worker starts), and that of the final
+/// operations after the last of them, belonging to no operation.
 ///
 /// ```
 /// use std::sync::Arc;
