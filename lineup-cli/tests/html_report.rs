@@ -254,6 +254,7 @@ fn stuck_violation() -> Violation {
         stats: Default::default(),
         loom: None,
         html_report: None,
+        interleaving: None,
     }
 }
 
@@ -325,6 +326,7 @@ fn nondeterminism_html_shows_the_two_serial_histories_side_by_side() {
         stats: Default::default(),
         loom: None,
         html_report: None,
+        interleaving: None,
     };
     let page = dir.path().join("nondeterminism.html");
     std::fs::write(&page, violation.to_html()).unwrap();

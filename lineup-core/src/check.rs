@@ -117,8 +117,40 @@ pub(crate) fn check_without_report<O: Send + Sync + 'static>(
     check_in(subject, matrix, config, &Environment::from_env()?)
 }
 
-/// [`check_without_report`] in `environment`, read at the start of the check.
+/// [`check_without_report`] in `environment`, read at the start of the check; a violation comes
+/// with the steps of its execution.
 fn check_in<O: Send + Sync + 'static>(
+    subject: &Subject<O>,
+    matrix: &TestMatrix,
+    config: &Config,
+    environment: &Environment,
+) -> Result<Verdict, CheckError> {
+    check_unrecorded(subject, matrix, config, environment)
+        .map(|verdict| with_interleaving(verdict, subject, matrix, config, environment))
+}
+
+/// A failing verdict with the steps of its violating execution (see [`Violation::interleaving`]),
+/// recorded by one more replay of its schedule. The check does not depend on it: a replay that
+/// fails or gives another history leaves the violation without steps.
+fn with_interleaving<O: Send + Sync + 'static>(
+    mut verdict: Verdict,
+    subject: &Subject<O>,
+    matrix: &TestMatrix,
+    config: &Config,
+    environment: &Environment,
+) -> Verdict {
+    if let Verdict::Fail(violation) = &mut verdict {
+        let recorded = backend::record_interleaving(subject, matrix, &violation.replay, config, violation.kind.history());
+        violation.interleaving = recorded.ok().flatten().map(|mut interleaving| {
+            interleaving.full = environment.run.trace_full;
+            interleaving
+        });
+    }
+    verdict
+}
+
+/// [`check_in`] without the steps.
+fn check_unrecorded<O: Send + Sync + 'static>(
     subject: &Subject<O>,
     matrix: &TestMatrix,
     config: &Config,
@@ -190,6 +222,19 @@ pub fn check_against_file<O: Send + Sync + 'static>(
 }
 
 fn check_against_named_spec<O: Send + Sync + 'static>(
+    subject: &Subject<O>,
+    matrix: &TestMatrix,
+    spec: &ObservationSet,
+    source: &str,
+    config: &Config,
+    environment: &Environment,
+) -> Result<Verdict, CheckError> {
+    check_against_named_spec_unrecorded(subject, matrix, spec, source, config, environment)
+        .map(|verdict| with_interleaving(verdict, subject, matrix, config, environment))
+}
+
+/// [`check_against_named_spec`] without the steps.
+fn check_against_named_spec_unrecorded<O: Send + Sync + 'static>(
     subject: &Subject<O>,
     matrix: &TestMatrix,
     spec: &ObservationSet,
@@ -470,6 +515,7 @@ fn fail<O>(
         stats,
         loom: None,
         html_report: None,
+        interleaving: None,
     }))
 }
 

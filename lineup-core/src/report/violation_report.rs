@@ -90,6 +90,7 @@ impl fmt::Display for Violation {
                 )?;
             }
         }
+        write_interleaving(f, self)?;
         writeln!(f)?;
         match self.replay.phase {
             Phase::Serial => writeln!(
@@ -168,6 +169,24 @@ impl fmt::Display for Violation {
             write!(f, "\n{report}")?;
         }
         Ok(())
+    }
+}
+
+/// The "interleaving" section: the steps of the violating execution, or why there are none.
+fn write_interleaving(f: &mut fmt::Formatter<'_>, violation: &Violation) -> fmt::Result {
+    writeln!(f)?;
+    match (&violation.interleaving, violation.replay.phase) {
+        (Some(interleaving), _) => f.write_str(&interleaving.render(violation.kind.history()).text),
+        (None, Phase::LoomSerial | Phase::LoomConcurrent { .. }) => writeln!(
+            f,
+            "interleaving: the steps of an execution are not recorded under the loom backend (loom replays \
+             its own executions: see the replay line)"
+        ),
+        (None, _) => writeln!(
+            f,
+            "interleaving: not recorded (the replay of this schedule with step recording did not give the same \
+             history, or was not run)"
+        ),
     }
 }
 
@@ -312,6 +331,7 @@ mod tests {
                 other_setting_fails,
             }),
             html_report: None,
+            interleaving: None,
         }
         .to_string()
     }
