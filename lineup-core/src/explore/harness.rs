@@ -19,6 +19,7 @@ use std::sync::{Arc, Once};
 use crate::explore::abandonment;
 use crate::explore::recording;
 use crate::explore::role::Role;
+use crate::explore::trace;
 use crate::model::handles::{MatrixThread, ThreadHandle};
 use crate::model::matrix::OpSlot;
 use crate::model::matrix::TestMatrix;
@@ -308,6 +309,11 @@ fn run_op<O>(me: TaskId, subject: &Subject<O>, object: &O, slot: &OpSlot, handle
         r.ret(slot.id, response);
         r.set_role(me, Role::Harness);
     });
+    if trace::is_on() {
+        if let Some(state) = subject.state_of(object) {
+            trace::note_state(slot.id, state);
+        }
+    }
 }
 
 /// The message of a panic payload.
