@@ -37,13 +37,21 @@ use crate::explore::shuttle_events::{self, ShuttleSteps};
 
 /// The number an object gets in each execution at its first touch. Embedded in every primitive
 /// that announces itself.
-#[derive(Debug, Default)]
+#[derive(Default)]
 pub(crate) struct ObjectIdentity {
     /// The execution in which `id` was given (0: never).
     stamp: AtomicU64,
     id: AtomicU64,
     /// Where the user's code created the object, if known (for the report's steps).
     site: Option<&'static std::panic::Location<'static>>,
+}
+
+impl std::fmt::Debug for ObjectIdentity {
+    /// Nothing that differs from execution to execution (an object's `Debug` is its state in a
+    /// report, which must be the same every run).
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("ObjectIdentity")
+    }
 }
 
 /// The names of objects named by their creation have this bit set (see the module).

@@ -107,6 +107,13 @@ fn runs_object_code(role: Option<Role>) -> bool {
     matches!(role, Some(Role::InOp(_) | Role::Gate(_) | Role::Background))
 }
 
+/// Whether `site` is in Rust's own library or a dependency (an object made by `Arc::default`, say):
+/// no place in the user's code.
+fn in_libraries(site: &Location<'_>) -> bool {
+    let file = site.file();
+    file.starts_with("/rustc/") || file.contains("/.cargo/registry/") || file.contains("\\.cargo\\registry\\")
+}
+
 /// A step of a primitive in progress: recorded by [`Pending::done`] once the primitive's call
 /// into shuttle returned; nothing at all while recording is off.
 #[must_use]
@@ -141,7 +148,7 @@ fn begin_recorded(object: Option<(&ObjectIdentity, &'static str)>, site: Option<
             ObjectName {
                 kind,
                 number,
-                created_at: identity.site().map(SourceLocation::from_caller),
+                created_at: identity.site().filter(|site| !in_libraries(site)).map(SourceLocation::from_caller),
             }
         });
         *StepLog::slot(&mut cx.steps().inside, task) += 1;

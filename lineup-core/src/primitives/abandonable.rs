@@ -212,10 +212,16 @@ impl CondvarState {
 /// A condition variable, the same as [`std::sync::Condvar`]: shuttle's (the same scheduling
 /// points, the same choice of which waiter a `notify_one` wakes), with waits that lineup can
 /// abandon. It never wakes a thread spuriously, and its timed waits never time out.
-#[derive(Debug)]
 pub struct Condvar {
     identity: ObjectIdentity,
     state: RefCell<CondvarState>,
+}
+
+impl Debug for Condvar {
+    /// As std's: `Condvar { .. }`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Condvar").finish_non_exhaustive()
+    }
 }
 
 // SAFETY: as shuttle's `Condvar`: it is never shared across OS threads, only across the tasks of
