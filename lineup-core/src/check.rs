@@ -15,6 +15,7 @@ use crate::judge::verdict::Verdict;
 use crate::judge::verdict::Violation;
 use crate::judge::verdict::ViolationKind;
 use crate::model::history::History;
+use crate::model::interleaving::Interleaving;
 use crate::model::matrix::TestMatrix;
 use crate::model::replay_token::Phase;
 use crate::model::replay_token::ReplayToken;
@@ -147,6 +148,20 @@ fn with_interleaving<O: Send + Sync + 'static>(
         });
     }
     verdict
+}
+
+/// Records every step of `violation`'s execution: its schedule (the replay token) replayed once more
+/// with step recording on, as a failing check does for its report (see
+/// [`Violation::interleaving`]). For a violation whose token changed after the check (a shorter
+/// schedule), or one checked without its steps. `None` for a loom token, or when the replay does
+/// not give the violation's history.
+pub fn record_steps<O: Send + Sync + 'static>(
+    subject: &Subject<O>,
+    matrix: &TestMatrix,
+    violation: &Violation,
+    config: &Config,
+) -> Result<Option<Interleaving>, CheckError> {
+    backend::record_interleaving(subject, matrix, &violation.replay, config, violation.kind.history())
 }
 
 /// [`check_in`] without the steps.

@@ -83,7 +83,7 @@ mod runner;
 mod spec;
 mod survey;
 
-pub use check::{check, check_against_file, check_against_spec, replay, synthesize_spec, Replayed};
+pub use check::{check, check_against_file, check_against_spec, record_steps, replay, synthesize_spec, Replayed};
 pub use config::Config;
 pub use config::Interlude;
 pub use config::Reduction;
