@@ -23,7 +23,10 @@ use crate::explore::context::ExecutionContext;
 use crate::explore::footprint::ObjectIdentity;
 use crate::explore::recording::Recording;
 use crate::explore::role::Role;
-use crate::model::interleaving::{Action, Interleaving, ObjectName, SourceLocation, StateAfter, Step, SwitchReason};
+use crate::model::interleaving::{Interleaving, ObjectName, SourceLocation, StateAfter, Step, SwitchReason};
+
+/// What a step did: the primitives name it from here (they use `explore::trace`, not `model`).
+pub(crate) use crate::model::interleaving::Action;
 
 /// The steps' sub-store of the [execution context](crate::explore::context): what the execution
 /// in progress did, while recording is on.
@@ -310,5 +313,63 @@ impl Recorder {
 impl Drop for Recorder {
     fn drop(&mut self) {
         let _ = ExecutionContext::try_with(|cx| cx.set_tracing(false));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::{AtomicBool, Ordering as StdOrdering};
+
+    use super::*;
+    use crate::config::Config;
+    use crate::model::invocation::Invocation;
+    use crate::model::matrix::TestMatrix;
+    use crate::model::subject::Subject;
+    use crate::primitives::atomic::{AtomicU64, Ordering};
+
+    /// Set by an operation that ran while steps were recorded.
+    static SEEN_RECORDING: AtomicBool = AtomicBool::new(false);
+
+    fn counter(inc: fn(&AtomicU64)) -> Subject<AtomicU64> {
+        Subject::new("counter", || AtomicU64::new(0))
+            .with(Invocation::new("inc", move |c: &AtomicU64| {
+                if is_on() {
+                    SEEN_RECORDING.store(true, StdOrdering::Relaxed);
+                }
+                inc(c);
+            }))
+            .with(Invocation::new("get", |c: &AtomicU64| c.load(Ordering::SeqCst)))
+    }
+
+    #[test]
+    fn nothing_is_recorded_while_a_check_explores() {
+        let subject = counter(|c| {
+            c.fetch_add(1, Ordering::SeqCst);
+        });
+        let matrix = TestMatrix::new(vec![vec![0, 1], vec![0, 1]]);
+        let verdict = crate::check::check(&subject, &matrix, &Config::default()).unwrap();
+        assert!(verdict.is_pass());
+        assert!(
+            !SEEN_RECORDING.load(StdOrdering::Relaxed),
+            "recording was on during the exploration"
+        );
+        assert!(!is_on(), "recording is off after the check");
+    }
+
+    #[test]
+    fn a_failing_check_records_its_steps_once_and_turns_recording_off() {
+        let subject = Subject::new("lossy counter", || AtomicU64::new(0))
+            .with(Invocation::new("inc", |c: &AtomicU64| {
+                let v = c.load(Ordering::SeqCst);
+                c.store(v + 1, Ordering::SeqCst);
+            }))
+            .with(Invocation::new("get", |c: &AtomicU64| c.load(Ordering::SeqCst)));
+        let matrix = TestMatrix::new(vec![vec![0, 1], vec![0, 1]]);
+        let verdict = crate::check::check(&subject, &matrix, &Config::default()).unwrap();
+        let violation = verdict.violation().expect("a lost update");
+        let interleaving = violation.interleaving.as_ref().expect("recorded");
+        assert!(interleaving.actions().count() >= 6, "{violation}");
+        assert!(!is_on());
+        ExecutionContext::with(|cx| assert!(cx.steps().record.steps.is_empty(), "taken by the report"));
     }
 }

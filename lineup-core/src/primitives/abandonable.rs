@@ -26,7 +26,7 @@ use std::cell::RefCell;
 use crate::explore::abandonment;
 use crate::explore::footprint::{announce, announce_blocking, ObjectIdentity};
 use crate::explore::trace;
-use crate::model::interleaving::Action;
+use crate::explore::trace::Action;
 use std::panic::Location;
 
 /// A mutual-exclusion lock, the same as [`std::sync::Mutex`]: shuttle's mutex, whose `lock` is

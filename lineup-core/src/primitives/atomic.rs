@@ -11,7 +11,7 @@ use std::panic::Location;
 
 use crate::explore::footprint::{announce, announce_load, ObjectIdentity};
 use crate::explore::trace::{self, Pending};
-use crate::model::interleaving::Action;
+use crate::explore::trace::Action;
 
 /// A value of an atomic, as the steps' record shows it.
 fn shown<V: Debug>(v: V) -> String {

@@ -105,7 +105,7 @@ impl Barrier {
         let epoch = self.join(me);
         let is_leader = self.state.borrow_mut().leader_tokens.remove(&epoch);
         drop(seen);
-        step.done(|| crate::model::interleaving::Action::Wait { kind: "wait" });
+        step.done(|| crate::explore::trace::Action::Wait { kind: "wait" });
         abandonment::abandon_here();
         BarrierWaitResult { is_leader }
     }

@@ -70,7 +70,7 @@ impl<F: std::future::Future> std::future::Future for Suspensions<F> {
         // Every field is `Unpin` (the future is boxed).
         let this = self.get_mut();
         if let Some(step) = this.suspended.take() {
-            step.done(|| crate::model::interleaving::Action::Await);
+            step.done(|| crate::explore::trace::Action::Await);
         }
         let poll = this.future.as_mut().poll(cx);
         if poll.is_pending() {

@@ -35,7 +35,7 @@ use std::panic::Location;
 
 use crate::explore::footprint::{announce, announce_consume, announce_send, touch, ObjectIdentity};
 use crate::explore::trace;
-use crate::model::interleaving::Action;
+use crate::explore::trace::Action;
 
 /// The kind of a channel, as the steps' record names it.
 const CHANNEL: &str = "channel";

@@ -122,7 +122,7 @@ mod shuttle_once {
                 },
                 ignore_poisoning,
             );
-            step.done(|| crate::model::interleaving::Action::Once { ran });
+            step.done(|| crate::explore::trace::Action::Once { ran });
         }
 
         /// Whether an initializer has completed.

@@ -12,7 +12,7 @@ pub mod thread {
     #[cfg(not(loom))]
     use crate::explore::trace;
     #[cfg(not(loom))]
-    use crate::model::interleaving::Action;
+    use crate::explore::trace::Action;
     #[cfg(not(loom))]
     use std::panic::Location;
     #[cfg(loom)]
@@ -210,7 +210,7 @@ pub mod hint {
     pub fn spin_loop() {
         let step = crate::explore::trace::begin(None, Some(std::panic::Location::caller()));
         shuttle::hint::spin_loop();
-        step.done(|| crate::model::interleaving::Action::Yield);
+        step.done(|| crate::explore::trace::Action::Yield);
         crate::explore::abandonment::abandon_here();
     }
 

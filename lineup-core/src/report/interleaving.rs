@@ -19,7 +19,8 @@ use crate::model::thread_id::ThreadId;
 pub struct RenderedInterleaving {
     /// The section's text, its heading included.
     pub text: String,
-    /// How many recorded steps (switches not counted) the text shows, folded or not.
+    /// How many recorded steps (switches not counted) the text describes, on a line of their own or
+    /// in a folded run (a run folded into its count, or left out of a long run, describes none).
     pub steps_shown: usize,
 }
 
@@ -106,12 +107,12 @@ impl Interleaving {
                 i += 1;
                 continue;
             }
-            let folded = &self.steps[i..i + run];
+            let (text, shown) = fold(&self.steps[i..i + run], shown_alone);
             lines.push(Line {
                 column,
-                text: format!("   {}", fold(folded, shown_alone)),
+                text: format!("   {text}"),
             });
-            steps_shown += run;
+            steps_shown += shown;
             i += run;
         }
         RenderedInterleaving {
@@ -243,27 +244,29 @@ fn other_task(step: &Step) -> Option<usize> {
     step.op.is_none().then_some(step.task)
 }
 
-/// A run of one task's steps on one line: each step short, their locations as one range. An
-/// operation that overlaps nothing (`!detailed`) shows only how many steps it took and where.
-fn fold(run: &[Step], detailed: bool) -> String {
-    let mut text = if detailed {
+/// A run of one task's steps on one line: each step short, their locations as one range, and how
+/// many steps the line describes. An operation that overlaps nothing (`!detailed`) shows only how
+/// many steps it took and where.
+fn fold(run: &[Step], detailed: bool) -> (String, usize) {
+    let (mut text, shown) = if detailed {
         let parts: Vec<String> = run.iter().map(short_step).collect();
         if parts.len() > 5 {
-            format!(
+            let text = format!(
                 "{}, {}, ... {} more ..., {} ({} steps)",
                 parts[0],
                 parts[1],
                 parts.len() - 3,
                 parts[parts.len() - 1],
                 parts.len()
-            )
+            );
+            (text, 3)
         } else {
-            parts.join(", ")
+            (parts.join(", "), parts.len())
         }
     } else {
         match run {
-            [one] => short_step(one),
-            _ => format!("{} steps", run.len()),
+            [one] => (short_step(one), 1),
+            _ => (format!("{} steps", run.len()), 0),
         }
     };
     if let Some(task) = run.first().and_then(other_task) {
@@ -272,7 +275,7 @@ fn fold(run: &[Step], detailed: bool) -> String {
     if let Some(at) = locations(run) {
         let _ = write!(text, "  @ {at}");
     }
-    text
+    (text, shown)
 }
 
 /// A step without its location, the object by its kind and number only.
