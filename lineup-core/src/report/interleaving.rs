@@ -28,6 +28,19 @@ pub struct RenderedInterleaving {
 struct Line {
     column: usize,
     text: String,
+    /// The line may run past its column (an object's state, alone on its line): it does not
+    /// widen the column.
+    overflows: bool,
+}
+
+impl Line {
+    fn new(column: usize, text: String) -> Self {
+        Line {
+            column,
+            text,
+            overflows: false,
+        }
+    }
 }
 
 /// The columns: one per thread of the history, then one for the tasks of no operation.
@@ -90,28 +103,19 @@ impl Interleaving {
             let run = self.run_from(i, next_event);
             if let Action::Switch { reason, .. } = step.action {
                 if self.full || reason != SwitchReason::Finished {
-                    lines.push(Line {
-                        column,
-                        text: format!("   -- {reason} --"),
-                    });
+                    lines.push(Line::new(column, format!("   -- {reason} --")));
                 }
                 i += 1;
                 continue;
             }
             if shown_alone && self.full {
-                lines.push(Line {
-                    column,
-                    text: format!("   {}", full_line(step)),
-                });
+                lines.push(Line::new(column, format!("   {}", full_line(step))));
                 steps_shown += 1;
                 i += 1;
                 continue;
             }
             let (text, shown) = fold(&self.steps[i..i + run], shown_alone);
-            lines.push(Line {
-                column,
-                text: format!("   {text}"),
-            });
+            lines.push(Line::new(column, format!("   {text}")));
             steps_shown += shown;
             i += run;
         }
@@ -142,20 +146,15 @@ impl Interleaving {
         let column = columns.of_op(history, op);
         let info = history.op(op);
         match event {
-            Event::Call(_) => lines.push(Line {
-                column,
-                text: format!("{op}[ {}", info.invocation),
-            }),
+            Event::Call(_) => lines.push(Line::new(column, format!("{op}[ {}", info.invocation))),
             Event::Return(_) => {
                 let response = history.response(op).map(ToString::to_string).unwrap_or_default();
-                lines.push(Line {
-                    column,
-                    text: format!("]{op} -> {response}"),
-                });
+                lines.push(Line::new(column, format!("]{op} -> {response}")));
                 for state in self.states.iter().filter(|s| s.op == op) {
                     lines.push(Line {
                         column,
                         text: format!("   state: {}", state.state),
+                        overflows: true,
                     });
                 }
             }
@@ -182,7 +181,7 @@ impl Interleaving {
             names.push("other tasks".to_string());
         }
         let mut width = vec![8usize; names.len()];
-        for line in lines {
+        for line in lines.iter().filter(|l| !l.overflows) {
             width[line.column] = width[line.column].max(line.text.chars().count());
         }
         let mut heading = String::from(" ");
