@@ -131,7 +131,9 @@ fn loads_and_stores_name_their_thread_values_and_line() {
     assert_ne!(threads[0], threads[1], "one on each thread");
     for load in &loads {
         assert_at(load, "// step: racy load");
-        let Action::Load { value } = &load.action else { unreachable!() };
+        let Action::Load { value } = &load.action else {
+            unreachable!()
+        };
         assert_eq!(*value, response_of(&violation, load), "racy returns what it loaded");
         assert_eq!(load.object.as_ref().unwrap().kind, "AtomicU32");
     }
@@ -139,7 +141,9 @@ fn loads_and_stores_name_their_thread_values_and_line() {
     assert_eq!(stores.len(), 2);
     for store in &stores {
         assert_at(store, "// step: racy store");
-        let Action::Store { value } = &store.action else { unreachable!() };
+        let Action::Store { value } = &store.action else {
+            unreachable!()
+        };
         let loaded: u32 = response_of(&violation, store).parse().unwrap();
         assert_eq!(*value, (loaded + 1).to_string(), "racy stores what it loaded, plus one");
     }
@@ -203,7 +207,9 @@ fn locks_unlocks_and_notifications_are_steps_of_their_operation() {
     };
     assert_at(lock, "// step: lock");
     assert_eq!(lock.object.as_ref().unwrap().kind, "Mutex");
-    let [notify] = steps_where(&violation, "locked", |a| matches!(a, Action::Notify { kind: "notify_all" }))[..] else {
+    let [notify] = steps_where(&violation, "locked", |a| {
+        matches!(a, Action::Notify { kind: "notify_all" })
+    })[..] else {
         panic!("one notify_all");
     };
     assert_at(notify, "// step: notify");
@@ -264,9 +270,10 @@ fn switches_say_why_and_count_the_preemptions() {
         .collect();
     for pair in actions.windows(2) {
         if pair[0].task != pair[1].task && !matches!(pair[0].action, Action::Switch { .. }) {
-            let switched = interleaving.steps.iter().any(|s| {
-                matches!(s.action, Action::Switch { to, .. } if to == pair[1].task) && s.task == pair[0].task
-            });
+            let switched = interleaving
+                .steps
+                .iter()
+                .any(|s| matches!(s.action, Action::Switch { to, .. } if to == pair[1].task) && s.task == pair[0].task);
             assert!(switched, "{pair:?}");
         }
     }
@@ -293,7 +300,10 @@ fn the_report_shows_the_interleaving_and_the_state_after_each_operation() {
     assert!(states.iter().all(|s| s.state.starts_with("Kinds {")), "{states:?}");
     assert!(report.contains("state: Kinds {"), "{report}");
     // Short: steps shown with the line of this file, not the full path.
-    assert!(report.contains(&format!("trace.rs:{}", line_of("// step: racy load"))), "{report}");
+    assert!(
+        report.contains(&format!("trace.rs:{}", line_of("// step: racy load"))),
+        "{report}"
+    );
 }
 
 #[test]
@@ -306,7 +316,12 @@ fn the_full_trace_shows_every_step_on_a_line_of_its_own() {
     assert_eq!(rendered.steps_shown, count);
     assert!(rendered.text.contains("LINEUP_TRACE=full"), "{}", rendered.text);
     let located = full.actions().filter(|s| s.location.is_some()).count();
-    assert_eq!(rendered.text.matches("tests/trace.rs:").count(), located, "{}", rendered.text);
+    assert_eq!(
+        rendered.text.matches("tests/trace.rs:").count(),
+        located,
+        "{}",
+        rendered.text
+    );
     let short = interleaving(&violation).render(violation.kind.history());
     assert!(short.text.lines().count() < rendered.text.lines().count());
 }
@@ -350,7 +365,9 @@ fn sends_and_receives_are_steps_on_the_channel() {
     let receives = steps_where(&violation, "take", |a| matches!(a, Action::Receive { .. }));
     for receive in &receives {
         assert_at(receive, "// step: try_recv");
-        let Action::Receive { got } = receive.action else { unreachable!() };
+        let Action::Receive { got } = receive.action else {
+            unreachable!()
+        };
         assert_eq!(got, response_of(&violation, receive).starts_with("Some"));
     }
     let busy = steps_where(&violation, "take", |a| {
@@ -388,7 +405,9 @@ fn spawns_joins_and_yields_are_steps_and_a_spawned_thread_belongs_to_its_operati
     assert_eq!(spawns.len(), 2, "{violation}");
     for spawn in &spawns {
         assert_at(spawn, "// step: spawn");
-        let Action::Spawn { task } = spawn.action else { unreachable!() };
+        let Action::Spawn { task } = spawn.action else {
+            unreachable!()
+        };
         // The spawned thread's load is a step of the same operation, on its own task.
         let load = interleaving(&violation)
             .steps

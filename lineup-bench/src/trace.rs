@@ -21,7 +21,10 @@ const TRIES: usize = 20;
 pub(crate) fn run() {
     for entry in entries().iter().filter(|e| e.expected == Expected::Fail) {
         let Some(row) = measure_trace(entry, SEED, TRIES) else {
-            eprintln!("trace: {} {}: no failing matrix among {TRIES} (or no steps)", entry.class, entry.version);
+            eprintln!(
+                "trace: {} {}: no failing matrix among {TRIES} (or no steps)",
+                entry.class, entry.version
+            );
             continue;
         };
         println!(

@@ -141,7 +141,8 @@ fn with_interleaving<O: Send + Sync + 'static>(
     environment: &Environment,
 ) -> Verdict {
     if let Verdict::Fail(violation) = &mut verdict {
-        let recorded = backend::record_interleaving(subject, matrix, &violation.replay, config, violation.kind.history());
+        let recorded =
+            backend::record_interleaving(subject, matrix, &violation.replay, config, violation.kind.history());
         violation.interleaving = recorded.ok().flatten().map(|mut interleaving| {
             interleaving.full = environment.run.trace_full;
             interleaving

@@ -17,5 +17,7 @@ mod table;
 mod trace;
 
 pub use first_bug::FirstBug;
+pub use table::{
+    compare_reduction, entries, first_bugs, measure_trace, run_entry, Expected, TableRow, TableSettings, ZooEntry,
+};
 pub use trace::TraceRow;
-pub use table::{compare_reduction, entries, first_bugs, measure_trace, run_entry, Expected, TableRow, TableSettings, ZooEntry};

@@ -84,7 +84,14 @@ impl StepLog {
         self.finishing.get(task).copied().unwrap_or(false)
     }
 
-    fn push(&mut self, r: &Recording, task: usize, action: Action, object: Option<ObjectName>, location: Option<SourceLocation>) {
+    fn push(
+        &mut self,
+        r: &Recording,
+        task: usize,
+        action: Action,
+        object: Option<ObjectName>,
+        location: Option<SourceLocation>,
+    ) {
         self.record.steps.push(Step {
             task,
             op: op_of(r, task),
@@ -131,7 +138,10 @@ struct Begun {
 /// The current task begins a step of a primitive on `object` (a `kind` such as `Mutex`), called by
 /// the user's code at `site`. While recording is off, one read of a flag.
 #[inline]
-pub(crate) fn begin(object: Option<(&ObjectIdentity, &'static str)>, site: Option<&'static Location<'static>>) -> Pending {
+pub(crate) fn begin(
+    object: Option<(&ObjectIdentity, &'static str)>,
+    site: Option<&'static Location<'static>>,
+) -> Pending {
     let on = ExecutionContext::with(|cx| cx.is_tracing());
     if !on {
         return Pending(None);
@@ -140,7 +150,10 @@ pub(crate) fn begin(object: Option<(&ObjectIdentity, &'static str)>, site: Optio
 }
 
 #[cold]
-fn begin_recorded(object: Option<(&ObjectIdentity, &'static str)>, site: Option<&'static Location<'static>>) -> Option<Begun> {
+fn begin_recorded(
+    object: Option<(&ObjectIdentity, &'static str)>,
+    site: Option<&'static Location<'static>>,
+) -> Option<Begun> {
     let task = usize::from(shuttle::current::try_get_current_task()?);
     ExecutionContext::with(|cx| {
         let object = object.map(|(identity, kind)| {
@@ -151,7 +164,10 @@ fn begin_recorded(object: Option<(&ObjectIdentity, &'static str)>, site: Option<
             ObjectName {
                 kind,
                 number,
-                created_at: identity.site().filter(|site| !in_libraries(site)).map(SourceLocation::from_caller),
+                created_at: identity
+                    .site()
+                    .filter(|site| !in_libraries(site))
+                    .map(SourceLocation::from_caller),
             }
         });
         *StepLog::slot(&mut cx.steps().inside, task) += 1;

@@ -215,7 +215,11 @@ impl Action {
             Action::CompareExchange {
                 expected, new, found, ..
             } => format!("compare_exchange{o}({expected} -> {new}): failed, found {found}"),
-            Action::FetchOp { op, old, new: Some(new) } => format!("{op}{o}: {old} -> {new}"),
+            Action::FetchOp {
+                op,
+                old,
+                new: Some(new),
+            } => format!("{op}{o}: {old} -> {new}"),
             Action::FetchOp { op, old, new: None } => format!("{op}{o}: read {old}, wrote nothing"),
             Action::Lock { kind } => format!("{kind}{o}"),
             Action::TryLock { kind, acquired } => {

@@ -10,8 +10,8 @@ pub use shuttle::sync::atomic::{compiler_fence, fence, Ordering};
 use std::panic::Location;
 
 use crate::explore::footprint::{announce, announce_load, ObjectIdentity};
-use crate::explore::trace::{self, Pending};
 use crate::explore::trace::Action;
+use crate::explore::trace::{self, Pending};
 
 /// A value of an atomic, as the steps' record shows it.
 fn shown<V: Debug>(v: V) -> String {
@@ -256,7 +256,10 @@ impl AtomicBool {
         let _seen = announce(&self.identity, true);
         let step = self.step();
         let old = self.inner.swap(v, order);
-        step.done(|| Action::Swap { old: shown(old), new: shown(v) });
+        step.done(|| Action::Swap {
+            old: shown(old),
+            new: shown(v),
+        });
         old
     }
 
@@ -306,7 +309,11 @@ impl AtomicBool {
         let _seen = announce(&self.identity, true);
         let step = self.step();
         let old = self.inner.fetch_and(v, order);
-        step.done(|| Action::FetchOp { op: "fetch_and", old: shown(old), new: Some(shown(old & v)) });
+        step.done(|| Action::FetchOp {
+            op: "fetch_and",
+            old: shown(old),
+            new: Some(shown(old & v)),
+        });
         old
     }
 
@@ -316,7 +323,11 @@ impl AtomicBool {
         let _seen = announce(&self.identity, true);
         let step = self.step();
         let old = self.inner.fetch_nand(v, order);
-        step.done(|| Action::FetchOp { op: "fetch_nand", old: shown(old), new: Some(shown(!(old & v))) });
+        step.done(|| Action::FetchOp {
+            op: "fetch_nand",
+            old: shown(old),
+            new: Some(shown(!(old & v))),
+        });
         old
     }
 
@@ -326,7 +337,11 @@ impl AtomicBool {
         let _seen = announce(&self.identity, true);
         let step = self.step();
         let old = self.inner.fetch_or(v, order);
-        step.done(|| Action::FetchOp { op: "fetch_or", old: shown(old), new: Some(shown(old | v)) });
+        step.done(|| Action::FetchOp {
+            op: "fetch_or",
+            old: shown(old),
+            new: Some(shown(old | v)),
+        });
         old
     }
 
@@ -336,7 +351,11 @@ impl AtomicBool {
         let _seen = announce(&self.identity, true);
         let step = self.step();
         let old = self.inner.fetch_xor(v, order);
-        step.done(|| Action::FetchOp { op: "fetch_xor", old: shown(old), new: Some(shown(old ^ v)) });
+        step.done(|| Action::FetchOp {
+            op: "fetch_xor",
+            old: shown(old),
+            new: Some(shown(old ^ v)),
+        });
         old
     }
 
@@ -441,7 +460,10 @@ impl<T> AtomicPtr<T> {
         let _seen = announce(&self.identity, true);
         let step = self.step();
         let old = self.inner.swap(p, order);
-        step.done(|| Action::Swap { old: shown_ptr(old), new: shown_ptr(p) });
+        step.done(|| Action::Swap {
+            old: shown_ptr(old),
+            new: shown_ptr(p),
+        });
         old
     }
 

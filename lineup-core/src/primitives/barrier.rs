@@ -91,7 +91,8 @@ impl Barrier {
         // A wait that blocks registers itself before its switch: it also counts in the step
         // running now.
         let seen = announce_sync(&self.identity, true);
-        let step = crate::explore::trace::begin(Some((&self.identity, "Barrier")), Some(std::panic::Location::caller()));
+        let step =
+            crate::explore::trace::begin(Some((&self.identity, "Barrier")), Some(std::panic::Location::caller()));
         let will_block = {
             let state = self.state.borrow();
             state.waiters.len() + 1 < state.bound

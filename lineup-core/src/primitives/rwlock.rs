@@ -31,8 +31,8 @@ use crate::explore::abandonment;
 use std::panic::Location;
 
 use crate::explore::footprint::{announce_sync, InFlight, ObjectIdentity};
-use crate::explore::trace::{self, Pending};
 use crate::explore::trace::Action;
+use crate::explore::trace::{self, Pending};
 
 /// The permits of the semaphore: a reader takes one, a writer all (as shuttle's `RwLock`).
 const MAX_READS: usize = (u32::MAX >> 3) as usize;

@@ -13,14 +13,14 @@ pub mod thread {
     use crate::explore::trace;
     #[cfg(not(loom))]
     use crate::explore::trace::Action;
-    #[cfg(not(loom))]
-    use std::panic::Location;
     #[cfg(loom)]
     pub use crate::loom_backend::wait_registry::JoinHandle;
     #[cfg(loom)]
     pub use loom::thread::*;
     #[cfg(not(loom))]
     pub use shuttle::thread::*;
+    #[cfg(not(loom))]
+    use std::panic::Location;
 
     /// On shuttle: shuttle's `spawn`, which tells lineup's partial-order reduction that the
     /// spawning step and the new thread's last step are not shuttle primitives it cannot see, and

@@ -63,7 +63,10 @@ impl Columns {
 
     fn of_op(&self, history: &History, op: usize) -> usize {
         let thread = history.op(op).thread;
-        self.threads.iter().position(|&t| t == thread).unwrap_or(self.threads.len())
+        self.threads
+            .iter()
+            .position(|&t| t == thread)
+            .unwrap_or(self.threads.len())
     }
 
     /// The column of `step`'s task (the "other" column for the object's own threads).

@@ -154,8 +154,10 @@ fn wrong_targets_are_rejected_and_kept() {
     let messages = errors_with(quote!(Queue), quote!(impl Queue { #[invoke] fn f(&self) {} }));
     assert_eq!(
         messages,
-        ["`#[invocations]` takes no arguments but `state` (`#[invocations(state)]`: a violation's report shows \
-          the object's `Debug` after each operation); put the values on each method's `#[invoke(...)]`"]
+        [
+            "`#[invocations]` takes no arguments but `state` (`#[invocations(state)]`: a violation's report shows \
+          the object's `Debug` after each operation); put the values on each method's `#[invoke(...)]`"
+        ]
     );
     assert!(error(quote!(impl Queue { fn f(&self) {} }))
         .starts_with("`#[invocations]` needs at least one method marked `#[invoke]`"));
