@@ -270,10 +270,9 @@ fn switches_say_why_and_count_the_preemptions() {
         .collect();
     for pair in actions.windows(2) {
         if pair[0].task != pair[1].task && !matches!(pair[0].action, Action::Switch { .. }) {
-            let switched = interleaving
-                .steps
-                .iter()
-                .any(|s| matches!(s.action, Action::Switch { to, .. } if to == pair[1].task) && s.task == pair[0].task);
+            let switched = interleaving.steps.iter().any(|s| {
+                matches!(s.action, Action::Switch { to: Some(to), .. } if to == pair[1].task) && s.task == pair[0].task
+            });
             assert!(switched, "{pair:?}");
         }
     }
@@ -483,4 +482,57 @@ fn steps_of_primitives_lineup_does_not_see_are_scheduling_points_only() {
         assert_eq!((&step.object, &step.location), (&None, &None));
     }
     assert!(violation.to_string().contains("a primitive lineup does not see"));
+}
+
+/// A latch whose `wait` checks the flag before it takes the lock: a `set` in between is a lost
+/// wake-up, and `wait` blocks for good (a stuck history).
+#[derive(Default)]
+struct LossyLatch {
+    set: AtomicBool,
+    lock: Mutex<()>,
+    changed: Condvar,
+}
+
+#[invocations]
+impl LossyLatch {
+    #[invoke]
+    fn wait(&self) {
+        if !self.set.load(SeqCst) {
+            let guard = self.lock.lock().unwrap();
+            drop(self.changed.wait(guard).unwrap()); // step: wait
+        }
+    }
+
+    #[invoke]
+    fn set(&self) {
+        self.set.store(true, SeqCst);
+        let _guard = self.lock.lock().unwrap();
+        self.changed.notify_all();
+    }
+}
+
+#[test]
+fn a_stuck_history_shows_the_wait_that_blocked_for_good() {
+    let matrix = TestMatrix::new(vec![vec![0], vec![1]]);
+    let violation = violation_of(&Subject::of("LossyLatch", LossyLatch::default), &matrix);
+    assert!(violation.kind.history().is_stuck(), "{violation}");
+    let interleaving = interleaving(&violation);
+    // The wait released the lock (the unlock of the wait, at its line) and blocked.
+    let unlocks = steps_where(&violation, "wait", |a| matches!(a, Action::Unlock));
+    assert_eq!(unlocks.len(), 1, "{violation}");
+    assert_at(unlocks[0], "// step: wait");
+    let blocked = interleaving.steps.iter().any(|s| {
+        s.task == unlocks[0].task
+            && matches!(
+                s.action,
+                Action::Switch {
+                    reason: SwitchReason::Blocked,
+                    ..
+                }
+            )
+    });
+    assert!(blocked, "{violation}");
+    assert!(violation.to_string().contains("-- blocked --"), "{violation}");
+    // It never returned from the wait: no step says it did.
+    assert!(steps_where(&violation, "wait", |a| matches!(a, Action::Wait { .. })).is_empty());
 }

@@ -608,6 +608,7 @@ impl SchedulerState {
                 Decision::Run(task) => Some(*task),
                 _ => None,
             },
+            stuck: matches!(decision, Decision::Stuck(_)),
             recording: r,
         };
         trace::note_decision(cx, &decided);

@@ -252,6 +252,8 @@ pub(crate) struct Decided<'a> {
     pub fair_switch: bool,
     /// The task that runs next, if one does.
     pub next: Option<TaskId>,
+    /// The execution is stuck here.
+    pub stuck: bool,
     /// The record of calls and returns.
     pub recording: &'a Recording,
 }
@@ -277,10 +279,8 @@ pub(crate) fn note_decision(cx: &ExecutionContext, decided: &Decided<'_>) {
         let action = if decided.yielded { Action::Yield } else { Action::Unseen };
         log.push(r, current, action, None, None);
     }
-    let Some(next) = decided.next.map(usize::from) else {
-        return;
-    };
-    if next == current {
+    let next = decided.next.map(usize::from);
+    if next == Some(current) || (next.is_none() && !decided.stuck) {
         return;
     }
     let reason = if !decided.current_runnable {
@@ -332,7 +332,7 @@ impl Drop for Recorder {
     }
 }
 
-#[cfg(test)]
+#[cfg(all(test, not(loom)))]
 mod tests {
     use std::sync::atomic::{AtomicBool, Ordering as StdOrdering};
 

@@ -191,8 +191,8 @@ pub enum Action {
     Unseen,
     /// The scheduler switched from this step's thread to `to` (a task number).
     Switch {
-        /// The task that runs next.
-        to: usize,
+        /// The task that runs next (`None`: none; the execution is stuck).
+        to: Option<usize>,
         /// Why.
         reason: SwitchReason,
     },
@@ -236,7 +236,8 @@ impl Action {
             Action::Yield => "yield".to_string(),
             Action::Await => ".await resumed".to_string(),
             Action::Unseen => "scheduling point (a primitive lineup does not see)".to_string(),
-            Action::Switch { to, reason } => format!("-- {reason}, switch to task {to} --"),
+            Action::Switch { to: Some(to), reason } => format!("-- {reason}, switch to task {to} --"),
+            Action::Switch { to: None, reason } => format!("-- {reason}, no thread can run --"),
         }
     }
 }
