@@ -359,6 +359,15 @@ mod tests {
     }
 
     #[test]
+    fn a_loom_violation_says_that_its_steps_are_not_recorded() {
+        let report = violation(overlapping(), true, Some(true));
+        assert!(
+            report.contains("interleaving: the steps of an execution are not recorded under the loom backend"),
+            "{report}"
+        );
+    }
+
+    #[test]
     fn a_serial_violation_with_real_time_order_is_a_loom_artefact() {
         let report = violation(serial(), true, Some(true));
         assert!(report.contains("loom artefact"), "{report}");
