@@ -117,11 +117,12 @@ fn runs_object_code(role: Option<Role>) -> bool {
     matches!(role, Some(Role::InOp(_) | Role::Gate(_) | Role::Background))
 }
 
-/// Whether `site` is in Rust's own library or a dependency (an object made by `Arc::default`, say):
-/// no place in the user's code.
-fn in_libraries(site: &Location<'_>) -> bool {
-    let file = site.file();
-    file.starts_with("/rustc/") || file.contains("/.cargo/registry/") || file.contains("\\.cargo\\registry\\")
+/// Whether `site` is no place in the user's code: in Rust's own library or a dependency (an object
+/// made by `Arc::default`, say), or in lineup's own primitives (a `#[track_caller]` chain that a
+/// closure or a trait broke). Such a site is not shown: no location rather than a wrong one.
+fn not_the_users(site: &Location<'_>) -> bool {
+    let file = site.file().replace('\\', "/");
+    file.starts_with("/rustc/") || file.contains("/.cargo/registry/") || file.contains("lineup-core/src/")
 }
 
 /// A step of a primitive in progress: recorded by [`Pending::done`] once the primitive's call
@@ -166,7 +167,7 @@ fn begin_recorded(
                 number,
                 created_at: identity
                     .site()
-                    .filter(|site| !in_libraries(site))
+                    .filter(|site| !not_the_users(site))
                     .map(SourceLocation::from_caller),
             }
         });
@@ -174,7 +175,9 @@ fn begin_recorded(
         Some(Begun {
             task,
             object,
-            location: site.map(SourceLocation::from_caller),
+            location: site
+                .filter(|site| !not_the_users(site))
+                .map(SourceLocation::from_caller),
         })
     })
 }

@@ -365,6 +365,7 @@ pub struct Iter<'a, T> {
 impl<T> Iterator for Iter<'_, T> {
     type Item = T;
 
+    #[track_caller]
     fn next(&mut self) -> Option<T> {
         self.receiver.recv().ok()
     }
@@ -379,6 +380,7 @@ pub struct TryIter<'a, T> {
 impl<T> Iterator for TryIter<'_, T> {
     type Item = T;
 
+    #[track_caller]
     fn next(&mut self) -> Option<T> {
         self.receiver.try_recv().ok()
     }

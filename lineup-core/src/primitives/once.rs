@@ -259,6 +259,7 @@ impl<T> OnceLock<T> {
     /// Creates a new empty cell.
     #[must_use]
     #[cfg(not(loom))]
+    #[track_caller]
     pub const fn new() -> Self {
         Self {
             once: Once::new(),
@@ -321,6 +322,7 @@ impl<T> OnceLock<T> {
 }
 
 impl<T> Default for OnceLock<T> {
+    #[track_caller]
     fn default() -> Self {
         Self::new()
     }
