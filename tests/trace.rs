@@ -536,3 +536,28 @@ fn a_stuck_history_shows_the_wait_that_blocked_for_good() {
     // It never returned from the wait: no step says it did.
     assert!(steps_where(&violation, "wait", |a| matches!(a, Action::Wait { .. })).is_empty());
 }
+
+#[test]
+fn the_html_report_lists_the_same_steps() {
+    let violation = kinds_violation();
+    let html = violation.to_html();
+    assert!(
+        html.contains("interleaving: every step of the violating execution"),
+        "{html}"
+    );
+    let interleaving = interleaving(&violation);
+    let mut full = interleaving.clone();
+    full.full = true;
+    let text = full.render(violation.kind.history()).text;
+    // Every step of the full text section is a row of the page, with its location.
+    for step in interleaving.actions().filter(|s| s.location.is_some()) {
+        let at = step.location.as_ref().unwrap().to_string();
+        assert_eq!(
+            html.matches(&at).count(),
+            text.matches(&at).count(),
+            "{at} in the page as in the text"
+        );
+    }
+    let rows = html.matches("<tr><td>").count();
+    assert!(rows >= interleaving.steps.len(), "{rows} rows");
+}

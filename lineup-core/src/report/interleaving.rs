@@ -61,6 +61,13 @@ impl Columns {
         }
     }
 
+    /// The name of `column`.
+    fn name(&self, column: usize) -> String {
+        self.threads
+            .get(column)
+            .map_or_else(|| "other tasks".to_string(), ToString::to_string)
+    }
+
     fn of_op(&self, history: &History, op: usize) -> usize {
         let thread = history.op(op).thread;
         self.threads
@@ -86,6 +93,26 @@ impl Interleaving {
     /// The "interleaving" section of the report of a violation whose violating history is
     /// `history` (the one this interleaving was recorded from).
     pub fn render(&self, history: &History) -> RenderedInterleaving {
+        let (columns, lines, steps_shown) = self.lines(history, self.full);
+        RenderedInterleaving {
+            text: self.layout(&columns, &lines, steps_shown),
+            steps_shown,
+        }
+    }
+
+    /// Every line of the full section, each with the name of its column (`A`, ..., or `other
+    /// tasks`) and its text: what the HTML report lists.
+    pub(crate) fn rows(&self, history: &History) -> Vec<(String, String)> {
+        let (columns, lines, _) = self.lines(history, true);
+        lines
+            .into_iter()
+            .map(|line| (columns.name(line.column), line.text.trim_start().to_string()))
+            .collect()
+    }
+
+    /// The lines of the section (`full`: every step on a line of its own), their columns, and how
+    /// many steps they describe.
+    fn lines(&self, history: &History, full: bool) -> (Columns, Vec<Line>, usize) {
         let mut columns = Columns::of(history);
         let overlapping = overlapping_ops(history);
         let mut lines = Vec::new();
@@ -102,16 +129,16 @@ impl Interleaving {
             }
             let step = &self.steps[i];
             let column = columns.of_step(history, step);
-            let shown_alone = self.full || step.op.is_some_and(|op| overlapping.contains(&op));
+            let shown_alone = full || step.op.is_some_and(|op| overlapping.contains(&op));
             let run = self.run_from(i, next_event);
             if let Action::Switch { reason, .. } = step.action {
-                if self.full || reason != SwitchReason::Finished {
+                if full || reason != SwitchReason::Finished {
                     lines.push(Line::new(column, format!("   -- {reason} --")));
                 }
                 i += 1;
                 continue;
             }
-            if shown_alone && self.full {
+            if shown_alone && full {
                 lines.push(Line::new(column, format!("   {}", full_line(step))));
                 steps_shown += 1;
                 i += 1;
@@ -122,10 +149,7 @@ impl Interleaving {
             steps_shown += shown;
             i += run;
         }
-        RenderedInterleaving {
-            text: self.layout(history, &columns, &lines, steps_shown),
-            steps_shown,
-        }
+        (columns, lines, steps_shown)
     }
 
     /// How many steps from `i` on form one run: the same task, no switch and no call or return
@@ -165,7 +189,7 @@ impl Interleaving {
     }
 
     /// The section: its heading, then the lines in their columns.
-    fn layout(&self, history: &History, columns: &Columns, lines: &[Line], steps_shown: usize) -> String {
+    fn layout(&self, columns: &Columns, lines: &[Line], steps_shown: usize) -> String {
         let count = self.actions().count();
         let mut out = String::new();
         let _ = writeln!(
@@ -178,7 +202,6 @@ impl Interleaving {
                 format!("{steps_shown} of them shown, folded where a thread ran on; LINEUP_TRACE=full shows every step")
             }
         );
-        let _ = history;
         let mut names: Vec<String> = columns.threads.iter().map(ToString::to_string).collect();
         if lines.iter().any(|l| l.column >= columns.threads.len()) {
             names.push("other tasks".to_string());
