@@ -2,8 +2,9 @@
 //! with its steps indented under it, in one column per thread as the timeline is.
 //!
 //! By default the section is *short*: the steps of the operations that overlap another one (where
-//! the interleaving decides the results), a thread's run of steps between two switches folded into
-//! one line, operations that overlap nothing folded into one line each, and only the switches that
+//! the interleaving decides the results; every operation of a serial history), a thread's run of
+//! steps between two switches folded into one line, operations that overlap nothing folded into
+//! one line each, and only the switches that
 //! explain the order (preemptions, yields, blocks, fair switches). `LINEUP_TRACE=full`
 //! ([`Interleaving::full`]) shows every step on a line of its own, with its full location.
 
@@ -129,7 +130,8 @@ impl Interleaving {
             }
             let step = &self.steps[i];
             let column = columns.of_step(history, step);
-            let shown_alone = full || step.op.is_some_and(|op| overlapping.contains(&op));
+            // A serial history (a nondeterminism's, or one with no overlap) shows every operation.
+            let shown_alone = full || overlapping.is_empty() || step.op.is_some_and(|op| overlapping.contains(&op));
             let run = self.run_from(i, next_event);
             if let Action::Switch { reason, .. } = step.action {
                 if full || reason != SwitchReason::Finished {
