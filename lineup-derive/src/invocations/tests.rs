@@ -368,3 +368,13 @@ fn a_handles_method_of_the_wrong_shape_is_explained() {
     assert_eq!(messages.len(), 1, "{messages:?}");
     assert!(messages[0].contains("a second `#[handles]` method"), "{messages:?}");
 }
+
+#[test]
+fn state_makes_the_report_show_the_objects_debug() {
+    let block = quote!(impl Queue { #[invoke] fn f(&self) {} });
+    let with_state = expand(quote!(state), block.clone()).unwrap().to_string();
+    assert!(with_state.contains("fn shows_state"), "{with_state}");
+    assert!(with_state.contains("format !"), "{with_state}");
+    let without = expand(TokenStream::new(), block).unwrap().to_string();
+    assert!(!without.contains("shows_state"), "{without}");
+}
