@@ -266,6 +266,28 @@
 //!
 //! no serial execution of this matrix produced these per-thread results.
 //!
+//! interleaving (7 steps of the violating execution in the order they took effect, 2 preemptions; 3 of them shown, folded where a thread ran on; LINEUP_TRACE=full shows every step):
+//!   A                                         B
+//!   1[ add(200)
+//!      2 steps  @ queues.rs:57
+//!   ]1 -> ()
+//!      state: GiveUpQueue { items: Mutex { data: [200], poisoned: false, .. } }
+//!      -- preempted --
+//!                                             3[ add(400)
+//!                                                2 steps  @ queues.rs:57
+//!                                             ]3 -> ()
+//!                                                state: GiveUpQueue { items: Mutex { data: [200, 400], poisoned: false, .. } }
+//!                                             4[ try_take()
+//!                                                try_lock Mutex#0: acquired  @ queues.rs:63
+//!                                                -- preempted --
+//!   2[ try_take()
+//!      try_lock Mutex#0: busy  @ queues.rs:63
+//!   ]2 -> None
+//!      state: GiveUpQueue { items: Mutex { data: "<locked>", poisoned: false, .. } }
+//!                                                unlock Mutex#0
+//!                                             ]4 -> Some(200)
+//!                                                state: GiveUpQueue { items: Mutex { data: [400], poisoned: false, .. } }
+//!
 //! replay: LINEUP_REPLAY=lineup:p2-b2:0.0.0.1.0.0.0.1 re-runs exactly this schedule in phase 2 (or lineup::replay with this token)
 //! explored: phase 1 6 serial executions (6 full, 0 stuck serial histories) in 176.3µs; phase 2 4 executions (4 distinct histories, 0 stuck) in 66.9µs at preemption bound 2
 //! ```
@@ -284,6 +306,20 @@
 //!   serial execution produced these results at all. Here a `try_take()` returned `None` although
 //!   both `add`s had returned before it did and only one element had been taken: it gave up
 //!   because the other thread's `try_take()` held the lock.
+//! * **interleaving** shows why: the violating schedule replayed once more with step recording on
+//!   (nothing is recorded while the check explores), every step of lineup's primitives under the
+//!   operation it belongs to, in its thread's column, in the order the steps took effect, with the
+//!   values read and written, the object (`Mutex#0`: numbered by first touch), and the line of your
+//!   code that called it (`#[track_caller]`). `-- preempted --` is a switch away from a thread
+//!   that could have gone on; `yielded`, `blocked`, `fair switch` and `finished` are the other
+//!   reasons. By default only the operations that overlap another one are shown step by step, and
+//!   a thread's run of steps between two switches is folded into one line; `LINEUP_TRACE=full`
+//!   shows every step with its full location and where each object was created. With
+//!   `#[invocations(state)]` (or [`Subject::with_state`]) the object's `Debug` after each
+//!   operation is shown too (`state:`; its `Debug` must not block). Steps of shuttle's own
+//!   primitives used directly are scheduling points only; loom's executions are not recorded.
+//!   [`record_steps`] records the steps of a violation again; [`Violation::interleaving`] holds
+//!   them.
 //! * **replay** is the token of the violating schedule ([Replaying a
 //!   violation](#replaying-a-violation)); **explored** gives the statistics of both phases.
 //!

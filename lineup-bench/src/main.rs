@@ -1,7 +1,7 @@
 //! Benchmarks of lineup. Each prints one JSON object per line.
 //!
 //! `cargo run --release -p lineup-bench -- phases`, `... -- random`, `... -- workers`,
-//! `... -- table2 [--samples K]`, `... -- depth [--stages]`, `... -- handles`
+//! `... -- table2 [--samples K]`, `... -- depth [--stages]`, `... -- handles`, `... -- trace`
 //! and `... -- loom [queue|counter1]`
 //!
 //! * `phase1_3x3`: phase 1 (every serial execution) of a non-blocking 3x3 queue matrix, median
@@ -24,6 +24,8 @@
 //! * `loom_vs_shuttle` (`loom`): the same 2x2 matrix checked on shuttle (here) and on loom (this
 //!   command again under `--cfg loom`, in its own target directory): executions and time of each
 //!   phase on each backend; see [`loom_vs_shuttle`]. The other subcommands run on shuttle only.
+//! * `trace`: the report's "interleaving" section of each failing zoo class's violation: steps
+//!   recorded and shown, preemptions, and the time the recording and rendering take ([`trace`]).
 //! * `handles`: the objects on per-thread handles and operation groups, correct and buggy, at
 //!   default `LineupTest` settings: the verdict and the seconds to the first failure ([`handles`]).
 #![deny(clippy::undocumented_unsafe_blocks, clippy::missing_safety_doc)]
@@ -41,6 +43,7 @@ mod scaling;
 mod shapes;
 mod spin;
 mod strategies;
+mod trace;
 
 use std::time::{Duration, Instant};
 
@@ -371,6 +374,7 @@ fn main() {
             })
         })),
         "strategies" => strategies::run(),
+        "trace" => trace::run(),
         "actors" => actors::run(std::env::args().nth(2).and_then(|n| n.parse().ok()).unwrap_or(50_000)),
         "shapes" => shapes::run(std::env::args().nth(2).and_then(|n| n.parse().ok()).unwrap_or(20)),
         "phase2" => phase2_vs_shuttle_dfs(),
@@ -396,7 +400,7 @@ fn main() {
         other => {
             eprintln!(
                 "unknown benchmark `{other}`; available: phases, random, depth [--stages], handles, workers, scaling [MAX_WORKERS], strategies, actors [BUDGET], shapes [K], \
-                 table2 [--samples K], phase1, phase2, spin, native, loom [queue|counter1]"
+                 table2 [--samples K], phase1, phase2, spin, native, trace, loom [queue|counter1]"
             );
             std::process::exit(2);
         }

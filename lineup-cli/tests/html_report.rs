@@ -255,6 +255,7 @@ fn stuck_violation() -> Violation {
         loom: None,
         schedule: None,
         html_report: None,
+        interleaving: None,
     }
 }
 
@@ -327,6 +328,7 @@ fn nondeterminism_html_shows_the_two_serial_histories_side_by_side() {
         loom: None,
         schedule: None,
         html_report: None,
+        interleaving: None,
     };
     let page = dir.path().join("nondeterminism.html");
     std::fs::write(&page, violation.to_html()).unwrap();

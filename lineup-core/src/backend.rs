@@ -15,8 +15,10 @@ pub(crate) use crate::explore::shorten::Shortening;
 #[cfg(not(loom))]
 use crate::judge::phase2_outcome::Phase2Observer;
 use crate::judge::phase2_outcome::Phase2Outcome;
+use crate::model::history::History;
+use crate::model::interleaving::Interleaving;
 use crate::model::matrix::TestMatrix;
-use crate::model::replay_token::ReplayToken;
+use crate::model::replay_token::{Phase, ReplayToken};
 use crate::model::subject::Subject;
 use crate::spec::observation::ObservationSet;
 use crate::spec::synthesis::Synthesis;
@@ -99,4 +101,23 @@ pub(crate) fn shortest_schedule<O: Send + Sync + 'static>(
     budget: u64,
 ) -> Result<Option<Shortening>, CheckError> {
     crate::explore::shorten::shortest_schedule(subject, matrix, found, config, budget)
+}
+
+/// The steps of the one execution a violation's replay token describes, recorded by a replay with
+/// step recording on, if its history is `expected` (the violation's). `None` for loom's tokens:
+/// loom's executions are not recorded step by step.
+pub(crate) fn record_interleaving<O: Send + Sync + 'static>(
+    subject: &Subject<O>,
+    matrix: &TestMatrix,
+    token: &ReplayToken,
+    config: &Config,
+    expected: &History,
+) -> Result<Option<Interleaving>, CheckError> {
+    if let Phase::LoomSerial | Phase::LoomConcurrent { .. } = token.phase {
+        return Ok(None);
+    }
+    let recorded = crate::explore::replay::record_interleaving(subject, matrix, token, config)?;
+    Ok(recorded
+        .filter(|(execution, _)| &execution.history == expected)
+        .map(|(_, interleaving)| interleaving))
 }

@@ -17,6 +17,7 @@ use crate::judge::verdict::Verdict;
 use crate::judge::verdict::Violation;
 use crate::judge::verdict::ViolationKind;
 use crate::model::history::History;
+use crate::model::interleaving::Interleaving;
 use crate::model::matrix::TestMatrix;
 use crate::model::replay_token::Phase;
 use crate::model::replay_token::{ReplayToken, ScheduleCost};
@@ -127,7 +128,8 @@ fn finish<O: Send + Sync + 'static>(
 /// `violation.replay` with a schedule of `violation.matrix` that reaches the same violating
 /// history (the same stuck history, stuck the same way) with fewer preemptions, or as many and
 /// fewer context switches, if the search finds one within `budget` executions, and records both
-/// schedules and their costs in `violation.schedule` (see [`ShownSchedule`]). The new token is a
+/// schedules and their costs in `violation.schedule` (see [`ShownSchedule`]); the steps of the
+/// violation ([`Violation::interleaving`]) are recorded again on the new schedule. The new token is a
 /// `pb-dfs` one (`lineup:p2-b<preemptions>:...`), replayed by [`replay`] and [`REPLAY_ENV`]
 /// like any other, and replayed once more before it is kept. Nondeterminism and loom's
 /// violations are left as they are. `config` must be the one the violation was found under (its
@@ -174,7 +176,16 @@ pub fn shorten_schedule<O: Send + Sync + 'static>(
         // The token does not reach the violation's history (it cannot happen): leave both alone.
         return Ok(());
     }
+    let shorter = shortening.shorter.is_some();
     show_schedule(violation, shortening);
+    if shorter {
+        // The steps shown are the shown schedule's.
+        let full = violation.interleaving.as_ref().is_some_and(|steps| steps.full);
+        violation.interleaving = record_steps(subject, &violation.matrix, violation, config)?.map(|mut steps| {
+            steps.full = full;
+            steps
+        });
+    }
     Ok(())
 }
 
@@ -207,8 +218,55 @@ pub(crate) fn check_without_report<O: Send + Sync + 'static>(
     check_in(subject, matrix, config, &Environment::from_env()?)
 }
 
-/// [`check_without_report`] in `environment`, read at the start of the check.
+/// [`check_without_report`] in `environment`, read at the start of the check; a violation comes
+/// with the steps of its execution.
 fn check_in<O: Send + Sync + 'static>(
+    subject: &Subject<O>,
+    matrix: &TestMatrix,
+    config: &Config,
+    environment: &Environment,
+) -> Result<Verdict, CheckError> {
+    check_unrecorded(subject, matrix, config, environment)
+        .map(|verdict| with_interleaving(verdict, subject, matrix, config, environment))
+}
+
+/// A failing verdict with the steps of its violating execution (see [`Violation::interleaving`]),
+/// recorded by one more replay of its schedule. The check does not depend on it: a replay that
+/// fails or gives another history leaves the violation without steps.
+fn with_interleaving<O: Send + Sync + 'static>(
+    mut verdict: Verdict,
+    subject: &Subject<O>,
+    matrix: &TestMatrix,
+    config: &Config,
+    environment: &Environment,
+) -> Verdict {
+    if let Verdict::Fail(violation) = &mut verdict {
+        let recorded =
+            backend::record_interleaving(subject, matrix, &violation.replay, config, violation.kind.history());
+        violation.interleaving = recorded.ok().flatten().map(|mut interleaving| {
+            interleaving.full = environment.run.trace_full;
+            interleaving
+        });
+    }
+    verdict
+}
+
+/// Records every step of `violation`'s execution: its schedule (the replay token) replayed once more
+/// with step recording on, as a failing check does for its report (see
+/// [`Violation::interleaving`]). For a violation whose token changed after the check (a shorter
+/// schedule), or one checked without its steps. `None` for a loom token, or when the replay does
+/// not give the violation's history.
+pub fn record_steps<O: Send + Sync + 'static>(
+    subject: &Subject<O>,
+    matrix: &TestMatrix,
+    violation: &Violation,
+    config: &Config,
+) -> Result<Option<Interleaving>, CheckError> {
+    backend::record_interleaving(subject, matrix, &violation.replay, config, violation.kind.history())
+}
+
+/// [`check_in`] without the steps.
+fn check_unrecorded<O: Send + Sync + 'static>(
     subject: &Subject<O>,
     matrix: &TestMatrix,
     config: &Config,
@@ -280,6 +338,19 @@ pub fn check_against_file<O: Send + Sync + 'static>(
 }
 
 fn check_against_named_spec<O: Send + Sync + 'static>(
+    subject: &Subject<O>,
+    matrix: &TestMatrix,
+    spec: &ObservationSet,
+    source: &str,
+    config: &Config,
+    environment: &Environment,
+) -> Result<Verdict, CheckError> {
+    check_against_named_spec_unrecorded(subject, matrix, spec, source, config, environment)
+        .map(|verdict| with_interleaving(verdict, subject, matrix, config, environment))
+}
+
+/// [`check_against_named_spec`] without the steps.
+fn check_against_named_spec_unrecorded<O: Send + Sync + 'static>(
     subject: &Subject<O>,
     matrix: &TestMatrix,
     spec: &ObservationSet,
@@ -564,6 +635,7 @@ fn fail<O>(
         loom: None,
         schedule: None,
         html_report: None,
+        interleaving: None,
     }))
 }
 

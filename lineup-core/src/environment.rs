@@ -51,6 +51,8 @@ pub const INTERLUDE_ENV: &str = "LINEUP_INTERLUDE";
 pub const REPLAY_ENV: &str = "LINEUP_REPLAY";
 /// The directory of HTML reports (`LINEUP_REPORT_DIR=target/lineup-reports`).
 pub const REPORT_DIR_ENV: &str = "LINEUP_REPORT_DIR";
+/// How much of a violating execution's steps the report shows (`LINEUP_TRACE=full`: every step).
+pub const TRACE_ENV: &str = "LINEUP_TRACE";
 /// Set to `1` to (re)write the observation files of regression matrices from a fresh phase 1.
 pub const BLESS_ENV: &str = "LINEUP_BLESS";
 /// Forces the progress bar on (`1`) or off (`0`).
@@ -126,6 +128,9 @@ pub struct RunSettings {
     /// [`REPORT_DIR_ENV`]: a failing check or test also writes its violation there as an HTML
     /// page, `<test>-<n>.html`, and its text report names the file.
     pub report_dir: Option<PathBuf>,
+    /// [`TRACE_ENV`]: the report's interleaving shows every step of the violating execution
+    /// (`full`) instead of the steps that matter (`short`, the default).
+    pub trace_full: bool,
     /// [`BLESS_ENV`]: a test rewrites the committed specifications of its regression matrices
     /// from a fresh phase 1 instead of comparing them.
     pub bless: bool,
@@ -235,6 +240,13 @@ impl RunSettings {
                 })
             })?,
             report_dir: reader.path(REPORT_DIR_ENV),
+            trace_full: reader
+                .parsed(TRACE_ENV, |value| match value.to_ascii_lowercase().as_str() {
+                    "full" => Ok(true),
+                    "short" => Ok(false),
+                    _ => Err("expected `full` or `short`".to_string()),
+                })?
+                .unwrap_or(false),
             bless: reader.switch(BLESS_ENV)?.unwrap_or(false),
             progress: reader
                 .parsed(PROGRESS_ENV, |value| match value.to_ascii_lowercase().as_str() {

@@ -83,7 +83,9 @@ mod runner;
 mod spec;
 mod survey;
 
-pub use check::{check, check_against_file, check_against_spec, replay, shorten_schedule, synthesize_spec, Replayed};
+pub use check::{
+    check, check_against_file, check_against_spec, record_steps, replay, shorten_schedule, synthesize_spec, Replayed,
+};
 pub use config::Config;
 pub use config::Interlude;
 pub use config::Reduction;
@@ -99,6 +101,7 @@ pub use memory_limit::{allocation_size, default_memory_budget, MemoryLimit};
 pub use model::groups::{GroupViolation, OperationGroups};
 pub use model::handles::{Column, Handles, MatrixThread};
 pub use model::history::{op_table, Event, History, HistoryBuilder, HistoryError, NotationError, OpInfo, OpTable};
+pub use model::interleaving::{Action, Interleaving, ObjectName, SourceLocation, StateAfter, Step, SwitchReason};
 pub use model::invocation::{Invocation, InvocationLabel};
 pub use model::invocations::Invocations;
 pub use model::matrix::{MatrixDisplay, OpSlot, TestMatrix};
@@ -111,6 +114,7 @@ pub use primitives::future;
 pub use primitives::sync;
 pub use primitives::threads::{hint, thread};
 pub use report::html as report_html;
+pub use report::interleaving::RenderedInterleaving;
 pub use runner::deepening::{DeepeningStage, Stage};
 pub use runner::lineup_test::{
     LineupTest, MatrixOrigin, Phase2Coverage, TestFailure, TestSummary, DEFAULT_TIME_BUDGET,

@@ -212,6 +212,7 @@ pub fn violation_section<I: Debug, O: Debug>(
             bars,
         }],
         steps,
+        interleaving: Vec::new(),
     }
 }
 

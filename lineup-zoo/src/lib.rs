@@ -14,6 +14,10 @@ pub mod shuttle_sync;
 pub mod single_consumer;
 pub mod sync_primitives;
 mod table;
+mod trace;
 
 pub use first_bug::FirstBug;
-pub use table::{compare_reduction, entries, first_bugs, run_entry, Expected, TableRow, TableSettings, ZooEntry};
+pub use table::{
+    compare_reduction, entries, first_bugs, measure_trace, run_entry, Expected, TableRow, TableSettings, ZooEntry,
+};
+pub use trace::TraceRow;

@@ -39,10 +39,14 @@ pub struct ZooEntry {
     first_bug: FirstBugFn,
     /// Runs the reduction comparison for this entry's type.
     reduction: ReductionFn,
+    /// Measures the report of a violation of this entry's type.
+    trace: TraceFn,
 }
 
 type ReductionFn =
     fn(&ZooEntry, usize, usize, usize, u64, u32, Option<lineup::ReductionFault>) -> Vec<crate::reduction::ReductionRow>;
+
+type TraceFn = fn(&ZooEntry, u64, usize) -> Option<crate::trace::TraceRow>;
 
 type FirstBugFn = fn(&ZooEntry, &[(lineup::Strategy, bool)], u64, usize) -> Option<Vec<crate::first_bug::FirstBug>>;
 
@@ -72,6 +76,7 @@ impl ZooEntry {
             run: measure::<O>,
             first_bug: crate::first_bug::measure::<O>,
             reduction: crate::reduction::measure::<O>,
+            trace: crate::trace::measure::<O>,
         }
     }
 
@@ -164,6 +169,12 @@ pub fn compare_reduction(
     fault: Option<lineup::ReductionFault>,
 ) -> Vec<crate::reduction::ReductionRow> {
     (entry.reduction)(entry, threads, ops, samples, seed, bound, fault)
+}
+
+/// For a class that fails: the report of the violation of the first of `tries` 3x3 matrices sampled
+/// from `seed` that fails, shrunk (see [`TraceRow`](crate::trace::TraceRow)).
+pub fn measure_trace(entry: &ZooEntry, seed: u64, tries: usize) -> Option<crate::trace::TraceRow> {
+    (entry.trace)(entry, seed, tries)
 }
 
 /// Runs the Table 2 measurement of `entry`.

@@ -4,7 +4,9 @@
 //! * the [`Recording`]: call and return events, task roles, what the harness tells the scheduler;
 //! * the [`FootprintLog`]: what each step touches, for the partial-order reduction;
 //! * the [`AbandonmentWaits`] and the abandoning flag: ending a stuck execution cleanly;
-//! * the [`QuietEndReceives`]: letting the object's own threads finish at the end.
+//! * the [`QuietEndReceives`]: letting the object's own threads finish at the end;
+//! * the [`StepLog`] and its flag: every step of the execution, recorded only while a violating
+//!   schedule is replayed for its report (see [`trace`](crate::explore::trace)).
 //!
 //! A shuttle execution runs every task and the scheduler on one OS thread, so the context is a
 //! thread local; checks on different OS threads have contexts of their own. The scheduler resets
@@ -20,6 +22,7 @@ use crate::explore::abandonment::AbandonmentWaits;
 use crate::explore::footprint::FootprintLog;
 use crate::explore::quiet_end::QuietEndReceives;
 use crate::explore::recording::Recording;
+use crate::explore::trace::StepLog;
 
 /// The state of the execution in progress on this OS thread, one sub-store per concern. Each
 /// sub-store is borrowed on its own, so that one may be used while another is held.
@@ -32,6 +35,9 @@ pub(crate) struct ExecutionContext {
     abandoning: Cell<bool>,
     abandonment: RefCell<AbandonmentWaits>,
     quiet_end: RefCell<QuietEndReceives>,
+    /// Steps are recorded (a replay for a report): read by every primitive, a plain flag.
+    tracing: Cell<bool>,
+    steps: RefCell<StepLog>,
     /// Executions the scheduler stopped on this OS thread, and on the workers it ran (never
     /// reset: see [`abandonment::stopped_executions`](crate::explore::abandonment::stopped_executions)).
     stopped_executions: Cell<u64>,
@@ -52,6 +58,8 @@ impl ExecutionContext {
             abandoning: Cell::new(false),
             abandonment: RefCell::new(AbandonmentWaits::EMPTY),
             quiet_end: RefCell::new(QuietEndReceives::EMPTY),
+            tracing: Cell::new(false),
+            steps: RefCell::new(StepLog::EMPTY),
             stopped_executions: Cell::new(0),
         }
     }
@@ -105,6 +113,22 @@ impl ExecutionContext {
         self.quiet_end.borrow_mut()
     }
 
+    /// Whether steps are recorded now.
+    #[inline]
+    pub fn is_tracing(&self) -> bool {
+        self.tracing.get()
+    }
+
+    /// Turns step recording on or off.
+    pub fn set_tracing(&self, on: bool) {
+        self.tracing.set(on);
+    }
+
+    /// The record of the steps (see [`trace`](crate::explore::trace)).
+    pub fn steps(&self) -> RefMut<'_, StepLog> {
+        self.steps.borrow_mut()
+    }
+
     /// Executions stopped on this OS thread so far, and on the workers it ran.
     pub fn stopped_executions(&self) -> u64 {
         self.stopped_executions.get()
@@ -122,7 +146,11 @@ impl ExecutionContext {
     pub fn begin_execution(ops: usize, reduction: bool, fault: Option<ReductionFault>) {
         Self::with(|cx| {
             cx.recording().begin_execution(ops);
-            cx.footprints().begin_execution(reduction, fault);
+            let tracing = cx.is_tracing();
+            cx.footprints().begin_execution(reduction, fault, tracing);
+            if tracing {
+                cx.steps().begin_execution();
+            }
             cx.end_abandonment();
             cx.quiet_end().clear();
         });

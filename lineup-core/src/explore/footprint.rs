@@ -37,11 +37,21 @@ use crate::explore::shuttle_events::{self, ShuttleSteps};
 
 /// The number an object gets in each execution at its first touch. Embedded in every primitive
 /// that announces itself.
-#[derive(Debug, Default)]
+#[derive(Default)]
 pub(crate) struct ObjectIdentity {
     /// The execution in which `id` was given (0: never).
     stamp: AtomicU64,
     id: AtomicU64,
+    /// Where the user's code created the object, if known (for the report's steps).
+    site: Option<&'static std::panic::Location<'static>>,
+}
+
+impl std::fmt::Debug for ObjectIdentity {
+    /// Nothing that differs from execution to execution (an object's `Debug` is its state in a
+    /// report, which must be the same every run).
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("ObjectIdentity")
+    }
 }
 
 /// The names of objects named by their creation have this bit set (see the module).
@@ -53,13 +63,29 @@ impl ObjectIdentity {
         Self {
             stamp: AtomicU64::new(0),
             id: AtomicU64::new(0),
+            site: None,
         }
+    }
+
+    /// [`new`](Self::new), for an object the user's code created at `site`.
+    pub const fn at(site: &'static std::panic::Location<'static>) -> Self {
+        Self {
+            stamp: AtomicU64::new(0),
+            id: AtomicU64::new(0),
+            site: Some(site),
+        }
+    }
+
+    /// Where the user's code created the object, if known.
+    pub fn site(&self) -> Option<&'static std::panic::Location<'static>> {
+        self.site
     }
 
     /// An object named by its creation, if a task of an execution under the reduction creates it
     /// (otherwise as [`new`](Self::new)).
+    #[track_caller]
     pub fn created() -> Self {
-        let identity = Self::new();
+        let identity = Self::at(std::panic::Location::caller());
         with(|s| {
             if !s.on {
                 return;
@@ -248,10 +274,16 @@ impl FootprintLog {
 
     /// Starts the record of a new execution (`on`: the reduction is on for it; `fault`: a
     /// deliberately broken reduction).
-    pub(crate) fn begin_execution(&mut self, on: bool, fault: Option<ReductionFault>) {
+    /// `tracing`: steps are recorded, which name objects by their numbers here, so they are
+    /// numbered even with the reduction off.
+    pub(crate) fn begin_execution(&mut self, on: bool, fault: Option<ReductionFault>, tracing: bool) {
         self.on = on;
         self.fault = fault;
-        self.stamp = if on { STAMPS.fetch_add(1, Ordering::Relaxed) } else { 0 };
+        self.stamp = if on || tracing {
+            STAMPS.fetch_add(1, Ordering::Relaxed)
+        } else {
+            0
+        };
         self.next_id = 0;
         self.created.clear();
         for f in &mut self.in_flight {
@@ -286,6 +318,12 @@ impl FootprintLog {
     /// How many objects have numbers so far in this execution.
     pub(crate) fn objects_numbered(&self) -> u32 {
         self.next_id
+    }
+
+    /// The name of `object` in this execution, for the steps' record (which is on only while this
+    /// execution has a stamp: see [`begin_execution`](Self::begin_execution)).
+    pub(crate) fn name_for_trace(&mut self, object: &ObjectIdentity) -> u64 {
+        self.number(object)
     }
 
     /// The number of `object` in this execution, given at its first touch.
@@ -571,6 +609,7 @@ impl FootprintLog {
 
 /// The running task is about to finish: its last step ends without a scheduling point.
 pub(crate) fn note_finishing() {
+    crate::explore::trace::note_finishing();
     with(|s| {
         if s.on {
             s.finishing = true;

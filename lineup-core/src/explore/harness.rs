@@ -19,6 +19,7 @@ use std::sync::{Arc, Once};
 use crate::explore::abandonment;
 use crate::explore::recording;
 use crate::explore::role::Role;
+use crate::explore::trace;
 use crate::model::handles::{MatrixThread, ThreadHandle};
 use crate::model::matrix::OpSlot;
 use crate::model::matrix::TestMatrix;
@@ -219,7 +220,11 @@ fn run_column<O>(subject: &Subject<O>, object: &O, columns: &Columns, t: usize, 
         if i > 0 {
             recording::set_role(worker, Role::Gate(slot.id));
             if columns.gate_points {
+                // The harness's own scheduling point, no step of the object's: for the record of
+                // steps, a point inside a primitive that records nothing.
+                let gate = trace::begin(None, None);
                 shuttle_engine::runtime::thread::switch();
+                drop(gate);
             }
         }
         run_op(worker, subject, object, slot, &mut own);
@@ -308,6 +313,11 @@ fn run_op<O>(me: TaskId, subject: &Subject<O>, object: &O, slot: &OpSlot, handle
         r.ret(slot.id, response);
         r.set_role(me, Role::Harness);
     });
+    if trace::is_on() {
+        if let Some(state) = subject.state_of(object) {
+            trace::note_state(slot.id, state);
+        }
+    }
 }
 
 /// The message of a panic payload.

@@ -1,7 +1,7 @@
 //! The shuttle backend: lineup's scheduler over a decision tree, the harness that runs one
 //! execution of a matrix, the execution context (the recording of call and return events, the
 //! footprints of steps, the abandonment and the quiet end of an execution), the roles of tasks,
-//! and the set of traces seen.
+//! the set of traces seen, and the record of every step of a replayed violation.
 
 #[cfg_attr(loom, allow(dead_code))]
 pub(crate) mod abandonment;
@@ -29,4 +29,6 @@ pub(crate) mod shuttle_events;
 pub(crate) mod sleep;
 pub(crate) mod split;
 pub(crate) mod strategy;
+#[cfg_attr(loom, allow(dead_code))]
+pub(crate) mod trace;
 pub(crate) mod trace_set;

@@ -11,7 +11,9 @@ use crate::explore::recording::history_of;
 use crate::explore::run::explore;
 use crate::explore::scheduler::Control;
 use crate::explore::strategy;
+use crate::explore::trace::Recorder;
 use crate::model::history::History;
+use crate::model::interleaving::Interleaving;
 use crate::model::matrix::TestMatrix;
 use crate::model::replay_token::{Phase, ReplayToken, ScheduleCost};
 use crate::model::stuck_kind::StuckKind;
@@ -111,4 +113,19 @@ pub(crate) fn replay_execution<O: Send + Sync + 'static>(
         inconclusive,
         cost,
     }))
+}
+
+/// [`replay_execution`] with every step recorded (see [`trace`](crate::explore::trace)): the one
+/// execution of a violation's report, re-run once more. Recording is on only on this OS thread and
+/// only during this replay.
+pub(crate) fn record_interleaving<O: Send + Sync + 'static>(
+    subject: &Subject<O>,
+    matrix: &TestMatrix,
+    token: &ReplayToken,
+    config: &Config,
+) -> Result<Option<(ReplayedExecution, Interleaving)>, CheckError> {
+    let recorder = Recorder::start();
+    let replayed = replay_execution(subject, matrix, token, config);
+    let interleaving = recorder.finish();
+    Ok(replayed?.map(|execution| (execution, interleaving)))
 }

@@ -60,6 +60,7 @@ use crate::explore::role::Role;
 use crate::explore::sleep::{SleepRecord, SleepSet};
 use crate::explore::split::{SplitQueue, SplitWorker};
 use crate::explore::strategy::{Point, SchedulingStrategy};
+use crate::explore::trace;
 use crate::judge::live;
 use crate::model::replay_token::{Phase, ScheduleCost};
 use crate::model::stuck_kind::StuckKind;
@@ -220,6 +221,8 @@ struct ExecutionState {
     spin: SpinWatch,
     /// The preemptions and context switches of the choices so far.
     switches: SwitchCount,
+    /// The decision in progress switches for fairness (for the record of steps).
+    fair_switch: bool,
 }
 
 /// The [`ScheduleCost`] of the execution in progress, counted at each choice among the members.
@@ -600,6 +603,9 @@ impl SchedulerState {
                 self.settings.spin_pruning != SpinPruning::Off && self.repeats_read(&cx.footprints(), closed, current);
             let depth_before = self.tree.depth();
             let decision = self.decide(r, runnable, current, is_yielding, repeats_read, &mut members);
+            if cx.is_tracing() {
+                self.note_decision(cx, r, runnable, current, is_yielding, &decision);
+            }
             if let Decision::Run(task) = decision {
                 if self.settings.reduction {
                     self.grant(&mut cx.footprints(), r, task, depth_before, current, is_yielding);
@@ -614,6 +620,32 @@ impl SchedulerState {
         });
         self.members = members;
         self.carry_out(decision, runnable)
+    }
+
+    /// The record of steps is on (a replay for a report): what was decided, for it.
+    #[cold]
+    fn note_decision(
+        &self,
+        cx: &ExecutionContext,
+        r: &Recording,
+        runnable: &[&Task],
+        current: Option<TaskId>,
+        yielded: bool,
+        decision: &Decision,
+    ) {
+        let decided = trace::Decided {
+            current,
+            current_runnable: current.is_some_and(|c| runnable.iter().any(|t| t.id() == c)),
+            yielded,
+            fair_switch: self.execution.fair_switch,
+            next: match decision {
+                Decision::Run(task) => Some(*task),
+                _ => None,
+            },
+            stuck: matches!(decision, Decision::Stuck(_)),
+            recording: r,
+        };
+        trace::note_decision(cx, &decided);
     }
 
     /// Carries out `decision`: the task that runs, or `None` to stop the execution.
@@ -817,6 +849,7 @@ impl SchedulerState {
                 SpinPruning::Preemptions | SpinPruning::Switch
             );
         let give_way = self.give_way_of(current, is_yielding, switch_now);
+        self.execution.fair_switch = give_way.fair_switch;
         let current_role = current.and_then(|c| r.roles.get(usize::from(c)).copied().flatten());
         let current_op = match current_role {
             Some(Role::InOp(op)) if r.pending[op - 1] => Some(op),

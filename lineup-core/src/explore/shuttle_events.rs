@@ -787,7 +787,7 @@ mod tests {
     /// A log with the reduction on, running task `task`'s step.
     fn log_running(task: usize) -> FootprintLog {
         let mut log = FootprintLog::EMPTY;
-        log.begin_execution(true, None);
+        log.begin_execution(true, None, false);
         log.begin_step(TaskId::from(task));
         log
     }

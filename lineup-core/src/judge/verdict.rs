@@ -5,6 +5,7 @@ use std::time::Duration;
 
 use crate::judge::report_file::ReportFile;
 use crate::model::history::History;
+use crate::model::interleaving::Interleaving;
 use crate::model::invocation::InvocationLabel;
 use crate::model::matrix::TestMatrix;
 use crate::model::replay_token::{ReplayToken, ScheduleCost};
@@ -134,6 +135,10 @@ pub struct Violation {
     /// [`LINEUP_REPORT_DIR`](crate::report_html::REPORT_DIR_ENV) is set (or why it could not
     /// be); the text report names it in its last line.
     pub html_report: Option<ReportFile>,
+    /// Every step of the violating execution, recorded by one more replay of its schedule after
+    /// the check failed (shuttle only; `None` under loom, or when the replay did not give the
+    /// same history). The text report shows it as its "interleaving" section.
+    pub interleaving: Option<Interleaving>,
 }
 
 /// The schedule a violation shows, against the one phase 2 found: the shown one has the fewest

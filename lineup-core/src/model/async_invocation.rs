@@ -59,7 +59,7 @@ impl<O> Invocation<O> {
         Self::from_operation(
             name,
             Arc::new(move |o: &O, _: HandleRef<'_>, visit: &mut dyn FnMut(&dyn fmt::Debug)| {
-                visit(&crate::future::block_on(f(o)))
+                visit(&crate::primitives::future::block_on_at(f(o), None))
             }),
         )
     }
@@ -93,7 +93,7 @@ impl<O> Invocation<O> {
         F: AsyncFn(&O, &mut H) -> R + Send + Sync + 'static,
     {
         Self::from_handle_operation(name, move |o: &O, handle: &mut H, visit| {
-            visit(&crate::future::block_on(f(o, handle)))
+            visit(&crate::primitives::future::block_on_at(f(o, handle), None))
         })
     }
 }

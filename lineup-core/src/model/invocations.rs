@@ -52,6 +52,12 @@ pub trait Invocations: Sized + Send + Sync + 'static {
     fn handles() -> Option<Handles<Self>> {
         None
     }
+
+    /// How a violation's report shows the object's state after each operation, if it does:
+    /// `#[invocations(state)]` makes it the object's `Debug` (see [`Subject::with_state`]).
+    fn shows_state() -> Option<fn(&Self) -> String> {
+        None
+    }
 }
 
 impl<O: Invocations> Subject<O> {
@@ -61,5 +67,6 @@ impl<O: Invocations> Subject<O> {
             .into_iter()
             .fold(Subject::new(name, factory), Subject::with)
             .handled_by(O::handles())
+            .showing_state(O::shows_state())
     }
 }

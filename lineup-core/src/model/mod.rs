@@ -5,6 +5,7 @@ pub(crate) mod async_invocation;
 pub(crate) mod groups;
 pub(crate) mod handles;
 pub(crate) mod history;
+pub(crate) mod interleaving;
 pub(crate) mod invocation;
 pub(crate) mod invocations;
 pub(crate) mod matrix;

@@ -33,6 +33,8 @@ pub struct Subject<O> {
     invocations: Vec<Invocation<O>>,
     /// How each thread makes its handle, for a subject with per-thread handles.
     handles: Option<Handles<O>>,
+    /// How a violation's report shows the object's state after each operation, if it does.
+    state: Option<fn(&O) -> String>,
 }
 
 impl<O> Clone for Subject<O> {
@@ -42,6 +44,7 @@ impl<O> Clone for Subject<O> {
             factory: Arc::clone(&self.factory),
             invocations: self.invocations.clone(),
             handles: self.handles.clone(),
+            state: self.state,
         }
     }
 }
@@ -64,7 +67,33 @@ impl<O> Subject<O> {
             factory: Arc::new(factory),
             invocations: Vec::new(),
             handles: None,
+            state: None,
         }
+    }
+
+    /// Shows the object's state (its `Debug`) after each operation of a violating history, in the
+    /// report's "interleaving" section (`#[invocations(state)]` does the same). The state is taken
+    /// only while the violating schedule is replayed for the report, never during the check.
+    /// `Debug` must not block or take a lock of the model checker's (std's `Debug` of a `Mutex`, and
+    /// lineup's, uses `try_lock`): a scheduling point there would change the replayed schedule, and
+    /// the report then says the steps could not be recorded.
+    pub fn with_state(self) -> Self
+    where
+        O: fmt::Debug,
+    {
+        self.showing_state(Some(|object: &O| format!("{object:?}")))
+    }
+
+    /// Shows the object's state after each operation with `state`, or not (`None`); see
+    /// [`with_state`](Self::with_state).
+    pub fn showing_state(mut self, state: Option<fn(&O) -> String>) -> Self {
+        self.state = state;
+        self
+    }
+
+    /// The object's state as the report shows it, if it shows it.
+    pub(crate) fn state_of(&self, object: &O) -> Option<String> {
+        self.state.map(|state| state(object))
     }
 
     /// Gives each thread of every execution its own handle, made by `make` from the shared object

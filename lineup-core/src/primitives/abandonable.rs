@@ -25,6 +25,9 @@ use std::cell::RefCell;
 
 use crate::explore::abandonment;
 use crate::explore::footprint::{announce, announce_blocking, ObjectIdentity};
+use crate::explore::trace;
+use crate::explore::trace::Action;
+use std::panic::Location;
 
 /// A mutual-exclusion lock, the same as [`std::sync::Mutex`]: shuttle's mutex, whose `lock` is
 /// also a point where lineup abandons a stuck execution.
@@ -45,7 +48,7 @@ impl<T> Mutex<T> {
     #[track_caller]
     pub const fn new(value: T) -> Self {
         Self {
-            identity: ObjectIdentity::new(),
+            identity: ObjectIdentity::at(Location::caller()),
             inner: shuttle::sync::Mutex::new(value),
         }
     }
@@ -65,13 +68,16 @@ impl<T: ?Sized> Mutex<T> {
     }
 
     /// Acquires the mutex, blocking the current thread until it is able to do so.
+    #[track_caller]
     pub fn lock(&self) -> LockResult<MutexGuard<'_, T>> {
         let seen = announce_blocking(&self.identity, true);
+        let step = trace::begin(Some((&self.identity, "Mutex")), Some(Location::caller()));
         let result = match self.inner.lock() {
             Ok(guard) => Ok(self.guard(guard)),
             Err(poisoned) => Err(PoisonError::new(self.guard(poisoned.into_inner()))),
         };
         drop(seen);
+        step.done(|| Action::Lock { kind: "lock" });
         if abandonment::should_abandon() {
             drop(result);
             abandonment::unwind();
@@ -80,9 +86,16 @@ impl<T: ?Sized> Mutex<T> {
     }
 
     /// Attempts to acquire the mutex without blocking.
+    #[track_caller]
     pub fn try_lock(&self) -> TryLockResult<MutexGuard<'_, T>> {
         let _seen = announce(&self.identity, true);
-        match self.inner.try_lock() {
+        let step = trace::begin(Some((&self.identity, "Mutex")), Some(Location::caller()));
+        let result = self.inner.try_lock();
+        step.done(|| Action::TryLock {
+            kind: "try_lock",
+            acquired: !matches!(result, Err(TryLockError::WouldBlock)),
+        });
+        match result {
             Ok(guard) => Ok(self.guard(guard)),
             Err(TryLockError::Poisoned(poisoned)) => Err(TryLockError::Poisoned(PoisonError::new(
                 self.guard(poisoned.into_inner()),
@@ -103,6 +116,7 @@ impl<T: ?Sized> Mutex<T> {
 }
 
 impl<T: Default> Default for Mutex<T> {
+    #[track_caller]
     fn default() -> Self {
         Self::new(T::default())
     }
@@ -117,11 +131,14 @@ impl<T: ?Sized + Debug> Debug for Mutex<T> {
 impl<'a, T: ?Sized> MutexGuard<'a, T> {
     /// Releases the lock (a scheduling point, as dropping the guard), returning the mutex so that
     /// it can be locked again.
+    #[track_caller]
     fn unlock(self) -> &'a Mutex<T> {
         let mut this = ManuallyDrop::new(self);
         let _seen = announce(&this.mutex.identity, true);
+        let step = trace::begin(Some((&this.mutex.identity, "Mutex")), Some(Location::caller()));
         // SAFETY: `this` is never used again, and its own destructor does not run.
         unsafe { ManuallyDrop::drop(&mut this.inner) };
+        step.done(|| Action::Unlock);
         this.mutex
     }
 }
@@ -129,9 +146,12 @@ impl<'a, T: ?Sized> MutexGuard<'a, T> {
 impl<T: ?Sized> Drop for MutexGuard<'_, T> {
     fn drop(&mut self) {
         let seen = announce(&self.mutex.identity, true);
+        // A guard's drop knows no caller of the user's: no location.
+        let step = trace::begin(Some((&self.mutex.identity, "Mutex")), None);
         // SAFETY: dropped once, here.
         unsafe { ManuallyDrop::drop(&mut self.inner) }
         drop(seen);
+        step.done(|| Action::Unlock);
         if std::thread::panicking() && abandonment::is_abandoning() {
             // An abandoned operation unwinding is no panic of the object: the threads that still
             // run while the execution ends must not find the lock poisoned.
@@ -192,10 +212,16 @@ impl CondvarState {
 /// A condition variable, the same as [`std::sync::Condvar`]: shuttle's (the same scheduling
 /// points, the same choice of which waiter a `notify_one` wakes), with waits that lineup can
 /// abandon. It never wakes a thread spuriously, and its timed waits never time out.
-#[derive(Debug)]
 pub struct Condvar {
     identity: ObjectIdentity,
     state: RefCell<CondvarState>,
+}
+
+impl Debug for Condvar {
+    /// As std's: `Condvar { .. }`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Condvar").finish_non_exhaustive()
+    }
 }
 
 // SAFETY: as shuttle's `Condvar`: it is never shared across OS threads, only across the tasks of
@@ -206,6 +232,7 @@ unsafe impl Send for Condvar {}
 unsafe impl Sync for Condvar {}
 
 impl Default for Condvar {
+    #[track_caller]
     fn default() -> Self {
         Self::new()
     }
@@ -213,9 +240,10 @@ impl Default for Condvar {
 
 impl Condvar {
     /// Creates a new condition variable.
+    #[track_caller]
     pub const fn new() -> Self {
         Self {
-            identity: ObjectIdentity::new(),
+            identity: ObjectIdentity::at(Location::caller()),
             state: RefCell::new(CondvarState {
                 waiters: Vec::new(),
                 next_epoch: 0,
@@ -225,6 +253,7 @@ impl Condvar {
 
     /// Releases the lock, blocks the current thread until this condition variable is notified,
     /// and takes the lock again.
+    #[track_caller]
     pub fn wait<'a, T>(&self, guard: MutexGuard<'a, T>) -> LockResult<MutexGuard<'a, T>> {
         if abandonment::should_abandon() {
             drop(guard);
@@ -234,6 +263,7 @@ impl Condvar {
         // The whole wait touches the condition variable (and the lock, which releasing and taking
         // it again announce).
         let _seen = announce(&self.identity, true);
+        let step = trace::begin(Some((&self.identity, "Condvar")), Some(Location::caller()));
         // Releasing the lock is the scheduling point of the wait; nothing after it is visible
         // before this task switches out.
         let mutex = guard.unlock();
@@ -286,10 +316,12 @@ impl Condvar {
             WaitStatus::Waiting => panic!("a condvar waiter was woken without a notification"),
         }
         drop(state);
+        step.done(|| Action::Wait { kind: "wait" });
         mutex.lock()
     }
 
     /// Waits while `condition` holds.
+    #[track_caller]
     pub fn wait_while<'a, T, F>(&self, mut guard: MutexGuard<'a, T>, mut condition: F) -> LockResult<MutexGuard<'a, T>>
     where
         F: FnMut(&mut T) -> bool,
@@ -301,6 +333,7 @@ impl Condvar {
     }
 
     /// Waits for a notification; never times out (as shuttle's).
+    #[track_caller]
     pub fn wait_timeout<'a, T>(
         &self,
         guard: MutexGuard<'a, T>,
@@ -312,6 +345,7 @@ impl Condvar {
     }
 
     /// Waits while `condition` holds; never times out (as shuttle's).
+    #[track_caller]
     pub fn wait_timeout_while<'a, T, F>(
         &self,
         guard: MutexGuard<'a, T>,
@@ -328,9 +362,12 @@ impl Condvar {
 
     /// Wakes one waiting thread (the scheduler chooses which: every waiter becomes runnable, and
     /// the first to run consumes the notification).
+    #[track_caller]
     pub fn notify_one(&self) {
         let _seen = announce(&self.identity, true);
+        let step = trace::begin(Some((&self.identity, "Condvar")), Some(Location::caller()));
         thread::switch();
+        step.done(|| Action::Notify { kind: "notify_one" });
         let mut state = self.state.borrow_mut();
         let epoch = state.next_epoch;
         for (task, status) in state.waiters.iter_mut() {
@@ -346,9 +383,12 @@ impl Condvar {
     }
 
     /// Wakes every waiting thread.
+    #[track_caller]
     pub fn notify_all(&self) {
         let _seen = announce(&self.identity, true);
+        let step = trace::begin(Some((&self.identity, "Condvar")), Some(Location::caller()));
         thread::switch();
+        step.done(|| Action::Notify { kind: "notify_all" });
         let mut state = self.state.borrow_mut();
         for (task, status) in state.waiters.iter_mut() {
             *status = WaitStatus::Broadcast(current::clock());

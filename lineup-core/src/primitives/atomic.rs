@@ -7,7 +7,22 @@ use std::fmt::Debug;
 
 pub use shuttle::sync::atomic::{compiler_fence, fence, Ordering};
 
+use std::panic::Location;
+
 use crate::explore::footprint::{announce, announce_load, ObjectIdentity};
+use crate::explore::trace::Action;
+use crate::explore::trace::{self, Pending};
+
+/// A value of an atomic, as the steps' record shows it.
+fn shown<V: Debug>(v: V) -> String {
+    format!("{v:?}")
+}
+
+/// A pointer of an `AtomicPtr`, as the steps' record shows it: its number in the execution (by
+/// first sight), never its address, which differs from run to run.
+fn shown_ptr<T>(p: *mut T) -> String {
+    trace::pointer_name(p as usize)
+}
 
 macro_rules! announced_integer {
     ($name:ident, $int:ty) => {
@@ -18,12 +33,18 @@ macro_rules! announced_integer {
         }
 
         impl $name {
+            /// The step of the user's call in progress, for the record of steps.
+            #[track_caller]
+            fn step(&self) -> Pending {
+                trace::begin(Some((&self.identity, stringify!($name))), Some(Location::caller()))
+            }
+
             #[doc = concat!("A new `", stringify!($name), "` holding `v`.")]
             #[track_caller]
             pub const fn new(v: $int) -> Self {
                 Self {
                     inner: shuttle::sync::atomic::$name::new(v),
-                    identity: ObjectIdentity::new(),
+                    identity: ObjectIdentity::at(Location::caller()),
                 }
             }
 
@@ -40,53 +61,104 @@ macro_rules! announced_integer {
             /// Loads the value.
             #[track_caller]
             pub fn load(&self, order: Ordering) -> $int {
-                let _seen = announce_load(&self.identity, std::panic::Location::caller());
-                self.inner.load(order)
+                let _seen = announce_load(&self.identity, Location::caller());
+                let step = self.step();
+                let v = self.inner.load(order);
+                step.done(|| Action::Load { value: shown(v) });
+                v
             }
 
             /// Stores a value.
+            #[track_caller]
             pub fn store(&self, v: $int, order: Ordering) {
                 let _seen = announce(&self.identity, true);
-                self.inner.store(v, order)
+                let step = self.step();
+                self.inner.store(v, order);
+                step.done(|| Action::Store { value: shown(v) })
             }
 
             /// Stores a value, returning the previous one.
+            #[track_caller]
             pub fn swap(&self, v: $int, order: Ordering) -> $int {
                 let _seen = announce(&self.identity, true);
-                self.inner.swap(v, order)
+                let step = self.step();
+                let old = self.inner.swap(v, order);
+                step.done(|| Action::Swap { old: shown(old), new: shown(v) });
+                old
             }
 
             /// Stores `new` if the value is `current`; returns the previous value.
+            #[track_caller]
             pub fn compare_exchange(&self, current: $int, new: $int, success: Ordering, failure: Ordering) -> Result<$int, $int> {
                 let _seen = announce(&self.identity, true);
-                self.inner.compare_exchange(current, new, success, failure)
+                let step = self.step();
+                let result = self.inner.compare_exchange(current, new, success, failure);
+                step.done(|| Action::CompareExchange {
+                    expected: shown(current),
+                    new: shown(new),
+                    found: shown(result.unwrap_or_else(|found| found)),
+                    succeeded: result.is_ok(),
+                });
+                result
             }
 
             /// Stores `new` if the value is `current` (shuttle never fails it spuriously).
+            #[track_caller]
             pub fn compare_exchange_weak(&self, current: $int, new: $int, success: Ordering, failure: Ordering) -> Result<$int, $int> {
                 let _seen = announce(&self.identity, true);
-                self.inner.compare_exchange_weak(current, new, success, failure)
+                let step = self.step();
+                let result = self.inner.compare_exchange_weak(current, new, success, failure);
+                step.done(|| Action::CompareExchange {
+                    expected: shown(current),
+                    new: shown(new),
+                    found: shown(result.unwrap_or_else(|found| found)),
+                    succeeded: result.is_ok(),
+                });
+                result
             }
 
             /// Fetches the value and applies `f` until it returns `None` or the store succeeds.
-            pub fn fetch_update<F>(&self, set_order: Ordering, fetch_order: Ordering, f: F) -> Result<$int, $int>
+            #[track_caller]
+            pub fn fetch_update<F>(&self, set_order: Ordering, fetch_order: Ordering, mut f: F) -> Result<$int, $int>
             where
                 F: FnMut($int) -> Option<$int>,
             {
                 let _seen = announce(&self.identity, true);
-                self.inner.fetch_update(set_order, fetch_order, f)
+                let step = self.step();
+                let mut wrote = None;
+                let result = self.inner.fetch_update(set_order, fetch_order, |x| {
+                    let n = f(x);
+                    wrote = n;
+                    n
+                });
+                step.done(|| Action::FetchOp {
+                    op: "fetch_update",
+                    old: shown(result.unwrap_or_else(|old| old)),
+                    new: wrote.map(shown),
+                });
+                result
             }
         }
 
-        announced_integer!(@rmw $name, $int, fetch_add, fetch_sub, fetch_and, fetch_nand, fetch_or, fetch_xor, fetch_max, fetch_min);
+        announced_integer!(@rmw $name, $int,
+            fetch_add: |old: $int, v: $int| old.wrapping_add(v),
+            fetch_sub: |old: $int, v: $int| old.wrapping_sub(v),
+            fetch_and: |old: $int, v: $int| old & v,
+            fetch_nand: |old: $int, v: $int| !(old & v),
+            fetch_or: |old: $int, v: $int| old | v,
+            fetch_xor: |old: $int, v: $int| old ^ v,
+            fetch_max: |old: $int, v: $int| old.max(v),
+            fetch_min: |old: $int, v: $int| old.min(v));
 
         impl Default for $name {
+            #[track_caller]
             fn default() -> Self {
                 Self::new(0)
             }
         }
 
         impl From<$int> for $name {
+            #[track_caller]
             fn from(v: $int) -> Self {
                 Self::new(v)
             }
@@ -98,13 +170,17 @@ macro_rules! announced_integer {
             }
         }
     };
-    (@rmw $name:ident, $int:ty, $($op:ident),*) => {
+    (@rmw $name:ident, $int:ty, $($op:ident: $new:expr),*) => {
         impl $name {
             $(
                 #[doc = concat!("`", stringify!($op), "`: a read-modify-write; returns the previous value.")]
+                #[track_caller]
                 pub fn $op(&self, v: $int, order: Ordering) -> $int {
                     let _seen = announce(&self.identity, true);
-                    self.inner.$op(v, order)
+                    let step = self.step();
+                    let old = self.inner.$op(v, order);
+                    step.done(|| Action::FetchOp { op: stringify!($op), old: shown(old), new: Some(shown(($new)(old, v))) });
+                    old
                 }
             )*
         }
@@ -130,12 +206,18 @@ pub struct AtomicBool {
 }
 
 impl AtomicBool {
+    /// The step of the user's call in progress, for the record of steps.
+    #[track_caller]
+    fn step(&self) -> Pending {
+        trace::begin(Some((&self.identity, "AtomicBool")), Some(Location::caller()))
+    }
+
     /// A new `AtomicBool` holding `v`.
     #[track_caller]
     pub const fn new(v: bool) -> Self {
         Self {
             inner: shuttle::sync::atomic::AtomicBool::new(v),
-            identity: ObjectIdentity::new(),
+            identity: ObjectIdentity::at(Location::caller()),
         }
     }
 
@@ -152,20 +234,33 @@ impl AtomicBool {
     /// Loads the value.
     #[track_caller]
     pub fn load(&self, order: Ordering) -> bool {
-        let _seen = announce_load(&self.identity, std::panic::Location::caller());
-        self.inner.load(order)
+        let _seen = announce_load(&self.identity, Location::caller());
+        let step = self.step();
+        let v = self.inner.load(order);
+        step.done(|| Action::Load { value: shown(v) });
+        v
     }
 
     /// Stores a value.
+    #[track_caller]
     pub fn store(&self, v: bool, order: Ordering) {
         let _seen = announce(&self.identity, true);
-        self.inner.store(v, order)
+        let step = self.step();
+        self.inner.store(v, order);
+        step.done(|| Action::Store { value: shown(v) })
     }
 
     /// Stores a value, returning the previous one.
+    #[track_caller]
     pub fn swap(&self, v: bool, order: Ordering) -> bool {
         let _seen = announce(&self.identity, true);
-        self.inner.swap(v, order)
+        let step = self.step();
+        let old = self.inner.swap(v, order);
+        step.done(|| Action::Swap {
+            old: shown(old),
+            new: shown(v),
+        });
+        old
     }
 
     /// Stores `new` if the value is `current`; returns the previous value.
@@ -177,7 +272,15 @@ impl AtomicBool {
         failure: Ordering,
     ) -> Result<bool, bool> {
         let _seen = announce(&self.identity, true);
-        self.inner.compare_exchange(current, new, success, failure)
+        let step = self.step();
+        let result = self.inner.compare_exchange(current, new, success, failure);
+        step.done(|| Action::CompareExchange {
+            expected: shown(current),
+            new: shown(new),
+            found: shown(result.unwrap_or_else(|found| found)),
+            succeeded: result.is_ok(),
+        });
+        result
     }
 
     /// Stores `new` if the value is `current` (shuttle never fails it spuriously).
@@ -189,50 +292,105 @@ impl AtomicBool {
         failure: Ordering,
     ) -> Result<bool, bool> {
         let _seen = announce(&self.identity, true);
-        self.inner.compare_exchange_weak(current, new, success, failure)
+        let step = self.step();
+        let result = self.inner.compare_exchange_weak(current, new, success, failure);
+        step.done(|| Action::CompareExchange {
+            expected: shown(current),
+            new: shown(new),
+            found: shown(result.unwrap_or_else(|found| found)),
+            succeeded: result.is_ok(),
+        });
+        result
     }
 
     /// Logical "and" with `v`; returns the previous value.
+    #[track_caller]
     pub fn fetch_and(&self, v: bool, order: Ordering) -> bool {
         let _seen = announce(&self.identity, true);
-        self.inner.fetch_and(v, order)
+        let step = self.step();
+        let old = self.inner.fetch_and(v, order);
+        step.done(|| Action::FetchOp {
+            op: "fetch_and",
+            old: shown(old),
+            new: Some(shown(old & v)),
+        });
+        old
     }
 
     /// Logical "nand" with `v`; returns the previous value.
+    #[track_caller]
     pub fn fetch_nand(&self, v: bool, order: Ordering) -> bool {
         let _seen = announce(&self.identity, true);
-        self.inner.fetch_nand(v, order)
+        let step = self.step();
+        let old = self.inner.fetch_nand(v, order);
+        step.done(|| Action::FetchOp {
+            op: "fetch_nand",
+            old: shown(old),
+            new: Some(shown(!(old & v))),
+        });
+        old
     }
 
     /// Logical "or" with `v`; returns the previous value.
+    #[track_caller]
     pub fn fetch_or(&self, v: bool, order: Ordering) -> bool {
         let _seen = announce(&self.identity, true);
-        self.inner.fetch_or(v, order)
+        let step = self.step();
+        let old = self.inner.fetch_or(v, order);
+        step.done(|| Action::FetchOp {
+            op: "fetch_or",
+            old: shown(old),
+            new: Some(shown(old | v)),
+        });
+        old
     }
 
     /// Logical "xor" with `v`; returns the previous value.
+    #[track_caller]
     pub fn fetch_xor(&self, v: bool, order: Ordering) -> bool {
         let _seen = announce(&self.identity, true);
-        self.inner.fetch_xor(v, order)
+        let step = self.step();
+        let old = self.inner.fetch_xor(v, order);
+        step.done(|| Action::FetchOp {
+            op: "fetch_xor",
+            old: shown(old),
+            new: Some(shown(old ^ v)),
+        });
+        old
     }
 
     /// Fetches the value and applies `f` until it returns `None` or the store succeeds.
-    pub fn fetch_update<F>(&self, set_order: Ordering, fetch_order: Ordering, f: F) -> Result<bool, bool>
+    #[track_caller]
+    pub fn fetch_update<F>(&self, set_order: Ordering, fetch_order: Ordering, mut f: F) -> Result<bool, bool>
     where
         F: FnMut(bool) -> Option<bool>,
     {
         let _seen = announce(&self.identity, true);
-        self.inner.fetch_update(set_order, fetch_order, f)
+        let step = self.step();
+        let mut wrote = None;
+        let result = self.inner.fetch_update(set_order, fetch_order, |x| {
+            let n = f(x);
+            wrote = n;
+            n
+        });
+        step.done(|| Action::FetchOp {
+            op: "fetch_update",
+            old: shown(result.unwrap_or_else(|old| old)),
+            new: wrote.map(shown),
+        });
+        result
     }
 }
 
 impl Default for AtomicBool {
+    #[track_caller]
     fn default() -> Self {
         Self::new(false)
     }
 }
 
 impl From<bool> for AtomicBool {
+    #[track_caller]
     fn from(v: bool) -> Self {
         Self::new(v)
     }
@@ -252,12 +410,18 @@ pub struct AtomicPtr<T> {
 }
 
 impl<T> AtomicPtr<T> {
+    /// The step of the user's call in progress, for the record of steps.
+    #[track_caller]
+    fn step(&self) -> Pending {
+        trace::begin(Some((&self.identity, "AtomicPtr")), Some(Location::caller()))
+    }
+
     /// A new `AtomicPtr` holding `p`.
     #[track_caller]
     pub const fn new(p: *mut T) -> Self {
         Self {
             inner: shuttle::sync::atomic::AtomicPtr::new(p),
-            identity: ObjectIdentity::new(),
+            identity: ObjectIdentity::at(Location::caller()),
         }
     }
 
@@ -274,20 +438,33 @@ impl<T> AtomicPtr<T> {
     /// Loads the pointer.
     #[track_caller]
     pub fn load(&self, order: Ordering) -> *mut T {
-        let _seen = announce_load(&self.identity, std::panic::Location::caller());
-        self.inner.load(order)
+        let _seen = announce_load(&self.identity, Location::caller());
+        let step = self.step();
+        let v = self.inner.load(order);
+        step.done(|| Action::Load { value: shown_ptr(v) });
+        v
     }
 
     /// Stores a pointer.
+    #[track_caller]
     pub fn store(&self, p: *mut T, order: Ordering) {
         let _seen = announce(&self.identity, true);
-        self.inner.store(p, order)
+        let step = self.step();
+        self.inner.store(p, order);
+        step.done(|| Action::Store { value: shown_ptr(p) })
     }
 
     /// Stores a pointer, returning the previous one.
+    #[track_caller]
     pub fn swap(&self, p: *mut T, order: Ordering) -> *mut T {
         let _seen = announce(&self.identity, true);
-        self.inner.swap(p, order)
+        let step = self.step();
+        let old = self.inner.swap(p, order);
+        step.done(|| Action::Swap {
+            old: shown_ptr(old),
+            new: shown_ptr(p),
+        });
+        old
     }
 
     /// Stores `new` if the pointer is `current`; returns the previous pointer.
@@ -299,7 +476,15 @@ impl<T> AtomicPtr<T> {
         failure: Ordering,
     ) -> Result<*mut T, *mut T> {
         let _seen = announce(&self.identity, true);
-        self.inner.compare_exchange(current, new, success, failure)
+        let step = self.step();
+        let result = self.inner.compare_exchange(current, new, success, failure);
+        step.done(|| Action::CompareExchange {
+            expected: shown_ptr(current),
+            new: shown_ptr(new),
+            found: shown_ptr(result.unwrap_or_else(|found| found)),
+            succeeded: result.is_ok(),
+        });
+        result
     }
 
     /// Stores `new` if the pointer is `current` (shuttle never fails it spuriously).
@@ -311,26 +496,49 @@ impl<T> AtomicPtr<T> {
         failure: Ordering,
     ) -> Result<*mut T, *mut T> {
         let _seen = announce(&self.identity, true);
-        self.inner.compare_exchange_weak(current, new, success, failure)
+        let step = self.step();
+        let result = self.inner.compare_exchange_weak(current, new, success, failure);
+        step.done(|| Action::CompareExchange {
+            expected: shown_ptr(current),
+            new: shown_ptr(new),
+            found: shown_ptr(result.unwrap_or_else(|found| found)),
+            succeeded: result.is_ok(),
+        });
+        result
     }
 
     /// Fetches the pointer and applies `f` until it returns `None` or the store succeeds.
-    pub fn fetch_update<F>(&self, set_order: Ordering, fetch_order: Ordering, f: F) -> Result<*mut T, *mut T>
+    #[track_caller]
+    pub fn fetch_update<F>(&self, set_order: Ordering, fetch_order: Ordering, mut f: F) -> Result<*mut T, *mut T>
     where
         F: FnMut(*mut T) -> Option<*mut T>,
     {
         let _seen = announce(&self.identity, true);
-        self.inner.fetch_update(set_order, fetch_order, f)
+        let step = self.step();
+        let mut wrote = None;
+        let result = self.inner.fetch_update(set_order, fetch_order, |x| {
+            let n = f(x);
+            wrote = n;
+            n
+        });
+        step.done(|| Action::FetchOp {
+            op: "fetch_update",
+            old: shown_ptr(result.unwrap_or_else(|old| old)),
+            new: wrote.map(shown_ptr),
+        });
+        result
     }
 }
 
 impl<T> Default for AtomicPtr<T> {
+    #[track_caller]
     fn default() -> Self {
         Self::new(std::ptr::null_mut())
     }
 }
 
 impl<T> From<*mut T> for AtomicPtr<T> {
+    #[track_caller]
     fn from(p: *mut T) -> Self {
         Self::new(p)
     }

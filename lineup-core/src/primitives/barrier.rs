@@ -73,7 +73,7 @@ impl Barrier {
     #[track_caller]
     pub fn new(n: usize) -> Self {
         Self {
-            identity: ObjectIdentity::new(),
+            identity: ObjectIdentity::at(std::panic::Location::caller()),
             state: RefCell::new(State {
                 bound: n,
                 epoch: 0,
@@ -86,10 +86,13 @@ impl Barrier {
     }
 
     /// Blocks the current thread until all threads have rendezvoused here.
+    #[track_caller]
     pub fn wait(&self) -> BarrierWaitResult {
         // A wait that blocks registers itself before its switch: it also counts in the step
         // running now.
         let seen = announce_sync(&self.identity, true);
+        let step =
+            crate::explore::trace::begin(Some((&self.identity, "Barrier")), Some(std::panic::Location::caller()));
         let will_block = {
             let state = self.state.borrow();
             state.waiters.len() + 1 < state.bound
@@ -103,6 +106,7 @@ impl Barrier {
         let epoch = self.join(me);
         let is_leader = self.state.borrow_mut().leader_tokens.remove(&epoch);
         drop(seen);
+        step.done(|| crate::explore::trace::Action::Wait { kind: "wait" });
         abandonment::abandon_here();
         BarrierWaitResult { is_leader }
     }

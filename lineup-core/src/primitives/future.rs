@@ -29,12 +29,68 @@
 /// On shuttle, shuttle's `block_on`; on loom, lineup's, whose waits lineup sees, so that an
 /// execution in which every thread waits for good ends as a stuck history.
 #[cfg(not(loom))]
+#[track_caller]
 pub fn block_on<F: std::future::Future>(future: F) -> F::Output {
-    shuttle::future::block_on(future)
+    block_on_at(future, Some(std::panic::Location::caller()))
+}
+
+/// [`block_on`], whose `.await`s that suspend are recorded as steps called at `site` (lineup's own
+/// callers, the harness of an asynchronous operation, give none: they are no place in the user's
+/// code). While steps are not recorded, shuttle's `block_on` on the future as it is.
+#[cfg(not(loom))]
+pub(crate) fn block_on_at<F: std::future::Future>(
+    future: F,
+    site: Option<&'static std::panic::Location<'static>>,
+) -> F::Output {
+    if !crate::explore::trace::is_on() {
+        return shuttle::future::block_on(future);
+    }
+    shuttle::future::block_on(Suspensions {
+        future: Box::pin(future),
+        site,
+        suspended: None,
+    })
+}
+
+/// A future whose suspensions are recorded: a poll that returns `Pending` begins a step (so that
+/// the scheduling point of the wait is one lineup sees), and the next poll ends it as an `.await`
+/// that resumed.
+#[cfg(not(loom))]
+struct Suspensions<F: std::future::Future> {
+    future: std::pin::Pin<Box<F>>,
+    site: Option<&'static std::panic::Location<'static>>,
+    suspended: Option<crate::explore::trace::Pending>,
+}
+
+#[cfg(not(loom))]
+impl<F: std::future::Future> std::future::Future for Suspensions<F> {
+    type Output = F::Output;
+
+    fn poll(self: std::pin::Pin<&mut Self>, cx: &mut std::task::Context<'_>) -> std::task::Poll<F::Output> {
+        // Every field is `Unpin` (the future is boxed).
+        let this = self.get_mut();
+        if let Some(step) = this.suspended.take() {
+            step.done(|| crate::explore::trace::Action::Await);
+        }
+        let poll = this.future.as_mut().poll(cx);
+        if poll.is_pending() {
+            this.suspended = Some(crate::explore::trace::begin(None, this.site));
+        }
+        poll
+    }
 }
 
 #[cfg(loom)]
 pub use crate::loom_backend::block_on::block_on;
+
+/// Under loom, [`block_on`] (loom's executions are not recorded step by step).
+#[cfg(loom)]
+pub(crate) fn block_on_at<F: std::future::Future>(
+    future: F,
+    _site: Option<&'static std::panic::Location<'static>>,
+) -> F::Output {
+    block_on(future)
+}
 
 /// Yields to the scheduler once: a scheduling point in an `async` block.
 #[cfg(not(loom))]

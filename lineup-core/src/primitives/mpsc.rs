@@ -31,7 +31,14 @@ use shuttle_engine::runtime::execution::ExecutionState;
 use shuttle_engine::runtime::task::TaskId;
 use shuttle_engine::runtime::thread;
 
+use std::panic::Location;
+
 use crate::explore::footprint::{announce, announce_consume, announce_send, touch, ObjectIdentity};
+use crate::explore::trace;
+use crate::explore::trace::Action;
+
+/// The kind of a channel, as the steps' record names it.
+const CHANNEL: &str = "channel";
 
 /// lineup's unbounded channel: the queue, the receiver waiting on it, and who is left.
 struct Chan<T> {
@@ -62,19 +69,31 @@ impl<T> Chan<T> {
         }
     }
 
-    fn send(&self, t: T) -> Result<(), SendError<T>> {
+    fn send(&self, t: T, site: &'static Location<'static>) -> Result<(), SendError<T>> {
         let _seen = announce_send(&self.identity);
+        let step = trace::begin(Some((&self.identity, CHANNEL)), Some(site));
         thread::switch();
         let mut state = self.state.borrow_mut();
         if !state.receiver {
+            drop(state);
+            step.done(|| Action::Send { ok: false });
             return Err(SendError(t));
         }
         state.queue.push_back(t);
         Self::wake(&mut state);
+        drop(state);
+        step.done(|| Action::Send { ok: true });
         Ok(())
     }
 
-    fn recv(&self) -> Result<T, RecvError> {
+    fn recv(&self, site: &'static Location<'static>) -> Result<T, RecvError> {
+        let step = trace::begin(Some((&self.identity, CHANNEL)), Some(site));
+        let result = self.recv_untraced();
+        step.done(|| Action::Receive { got: result.is_ok() });
+        result
+    }
+
+    fn recv_untraced(&self) -> Result<T, RecvError> {
         // No scheduling point: the receive happens in the step that calls it (or, if it has to
         // wait, in the step that resumes it), and it commutes with sends (see `Kind::Consume`).
         let _seen = announce_consume(&self.identity);
@@ -128,20 +147,25 @@ impl<T> Chan<T> {
         }
     }
 
-    fn try_recv(&self) -> Result<T, TryRecvError> {
+    fn try_recv(&self, site: &'static Location<'static>) -> Result<T, TryRecvError> {
         let _seen = announce(&self.identity, true);
+        let step = trace::begin(Some((&self.identity, CHANNEL)), Some(site));
         thread::switch();
         let mut state = self.state.borrow_mut();
-        match state.queue.pop_front() {
+        let result = match state.queue.pop_front() {
             Some(t) => Ok(t),
             None if state.senders == 0 => Err(TryRecvError::Disconnected),
             None => Err(TryRecvError::Empty),
-        }
+        };
+        drop(state);
+        step.done(|| Action::Receive { got: result.is_ok() });
+        result
     }
 }
 
 /// Creates an unbounded channel, as [`std::sync::mpsc::channel`] (see the module for its
 /// scheduling points).
+#[track_caller]
 pub fn channel<T>() -> (Sender<T>, Receiver<T>) {
     let chan = Arc::new(Chan {
         identity: ObjectIdentity::created(),
@@ -163,6 +187,7 @@ pub fn channel<T>() -> (Sender<T>, Receiver<T>) {
 }
 
 /// Creates a channel of capacity `bound`, as [`std::sync::mpsc::sync_channel`].
+#[track_caller]
 pub fn sync_channel<T>(bound: usize) -> (SyncSender<T>, Receiver<T>) {
     let (tx, rx) = shuttle::sync::mpsc::sync_channel(bound);
     let identity = Arc::new(ObjectIdentity::created());
@@ -184,8 +209,9 @@ pub struct Sender<T> {
 
 impl<T> Sender<T> {
     /// Sends a value (a scheduling point); fails only when the receiver is gone.
+    #[track_caller]
     pub fn send(&self, t: T) -> Result<(), SendError<T>> {
-        self.chan.send(t)
+        self.chan.send(t, Location::caller())
     }
 }
 
@@ -224,15 +250,23 @@ pub struct SyncSender<T> {
 
 impl<T> SyncSender<T> {
     /// Sends a value, waiting while the channel is full.
+    #[track_caller]
     pub fn send(&self, t: T) -> Result<(), SendError<T>> {
         let _seen = announce(&self.identity, true);
-        self.inner.send(t)
+        let step = trace::begin(Some((&self.identity, CHANNEL)), Some(Location::caller()));
+        let result = self.inner.send(t);
+        step.done(|| Action::Send { ok: result.is_ok() });
+        result
     }
 
     /// Sends a value if there is room.
+    #[track_caller]
     pub fn try_send(&self, t: T) -> Result<(), TrySendError<T>> {
         let _seen = announce(&self.identity, true);
-        self.inner.try_send(t)
+        let step = trace::begin(Some((&self.identity, CHANNEL)), Some(Location::caller()));
+        let result = self.inner.try_send(t);
+        step.done(|| Action::Send { ok: result.is_ok() });
+        result
     }
 }
 
@@ -258,28 +292,37 @@ enum Inner<T> {
 impl<T> Receiver<T> {
     /// Waits for a value; fails when every sender is gone and the channel is empty. On a
     /// [`channel`], not a scheduling point (see the module).
+    #[track_caller]
     pub fn recv(&self) -> Result<T, RecvError> {
         match &self.inner {
-            Inner::Unbounded(chan) => chan.recv(),
+            Inner::Unbounded(chan) => chan.recv(Location::caller()),
             Inner::Bounded(rx, identity) => {
                 let _seen = announce(identity, true);
-                rx.recv()
+                let step = trace::begin(Some((identity, CHANNEL)), Some(Location::caller()));
+                let result = rx.recv();
+                step.done(|| Action::Receive { got: result.is_ok() });
+                result
             }
         }
     }
 
     /// Takes a value if there is one.
+    #[track_caller]
     pub fn try_recv(&self) -> Result<T, TryRecvError> {
         match &self.inner {
-            Inner::Unbounded(chan) => chan.try_recv(),
+            Inner::Unbounded(chan) => chan.try_recv(Location::caller()),
             Inner::Bounded(rx, identity) => {
                 let _seen = announce(identity, true);
-                rx.try_recv()
+                let step = trace::begin(Some((identity, CHANNEL)), Some(Location::caller()));
+                let result = rx.try_recv();
+                step.done(|| Action::Receive { got: result.is_ok() });
+                result
             }
         }
     }
 
     /// Waits for a value (shuttle never times out).
+    #[track_caller]
     pub fn recv_timeout(&self, _timeout: Duration) -> Result<T, RecvTimeoutError> {
         self.recv().map_err(|_| RecvTimeoutError::Disconnected)
     }
@@ -322,6 +365,7 @@ pub struct Iter<'a, T> {
 impl<T> Iterator for Iter<'_, T> {
     type Item = T;
 
+    #[track_caller]
     fn next(&mut self) -> Option<T> {
         self.receiver.recv().ok()
     }
@@ -336,6 +380,7 @@ pub struct TryIter<'a, T> {
 impl<T> Iterator for TryIter<'_, T> {
     type Item = T;
 
+    #[track_caller]
     fn next(&mut self) -> Option<T> {
         self.receiver.try_recv().ok()
     }

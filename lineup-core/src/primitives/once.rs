@@ -86,21 +86,43 @@ mod shuttle_once {
         pub const fn new() -> Self {
             static NEXT_ID: AtomicUsize = AtomicUsize::new(1);
             Self {
-                identity: ObjectIdentity::new(),
+                identity: ObjectIdentity::at(std::panic::Location::caller()),
                 id: LazyLock::new(|| NEXT_ID.fetch_add(1, Ordering::Relaxed)),
             }
         }
 
         /// Runs `f` if no initializer of this `Once` has completed yet, and returns once one has
         /// (blocking while another runs). Panics if an initializer panicked before.
+        #[track_caller]
         pub fn call_once<F: FnOnce()>(&self, f: F) {
-            self.call_once_inner(|_| f(), false);
+            self.call_once_traced(|_| f(), false, std::panic::Location::caller());
         }
 
         /// [`call_once`](Self::call_once), ignoring an earlier initializer's panic (the closure is
         /// told of it).
+        #[track_caller]
         pub fn call_once_force<F: FnOnce(&OnceState)>(&self, f: F) {
-            self.call_once_inner(f, true);
+            self.call_once_traced(f, true, std::panic::Location::caller());
+        }
+
+        /// `call_once_inner`, recorded as one step called at `site` (see
+        /// [`trace`](crate::explore::trace)).
+        fn call_once_traced<F: FnOnce(&OnceState)>(
+            &self,
+            f: F,
+            ignore_poisoning: bool,
+            site: &'static std::panic::Location<'static>,
+        ) {
+            let step = crate::explore::trace::begin(Some((&self.identity, "Once")), Some(site));
+            let mut ran = false;
+            self.call_once_inner(
+                |state| {
+                    ran = true;
+                    f(state)
+                },
+                ignore_poisoning,
+            );
+            step.done(|| crate::explore::trace::Action::Once { ran });
         }
 
         /// Whether an initializer has completed.
@@ -237,6 +259,7 @@ impl<T> OnceLock<T> {
     /// Creates a new empty cell.
     #[must_use]
     #[cfg(not(loom))]
+    #[track_caller]
     pub const fn new() -> Self {
         Self {
             once: Once::new(),
@@ -266,6 +289,7 @@ impl<T> OnceLock<T> {
 
     /// The value, initialized with `f` if the cell is empty (blocking while another thread
     /// initializes it).
+    #[track_caller]
     pub fn get_or_init<F: FnOnce() -> T>(&self, f: F) -> &T {
         self.once.call_once_force(|_| {
             let value = f();
@@ -276,6 +300,7 @@ impl<T> OnceLock<T> {
     }
 
     /// Sets the value if the cell is empty; returns `Err(value)` if it was full.
+    #[track_caller]
     pub fn set(&self, value: T) -> Result<(), T> {
         let mut value = Some(value);
         self.get_or_init(|| value.take().expect("taken once"));
@@ -297,6 +322,7 @@ impl<T> OnceLock<T> {
 }
 
 impl<T> Default for OnceLock<T> {
+    #[track_caller]
     fn default() -> Self {
         Self::new()
     }

@@ -28,7 +28,11 @@ use shuttle_engine::runtime::thread;
 use shuttle_engine::sync_types::{ResourceSignature, ResourceType};
 
 use crate::explore::abandonment;
+use std::panic::Location;
+
 use crate::explore::footprint::{announce_sync, InFlight, ObjectIdentity};
+use crate::explore::trace::Action;
+use crate::explore::trace::{self, Pending};
 
 /// The permits of the semaphore: a reader takes one, a writer all (as shuttle's `RwLock`).
 const MAX_READS: usize = (u32::MAX >> 3) as usize;
@@ -79,7 +83,7 @@ impl<T> RwLock<T> {
     #[track_caller]
     pub const fn new(value: T) -> Self {
         Self {
-            identity: ObjectIdentity::new(),
+            identity: ObjectIdentity::at(Location::caller()),
             holder: RefCell::new(Holder::None),
             semaphore: BatchSemaphore::const_new_with_signature(
                 MAX_READS,
@@ -125,36 +129,56 @@ fn unless_abandoned<H>(result: LockResult<H>) -> LockResult<H> {
 impl<T: ?Sized> RwLock<T> {
     /// Locks this lock with shared read access, blocking the current thread until it can be
     /// acquired.
+    #[track_caller]
     pub fn read(&self) -> LockResult<RwLockReadGuard<'_, T>> {
+        let step = self.step(Some(Location::caller()));
         let seen = self.lock(Side::Read);
         let result = granted(self.inner.try_read(), |guard| self.read_guard(guard));
         drop(seen);
+        step.done(|| Action::Lock { kind: "read" });
         unless_abandoned(result)
     }
 
     /// Locks this lock with exclusive write access, blocking the current thread until it can be
     /// acquired.
+    #[track_caller]
     pub fn write(&self) -> LockResult<RwLockWriteGuard<'_, T>> {
+        let step = self.step(Some(Location::caller()));
         let seen = self.lock(Side::Write);
         let result = granted(self.inner.try_write(), |guard| self.write_guard(guard));
         drop(seen);
+        step.done(|| Action::Lock { kind: "write" });
         unless_abandoned(result)
     }
 
     /// Attempts to acquire this lock with shared read access without blocking (as shuttle's, it
     /// fails if the current thread holds the read side already).
+    #[track_caller]
     pub fn try_read(&self) -> TryLockResult<RwLockReadGuard<'_, T>> {
         let _seen = announce_sync(&self.identity, false);
-        if !self.try_lock(Side::Read) {
+        let step = self.step(Some(Location::caller()));
+        let acquired = self.try_lock(Side::Read);
+        step.done(|| Action::TryLock {
+            kind: "try_read",
+            acquired,
+        });
+        if !acquired {
             return Err(TryLockError::WouldBlock);
         }
         granted(self.inner.try_read(), |guard| self.read_guard(guard)).map_err(TryLockError::from)
     }
 
     /// Attempts to acquire this lock with exclusive write access without blocking.
+    #[track_caller]
     pub fn try_write(&self) -> TryLockResult<RwLockWriteGuard<'_, T>> {
         let _seen = announce_sync(&self.identity, false);
-        if !self.try_lock(Side::Write) {
+        let step = self.step(Some(Location::caller()));
+        let acquired = self.try_lock(Side::Write);
+        step.done(|| Action::TryLock {
+            kind: "try_write",
+            acquired,
+        });
+        if !acquired {
             return Err(TryLockError::WouldBlock);
         }
         granted(self.inner.try_write(), |guard| self.write_guard(guard)).map_err(TryLockError::from)
@@ -189,6 +213,12 @@ impl<T: ?Sized> RwLock<T> {
             lock: self,
             me: ExecutionState::me(),
         }
+    }
+
+    /// The step of a call in progress on this lock (`site`: the user's call, if known), for the
+    /// record of steps.
+    fn step(&self, site: Option<&'static Location<'static>>) -> Pending {
+        trace::begin(Some((&self.identity, "RwLock")), site)
     }
 
     /// Takes the lock's `side`, blocking until it can (an abandonment point while it waits): the
@@ -307,6 +337,7 @@ impl<T: ?Sized> RwLock<T> {
 }
 
 impl<T: Default> Default for RwLock<T> {
+    #[track_caller]
     fn default() -> Self {
         Self::new(T::default())
     }
@@ -337,15 +368,18 @@ pub struct RwLockWriteGuard<'a, T: ?Sized> {
 impl<T: ?Sized> Drop for RwLockReadGuard<'_, T> {
     fn drop(&mut self) {
         let seen = announce_sync(&self.lock.identity, false);
+        let step = self.lock.step(None);
         self.inner = None;
         self.lock.release(Side::Read, self.me);
         drop(seen);
+        step.done(|| Action::Unlock);
     }
 }
 
 impl<T: ?Sized> Drop for RwLockWriteGuard<'_, T> {
     fn drop(&mut self) {
         let seen = announce_sync(&self.lock.identity, false);
+        let step = self.lock.step(None);
         // An abandoned operation (or teardown) unwinding is no panic of the object: the threads
         // that still run while the execution ends must not find the lock poisoned.
         let clear_poison = std::thread::panicking()
@@ -357,6 +391,7 @@ impl<T: ?Sized> Drop for RwLockWriteGuard<'_, T> {
         }
         self.lock.release(Side::Write, self.me);
         drop(seen);
+        step.done(|| Action::Unlock);
     }
 }
 

@@ -9,12 +9,18 @@
 /// Its `JoinHandle::join` returns `Err`, as for a panicked thread, if the thread was waiting
 /// when lineup ended such an execution.
 pub mod thread {
+    #[cfg(not(loom))]
+    use crate::explore::trace;
+    #[cfg(not(loom))]
+    use crate::explore::trace::Action;
     #[cfg(loom)]
     pub use crate::loom_backend::wait_registry::JoinHandle;
     #[cfg(loom)]
     pub use loom::thread::*;
     #[cfg(not(loom))]
     pub use shuttle::thread::*;
+    #[cfg(not(loom))]
+    use std::panic::Location;
 
     /// On shuttle: shuttle's `spawn`, which tells lineup's partial-order reduction that the
     /// spawning step and the new thread's last step are not shuttle primitives it cannot see, and
@@ -24,6 +30,7 @@ pub mod thread {
     /// shuttle reuses its stack. A panic of the thread during the quiet end (an `unwrap` of that
     /// receive) ends it too, silently: its [`JoinHandle::join`] returns `Err`.
     #[cfg(not(loom))]
+    #[track_caller]
     pub fn spawn<F, T>(f: F) -> JoinHandle<T>
     where
         F: FnOnce() -> T + Send + 'static,
@@ -33,6 +40,7 @@ pub mod thread {
         // Spawns commute with every step but other spawns.
         static SPAWNS: crate::explore::footprint::ObjectIdentity = crate::explore::footprint::ObjectIdentity::new();
         let _seen = crate::explore::footprint::announce_blocking(&SPAWNS, true);
+        let step = trace::begin(None, Some(Location::caller()));
         let inner = shuttle::thread::spawn(move || {
             let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f));
             let me = shuttle::current::me();
@@ -49,6 +57,9 @@ pub mod thread {
         });
         let task = shuttle::current::TaskId::from(usize::from(inner.thread().id()));
         recording::with(|r| r.own_threads.spawned(task));
+        step.done(|| Action::Spawn {
+            task: usize::from(task),
+        });
         let thread = Thread {
             inner: inner.thread().clone(),
         };
@@ -86,10 +97,13 @@ pub mod thread {
 
         /// Makes the thread's park token available (waking it if it is parked): shuttle's, a
         /// scheduling point, announced as a write of the thread's token.
+        #[track_caller]
         pub fn unpark(&self) {
             let task = shuttle::current::TaskId::from(usize::from(self.inner.id()));
             let _seen = crate::explore::footprint::announce_token(task, false);
+            let step = trace::begin(None, Some(Location::caller()));
             self.inner.unpark();
+            step.done(|| Action::Notify { kind: "unpark" });
         }
     }
 
@@ -106,16 +120,20 @@ pub mod thread {
     /// announced as a write of the token; a thread parking inside an operation of a stuck
     /// execution unwinds after it (see [`yield_now`]).
     #[cfg(not(loom))]
+    #[track_caller]
     pub fn park() {
         let seen = crate::explore::footprint::announce_token(shuttle::current::me(), true);
+        let step = trace::begin(None, Some(Location::caller()));
         shuttle::thread::park();
         drop(seen);
+        step.done(|| Action::Wait { kind: "park" });
         crate::explore::abandonment::abandon_here();
     }
 
     /// On shuttle: [`park`] (shuttle does not model time: the timeout never fires, and a thread
     /// that parks for good is stuck).
     #[cfg(not(loom))]
+    #[track_caller]
     pub fn park_timeout(_dur: std::time::Duration) {
         park();
     }
@@ -130,8 +148,12 @@ pub mod thread {
     impl<T> JoinHandle<T> {
         /// Waits for the thread to end: its result, or `Err` with the payload if it panicked (or,
         /// only after the last operation returned, if lineup ended it: see [`spawn`]).
+        #[track_caller]
         pub fn join(self) -> std::thread::Result<T> {
-            match self.inner.join() {
+            let step = trace::begin(None, Some(Location::caller()));
+            let result = self.inner.join();
+            step.done(|| Action::Join);
+            match result {
                 Ok(Some(value)) => Ok(value),
                 Ok(None) => Err(Box::new("lineup ended the thread at the end of the execution")),
                 Err(payload) => Err(payload),
@@ -147,8 +169,11 @@ pub mod thread {
     /// On shuttle: shuttle's `yield_now`, after which a thread spinning inside an operation of a
     /// stuck execution unwinds, so that lineup ends the execution cleanly.
     #[cfg(not(loom))]
+    #[track_caller]
     pub fn yield_now() {
+        let step = trace::begin(None, Some(Location::caller()));
         shuttle::thread::yield_now();
+        step.done(|| Action::Yield);
         crate::explore::abandonment::abandon_here();
     }
 
@@ -181,8 +206,11 @@ pub mod hint {
     /// On shuttle: shuttle's `spin_loop` (a yield), after which a thread spinning inside an
     /// operation of a stuck execution unwinds (see [`thread::yield_now`](super::thread::yield_now)).
     #[cfg(not(loom))]
+    #[track_caller]
     pub fn spin_loop() {
+        let step = crate::explore::trace::begin(None, Some(std::panic::Location::caller()));
         shuttle::hint::spin_loop();
+        step.done(|| crate::explore::trace::Action::Yield);
         crate::explore::abandonment::abandon_here();
     }
 

@@ -113,6 +113,7 @@ impl fmt::Display for Violation {
                 )?;
             }
         }
+        write_interleaving(f, self)?;
         writeln!(f)?;
         match self.replay.phase {
             Phase::Serial => writeln!(
@@ -194,6 +195,24 @@ impl fmt::Display for Violation {
             write!(f, "\n{report}")?;
         }
         Ok(())
+    }
+}
+
+/// The "interleaving" section: the steps of the violating execution, or why there are none.
+fn write_interleaving(f: &mut fmt::Formatter<'_>, violation: &Violation) -> fmt::Result {
+    writeln!(f)?;
+    match (&violation.interleaving, violation.replay.phase) {
+        (Some(interleaving), _) => f.write_str(&interleaving.render(violation.kind.history()).text),
+        (None, Phase::LoomSerial | Phase::LoomConcurrent { .. }) => writeln!(
+            f,
+            "interleaving: the steps of an execution are not recorded under the loom backend (loom replays \
+             its own executions: see the replay line)"
+        ),
+        (None, _) => writeln!(
+            f,
+            "interleaving: not recorded (the replay of this schedule with step recording did not give the same \
+             history, or was not run)"
+        ),
     }
 }
 
@@ -339,6 +358,7 @@ mod tests {
             }),
             schedule: None,
             html_report: None,
+            interleaving: None,
         }
         .to_string()
     }
@@ -361,6 +381,15 @@ mod tests {
         );
         assert!(
             report.contains("no evidence that this is an interleaving bug"),
+            "{report}"
+        );
+    }
+
+    #[test]
+    fn a_loom_violation_says_that_its_steps_are_not_recorded() {
+        let report = violation(overlapping(), true, Some(true));
+        assert!(
+            report.contains("interleaving: the steps of an execution are not recorded under the loom backend"),
             "{report}"
         );
     }

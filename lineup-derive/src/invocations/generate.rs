@@ -67,6 +67,13 @@ fn trait_impl(model: &InvocationsBlock) -> TokenStream {
         }
     });
     let handles = model.handles.as_ref().map(handles_fn);
+    let state = model.state.then(|| {
+        quote! {
+            fn shows_state() -> ::core::option::Option<fn(&Self) -> ::std::string::String> {
+                ::core::option::Option::Some(|object| ::std::format!("{:?}", object))
+            }
+        }
+    });
     quote! {
         #[automatically_derived]
         #impl_line #where_tokens {
@@ -77,6 +84,7 @@ fn trait_impl(model: &InvocationsBlock) -> TokenStream {
                 #set
             }
             #handles
+            #state
         }
     }
 }

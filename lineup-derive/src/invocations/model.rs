@@ -30,6 +30,9 @@ pub(super) struct InvocationsBlock {
     pub(super) methods: Vec<InvokeMethod>,
     /// The method marked `#[handles]`, if any.
     pub(super) handles: Option<HandlesMethod>,
+    /// `#[invocations(state)]`: a violation's report shows the object's `Debug` after each
+    /// operation.
+    pub(super) state: bool,
 }
 
 /// The method marked `#[handles]`: how each thread makes its handle from the object.

@@ -154,7 +154,10 @@ fn wrong_targets_are_rejected_and_kept() {
     let messages = errors_with(quote!(Queue), quote!(impl Queue { #[invoke] fn f(&self) {} }));
     assert_eq!(
         messages,
-        ["`#[invocations]` takes no arguments; put the values on each method's `#[invoke(...)]`"]
+        [
+            "`#[invocations]` takes no arguments but `state` (`#[invocations(state)]`: a violation's report shows \
+          the object's `Debug` after each operation); put the values on each method's `#[invoke(...)]`"
+        ]
     );
     assert!(error(quote!(impl Queue { fn f(&self) {} }))
         .starts_with("`#[invocations]` needs at least one method marked `#[invoke]`"));
@@ -364,4 +367,14 @@ fn a_handles_method_of_the_wrong_shape_is_explained() {
     });
     assert_eq!(messages.len(), 1, "{messages:?}");
     assert!(messages[0].contains("a second `#[handles]` method"), "{messages:?}");
+}
+
+#[test]
+fn state_makes_the_report_show_the_objects_debug() {
+    let block = quote!(impl Queue { #[invoke] fn f(&self) {} });
+    let with_state = expand(quote!(state), block.clone()).unwrap().to_string();
+    assert!(with_state.contains("fn shows_state"), "{with_state}");
+    assert!(with_state.contains("format !"), "{with_state}");
+    let without = expand(TokenStream::new(), block).unwrap().to_string();
+    assert!(!without.contains("shows_state"), "{without}");
 }

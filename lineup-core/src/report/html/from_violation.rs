@@ -120,6 +120,11 @@ impl Violation {
             notes,
             timelines,
             steps: Vec::new(),
+            interleaving: self
+                .interleaving
+                .as_ref()
+                .map(|interleaving| interleaving.rows(self.kind.history()))
+                .unwrap_or_default(),
         }
     }
 }

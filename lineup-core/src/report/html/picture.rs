@@ -29,6 +29,10 @@ pub struct Section {
     /// Steps of a sequence with a state before and after each (the linearized prefix), shown
     /// as a table under the timelines.
     pub steps: Vec<Step>,
+    /// The steps of the violating execution in the order they took effect, each with its thread
+    /// (`A`, ...) and what happened (a call, a step with its location, a switch, a return, the
+    /// object's state): the text report's "interleaving" section in full. Empty when not recorded.
+    pub interleaving: Vec<(String, String)>,
 }
 
 /// A named value of a [`Section`].

@@ -111,7 +111,32 @@ fn write_section(out: &mut String, index: usize, section: &Section) {
         }
         out.push_str("</table>\n</details>\n");
     }
+    write_interleaving(out, section);
     out.push_str("</section>\n");
+}
+
+/// The steps of the violating execution, one row each, if recorded.
+fn write_interleaving(out: &mut String, section: &Section) {
+    if section.interleaving.is_empty() {
+        return;
+    }
+    let _ = writeln!(
+        out,
+        "<details class=\"interleaving-box\" open><summary>interleaving: every step of the violating execution, in \
+         the order they took effect ({} lines)</summary>\n<table class=\"steps interleaving\">\n<tr><th>#</th><th>thread</th><th>call, step, \
+         switch or return</th></tr>",
+        section.interleaving.len()
+    );
+    for (i, (thread, text)) in section.interleaving.iter().enumerate() {
+        let _ = writeln!(
+            out,
+            "<tr><td>{}</td><td>{}</td><td>{}</td></tr>",
+            i + 1,
+            escape(thread),
+            escape(text)
+        );
+    }
+    out.push_str("</table>\n</details>\n");
 }
 
 /// The row of each bar within its lane: bars of one lane that overlap (an operation with an
@@ -352,6 +377,7 @@ mod tests {
                         },
                     ],
                 }],
+                interleaving: vec![("A".into(), "<b>1[ add(1)</b>".into())],
                 steps: vec![Step {
                     position: 0,
                     operation: "1 <x>".into(),

@@ -45,10 +45,12 @@ impl Errors {
 /// input that is not an item at all is an `Err`; every other problem rejects the item.
 pub(super) fn parse(args: TokenStream, input: TokenStream) -> syn::Result<Parsed> {
     let mut errors = Errors::default();
-    if !args.is_empty() {
+    let state = args.to_string() == "state";
+    if !args.is_empty() && !state {
         errors.push(syn::Error::new_spanned(
             args,
-            "`#[invocations]` takes no arguments; put the values on each method's `#[invoke(...)]`",
+            "`#[invocations]` takes no arguments but `state` (`#[invocations(state)]`: a violation's report shows \
+             the object's `Debug` after each operation); put the values on each method's `#[invoke(...)]`",
         ));
     }
     let item: Item = syn::parse2(input)?;
@@ -178,6 +180,7 @@ pub(super) fn parse(args: TokenStream, input: TokenStream) -> syn::Result<Parsed
         block,
         methods,
         handles,
+        state,
     }))
 }
 

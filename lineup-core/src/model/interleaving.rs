@@ -1,0 +1,314 @@
+//! The interleaving of a violating execution: every step its threads took, in the order they took
+//! them, recorded on demand when a check fails (the violating schedule is replayed once more with
+//! step recording on; the exploration itself records nothing).
+//!
+//! A [`Step`] is what one thread did at one scheduling point of lineup's primitives (an atomic's
+//! load, a lock, a send, ...), with the values it read and wrote, the object it touched and the
+//! place in the user's code that called it; a [`Action::Switch`] says why the scheduler moved from
+//! one thread to another there. Steps of primitives lineup cannot see (shuttle's own, used
+//! directly) are [`Action::Unseen`]: a scheduling point, the thread, nothing invented.
+
+use std::fmt;
+
+/// A place in the user's source code (from `#[track_caller]`).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct SourceLocation {
+    /// The file, as the compiler names it (relative to the crate's workspace).
+    pub file: String,
+    /// The line, from 1.
+    pub line: u32,
+    /// The column, from 1.
+    pub column: u32,
+}
+
+impl SourceLocation {
+    /// The location of a `#[track_caller]` caller.
+    pub fn from_caller(location: &std::panic::Location<'_>) -> Self {
+        Self {
+            file: location.file().to_string(),
+            line: location.line(),
+            column: location.column(),
+        }
+    }
+
+    /// `file:line`, the file without its folders (for narrow columns).
+    pub fn short(&self) -> String {
+        let file = self.file.rsplit(['/', '\\']).next().unwrap_or(&self.file);
+        format!("{file}:{}", self.line)
+    }
+}
+
+impl fmt::Display for SourceLocation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{}:{}", self.file, self.line, self.column)
+    }
+}
+
+/// The stable name of an object a step touched: its kind, its number in the execution (by first
+/// touch, the same in every replay of the schedule), and where the user's code created it, when
+/// lineup knows (`#[track_caller]` on the constructors: the field's initializer).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct ObjectName {
+    /// `AtomicUsize`, `Mutex`, `Condvar`, `channel`, ...
+    pub kind: &'static str,
+    /// Its number in the execution.
+    pub number: u64,
+    /// Where it was created, if known.
+    pub created_at: Option<SourceLocation>,
+}
+
+impl fmt::Display for ObjectName {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}#{}", self.kind, self.number)?;
+        if let Some(at) = &self.created_at {
+            write!(f, " (new at {})", at.short())?;
+        }
+        Ok(())
+    }
+}
+
+/// Why the scheduler switched from one thread to another.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum SwitchReason {
+    /// The thread could have gone on: a preemption (counted against the bound).
+    Preemption,
+    /// The thread yielded (`yield_now`, a spin hint, an `.await` that suspended).
+    Yield,
+    /// The thread had run many steps in a row or spun on an unchanged value: a fair switch.
+    FairSwitch,
+    /// The thread blocked (a lock held, a wait, an empty channel, a join).
+    Blocked,
+    /// The thread finished.
+    Finished,
+}
+
+impl fmt::Display for SwitchReason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            SwitchReason::Preemption => "preempted",
+            SwitchReason::Yield => "yielded",
+            SwitchReason::FairSwitch => "fair switch",
+            SwitchReason::Blocked => "blocked",
+            SwitchReason::Finished => "finished",
+        })
+    }
+}
+
+/// What a step did. Values are rendered with `Debug`.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Action {
+    /// An atomic load that read `value`.
+    Load {
+        /// The value read.
+        value: String,
+    },
+    /// An atomic store of `value`.
+    Store {
+        /// The value written.
+        value: String,
+    },
+    /// An atomic swap: read `old`, wrote `new`.
+    Swap {
+        /// The value read.
+        old: String,
+        /// The value written.
+        new: String,
+    },
+    /// A compare-exchange that expected `expected` and found `found`; it wrote `new` if it
+    /// succeeded.
+    CompareExchange {
+        /// The value it expected.
+        expected: String,
+        /// The value it would write.
+        new: String,
+        /// The value it read.
+        found: String,
+        /// Whether it wrote.
+        succeeded: bool,
+    },
+    /// A read-modify-write (`fetch_add`, ..., `fetch_update`): read `old`, then wrote `new`
+    /// (`None`: `fetch_update`'s function declined).
+    FetchOp {
+        /// The method (`fetch_add`, ...).
+        op: &'static str,
+        /// The value read.
+        old: String,
+        /// The value written.
+        new: Option<String>,
+    },
+    /// A lock taken (`kind`: `lock`, `read`, `write`).
+    Lock {
+        /// `lock`, `read` or `write`.
+        kind: &'static str,
+    },
+    /// A `try_lock` (`try_read`, `try_write`): whether it got the lock.
+    TryLock {
+        /// `try_lock`, `try_read` or `try_write`.
+        kind: &'static str,
+        /// It got the lock.
+        acquired: bool,
+    },
+    /// A lock released.
+    Unlock,
+    /// A wait (a condition variable's, a barrier's, a park) returned.
+    Wait {
+        /// `wait`, `barrier wait`, `park`.
+        kind: &'static str,
+    },
+    /// A notification (`notify_one`, `notify_all`, `unpark`).
+    Notify {
+        /// `notify_one`, `notify_all`, `unpark`.
+        kind: &'static str,
+    },
+    /// A send on a channel (`ok`: the receiver was still there).
+    Send {
+        /// The receiver was still there.
+        ok: bool,
+    },
+    /// A receive on a channel (`got`: a message; else empty or disconnected).
+    Receive {
+        /// It got a message.
+        got: bool,
+    },
+    /// A thread spawned (the new task's number).
+    Spawn {
+        /// The new task's number.
+        task: usize,
+    },
+    /// A join of a thread returned.
+    Join,
+    /// A `Once` (or `OnceLock`) step: `ran` the initializer, or found it done.
+    Once {
+        /// It ran the initializer.
+        ran: bool,
+    },
+    /// A yield (`yield_now`, a spin hint).
+    Yield,
+    /// An `.await` that suspended the operation's future (it resumed here).
+    Await,
+    /// A scheduling point of a primitive lineup does not see (shuttle's own, used directly): only
+    /// the thread and the place in the schedule are known.
+    Unseen,
+    /// The scheduler switched from this step's thread to `to` (a task number).
+    Switch {
+        /// The task that runs next (`None`: none; the execution is stuck).
+        to: Option<usize>,
+        /// Why.
+        reason: SwitchReason,
+    },
+}
+
+impl Action {
+    /// The action in words, on `object` (its name as the caller wants it shown) if it touched one.
+    pub fn describe(&self, object: Option<&str>) -> String {
+        let o = object.map(|o| format!(" {o}")).unwrap_or_default();
+        match self {
+            Action::Load { value } => format!("load{o} -> {value}"),
+            Action::Store { value } => format!("store{o} <- {value}"),
+            Action::Swap { old, new } => format!("swap{o}: {old} -> {new}"),
+            Action::CompareExchange {
+                expected,
+                new,
+                succeeded: true,
+                ..
+            } => format!("compare_exchange{o}({expected} -> {new}): succeeded"),
+            Action::CompareExchange {
+                expected, new, found, ..
+            } => format!("compare_exchange{o}({expected} -> {new}): failed, found {found}"),
+            Action::FetchOp {
+                op,
+                old,
+                new: Some(new),
+            } => format!("{op}{o}: {old} -> {new}"),
+            Action::FetchOp { op, old, new: None } => format!("{op}{o}: read {old}, wrote nothing"),
+            Action::Lock { kind } => format!("{kind}{o}"),
+            Action::TryLock { kind, acquired } => {
+                format!("{kind}{o}: {}", if *acquired { "acquired" } else { "busy" })
+            }
+            Action::Unlock => format!("unlock{o}"),
+            Action::Wait { kind } => format!("{kind}{o} returned"),
+            Action::Notify { kind } => format!("{kind}{o}"),
+            Action::Send { ok } => format!("send{o}{}", if *ok { "" } else { ": disconnected" }),
+            Action::Receive { got } => format!("receive{o}{}", if *got { "" } else { ": nothing" }),
+            Action::Spawn { task } => format!("spawn{o}: task {task}"),
+            Action::Join => format!("join{o}"),
+            Action::Once { ran } => format!("call_once{o}: {}", if *ran { "ran" } else { "done already" }),
+            Action::Yield => "yield".to_string(),
+            Action::Await => ".await resumed".to_string(),
+            Action::Unseen => "scheduling point (a primitive lineup does not see)".to_string(),
+            Action::Switch { to: Some(to), reason } => format!("-- {reason}, switch to task {to} --"),
+            Action::Switch { to: None, reason } => format!("-- {reason}, no thread can run --"),
+        }
+    }
+}
+
+impl fmt::Display for Action {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.describe(None))
+    }
+}
+
+/// One recorded step of an execution.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Step {
+    /// The task (shuttle's number: 0 is the main thread) that took it.
+    pub task: usize,
+    /// The operation the task ran at the step (threads an operation spawned belong to it), or
+    /// `None` for the object's own threads and lineup's harness.
+    pub op: Option<usize>,
+    /// What it did.
+    pub action: Action,
+    /// The object it touched, if any.
+    pub object: Option<ObjectName>,
+    /// Where the user's code called the primitive, if known.
+    pub location: Option<SourceLocation>,
+    /// How many call and return events of the history came before it.
+    pub events_before: usize,
+}
+
+impl Step {
+    /// The step in one line: what it did, to which object, where.
+    pub fn describe(&self) -> String {
+        let object = self.object.as_ref().map(ToString::to_string);
+        let mut text = self.action.describe(object.as_deref());
+        if let Some(at) = &self.location {
+            text.push_str(&format!("  @ {}", at.short()));
+        }
+        text
+    }
+}
+
+/// The object's state (its `Debug`) after an operation returned, when asked for
+/// (`#[invocations(state)]`, `Subject::with_state`).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct StateAfter {
+    /// The operation.
+    pub op: usize,
+    /// The object's `Debug`.
+    pub state: String,
+}
+
+/// Every step of one execution, in order, as recorded by a replay of its schedule.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Interleaving {
+    /// The steps, in the order they took effect.
+    pub steps: Vec<Step>,
+    /// The object's state after each operation, if asked for.
+    pub states: Vec<StateAfter>,
+    /// Preemptions in the schedule (switches away from a thread that could have gone on).
+    pub preemptions: usize,
+    /// The report shows every step (`LINEUP_TRACE=full`), not only the steps that matter.
+    pub full: bool,
+}
+
+impl Interleaving {
+    /// The steps of operation `op`, in order.
+    pub fn steps_of(&self, op: usize) -> impl Iterator<Item = &Step> {
+        self.steps.iter().filter(move |s| s.op == Some(op))
+    }
+
+    /// The steps that are not switches.
+    pub fn actions(&self) -> impl Iterator<Item = &Step> {
+        self.steps.iter().filter(|s| !matches!(s.action, Action::Switch { .. }))
+    }
+}
