@@ -7,8 +7,8 @@
 mod objects;
 
 use lineup::{
-    check, replay, shorten_schedule, Config, Phase, ScheduleCost, ShownSchedule, Strategy, Subject, TestMatrix,
-    Violation, ViolationKind,
+    check, record_steps, replay, shorten_schedule, Config, Phase, ScheduleCost, ShownSchedule, Strategy, Subject,
+    TestMatrix, Violation, ViolationKind,
 };
 use objects::counters::{counter1, counter2};
 
@@ -286,4 +286,34 @@ fn a_lineup_test_shows_the_shortest_schedule_of_its_smallest_matrix_whatever_the
     // The schedule shown depends on an execution budget, not on time or workers.
     assert_eq!(one.replay, two.replay);
     assert_eq!(one.schedule, two.schedule);
+}
+
+/// The steps a failing check shows are the shown schedule's: recorded again once the schedule is
+/// shortened (the steps of the schedule found would show other preemptions).
+#[test]
+fn the_steps_shown_are_the_shortened_schedules() {
+    let subject = counter1();
+    let shortened = (0..20)
+        .find_map(|seed| {
+            let config = Config {
+                strategy: Strategy::Random { executions: 200, seed },
+                ..Config::default()
+            };
+            let verdict = check(&subject, &three_threads(), &config).unwrap();
+            let violation = verdict.violation()?.clone();
+            shown(&violation).is_shortened().then_some((violation, config))
+        })
+        .expect("a random schedule of Counter1 that is shortened");
+    let (violation, config) = shortened;
+    let steps = violation.interleaving.as_ref().expect("the steps are recorded");
+    let again = record_steps(&subject, &three_threads(), &violation, &config)
+        .unwrap()
+        .expect("the shown schedule replays");
+    assert_eq!(steps, &again);
+    assert_eq!(
+        steps.preemptions,
+        shown(&violation).preemptions_after() as usize,
+        "{violation}"
+    );
+    assert!(shown(&violation).preemptions_after() < shown(&violation).preemptions_before());
 }
