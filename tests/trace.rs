@@ -561,3 +561,32 @@ fn the_html_report_lists_the_same_steps() {
     let rows = html.matches("<tr><td>").count();
     assert!(rows >= interleaving.steps.len(), "{rows} rows");
 }
+
+/// Every method of lineup's atomics that records a step carries `#[track_caller]`, so its step's
+/// location is the user's line (the behavioural tests above cover one type each; this covers every
+/// type and method). Only the methods that touch no shared state (no step) go without.
+#[test]
+fn every_atomic_method_that_records_a_step_tracks_its_caller() {
+    let source = include_str!("../lineup-core/src/primitives/atomic.rs");
+    let no_step = ["get_mut", "into_inner", "as_ptr"];
+    let mut missing = Vec::new();
+    let lines: Vec<&str> = source.lines().collect();
+    for (i, line) in lines.iter().enumerate() {
+        let Some(rest) = line.trim_start().strip_prefix("pub fn ") else {
+            continue;
+        };
+        let name = rest.split(['(', '<']).next().unwrap_or_default();
+        if no_step.contains(&name) {
+            continue;
+        }
+        let attributes = lines[..i]
+            .iter()
+            .rev()
+            .map(|l| l.trim())
+            .take_while(|l| l.starts_with("///") || l.starts_with("#["));
+        if !attributes.clone().any(|l| l == "#[track_caller]") {
+            missing.push(format!("line {}: {name}", i + 1));
+        }
+    }
+    assert!(missing.is_empty(), "without #[track_caller]: {missing:?}");
+}

@@ -264,6 +264,7 @@ impl AtomicBool {
     }
 
     /// Stores `new` if the value is `current`; returns the previous value.
+    #[track_caller]
     pub fn compare_exchange(
         &self,
         current: bool,
@@ -284,6 +285,7 @@ impl AtomicBool {
     }
 
     /// Stores `new` if the value is `current` (shuttle never fails it spuriously).
+    #[track_caller]
     pub fn compare_exchange_weak(
         &self,
         current: bool,
@@ -468,6 +470,7 @@ impl<T> AtomicPtr<T> {
     }
 
     /// Stores `new` if the pointer is `current`; returns the previous pointer.
+    #[track_caller]
     pub fn compare_exchange(
         &self,
         current: *mut T,
@@ -488,6 +491,7 @@ impl<T> AtomicPtr<T> {
     }
 
     /// Stores `new` if the pointer is `current` (shuttle never fails it spuriously).
+    #[track_caller]
     pub fn compare_exchange_weak(
         &self,
         current: *mut T,
