@@ -52,13 +52,19 @@ pub(crate) fn measure<O: Invocations + Default>(entry: &ZooEntry, seed: u64, tri
     let interleaving = record_steps(&subject, &matrix, &violation, &config).ok()??;
     let rendered = interleaving.render(violation.kind.history());
     let report_ms = start.elapsed().as_secs_f64() * 1e3;
-    let shown = violation.schedule.as_ref()?;
+    // A schedule the search could not replay to a judged execution is shown as found.
+    let (before, after) = violation
+        .schedule
+        .as_ref()
+        .map_or((interleaving.preemptions, interleaving.preemptions), |shown| {
+            (shown.preemptions_before() as usize, shown.preemptions_after() as usize)
+        });
     Some(TraceRow {
         object: format!("{} {}", entry.class, entry.version),
         steps: interleaving.actions().count(),
         steps_shown: rendered.steps_shown,
-        preemptions_before: shown.preemptions_before() as usize,
-        preemptions_after: shown.preemptions_after() as usize,
+        preemptions_before: before,
+        preemptions_after: after,
         report_ms,
     })
 }
