@@ -18,7 +18,8 @@ fn pct(after: u64, executions: u64) -> Option<Interlude> {
 
 /// Open Chord's 2R+1W harness: pb-dfs alone spends hundreds of executions on the free choices of
 /// the actors' receives without meeting the bug; with the interlude after 200, PCT finds it, and
-/// the report names the interlude and gives a token that replays the schedule.
+/// the report names the interlude and gives a token that replays the schedule (the shortest one
+/// reaching the same history) and the one the sample found.
 #[test]
 fn the_interlude_finds_a_bug_the_search_reaches_late() {
     let subject = Subject::of("OC", OpenChord::new);
@@ -37,7 +38,13 @@ fn the_interlude_finds_a_bug_the_search_reaches_late() {
     let violation = verdict.violation().expect("the interlude finds the bug");
     let (_, executions) = violation.stats.interlude.expect("the interlude ran");
     assert!(executions <= 200);
-    assert_eq!(violation.replay.phase, Phase::Scheduled);
+    // Found by the sample (a schedule by thread index), shown as the shortest schedule that
+    // reaches the same history (a pb-dfs one); both replay it.
+    let shown = violation.schedule.as_ref().expect("a schedule found in phase 2");
+    assert_eq!(shown.found.phase, Phase::Scheduled);
+    assert!(shown.preemptions_after() <= shown.preemptions_before());
+    let found = lineup::replay(&subject, &matrix, &shown.found, &config).unwrap();
+    assert_eq!(found.violation.as_ref(), Some(&violation.kind));
     let report = violation.to_string();
     assert!(
         report.contains("by the interlude pct:3:200:5, after 200 of the search"),
