@@ -564,28 +564,47 @@ fn the_html_report_lists_the_same_steps() {
 
 /// Every method of lineup's atomics that records a step carries `#[track_caller]`, so its step's
 /// location is the user's line (the behavioural tests above cover one type each; this covers every
-/// type and method). Only the methods that touch no shared state (no step) go without.
+/// type and method), on shuttle and under loom (tests/loom_trace.rs runs those), and so does every
+/// method of the loom mutex and condition variable. Only the methods that touch no shared state
+/// (no step) go without.
 #[test]
 fn every_atomic_method_that_records_a_step_tracks_its_caller() {
-    let source = include_str!("../lineup-core/src/primitives/atomic.rs");
-    let no_step = ["get_mut", "into_inner", "as_ptr"];
+    let sources = [
+        (
+            "primitives/atomic.rs",
+            include_str!("../lineup-core/src/primitives/atomic.rs"),
+            &["get_mut", "into_inner", "as_ptr"][..],
+        ),
+        (
+            "loom_backend/tracked_atomic.rs",
+            include_str!("../lineup-core/src/loom_backend/tracked_atomic.rs"),
+            &["with_mut", "into_inner"][..],
+        ),
+        (
+            "loom_backend/observable_mutex.rs",
+            include_str!("../lineup-core/src/loom_backend/observable_mutex.rs"),
+            &["new", "get_mut", "into_inner"][..],
+        ),
+    ];
     let mut missing = Vec::new();
-    let lines: Vec<&str> = source.lines().collect();
-    for (i, line) in lines.iter().enumerate() {
-        let Some(rest) = line.trim_start().strip_prefix("pub fn ") else {
-            continue;
-        };
-        let name = rest.split(['(', '<']).next().unwrap_or_default();
-        if no_step.contains(&name) {
-            continue;
-        }
-        let attributes = lines[..i]
-            .iter()
-            .rev()
-            .map(|l| l.trim())
-            .take_while(|l| l.starts_with("///") || l.starts_with("#["));
-        if !attributes.clone().any(|l| l == "#[track_caller]") {
-            missing.push(format!("line {}: {name}", i + 1));
+    for (file, source, no_step) in sources {
+        let lines: Vec<&str> = source.lines().collect();
+        for (i, line) in lines.iter().enumerate() {
+            let Some(rest) = line.trim_start().strip_prefix("pub fn ") else {
+                continue;
+            };
+            let name = rest.split(['(', '<']).next().unwrap_or_default();
+            if no_step.contains(&name) {
+                continue;
+            }
+            let attributes = lines[..i]
+                .iter()
+                .rev()
+                .map(|l| l.trim())
+                .take_while(|l| l.starts_with("///") || l.starts_with("#["));
+            if !attributes.clone().any(|l| l == "#[track_caller]") {
+                missing.push(format!("{file} line {}: {name}", i + 1));
+            }
         }
     }
     assert!(missing.is_empty(), "without #[track_caller]: {missing:?}");

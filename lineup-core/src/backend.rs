@@ -15,7 +15,7 @@ pub(crate) use crate::explore::shorten::Shortening;
 #[cfg(not(loom))]
 use crate::judge::phase2_outcome::Phase2Observer;
 use crate::judge::phase2_outcome::Phase2Outcome;
-use crate::model::history::History;
+use crate::judge::verdict::Violation;
 use crate::model::interleaving::Interleaving;
 use crate::model::matrix::TestMatrix;
 use crate::model::replay_token::{Phase, ReplayToken};
@@ -103,21 +103,52 @@ pub(crate) fn shortest_schedule<O: Send + Sync + 'static>(
     crate::explore::shorten::shortest_schedule(subject, matrix, found, config, budget)
 }
 
-/// The steps of the one execution a violation's replay token describes, recorded by a replay with
-/// step recording on, if its history is `expected` (the violation's). `None` for loom's tokens:
-/// loom's executions are not recorded step by step.
+/// The steps of the one execution `violation` describes, recorded by a replay with step
+/// recording on, if its history is the violation's. A shuttle token is replayed by shuttle; a
+/// loom violation's stored path by loom, in a child process (a phase-1 loom violation has none:
+/// `None`).
 pub(crate) fn record_interleaving<O: Send + Sync + 'static>(
     subject: &Subject<O>,
     matrix: &TestMatrix,
-    token: &ReplayToken,
+    violation: &Violation,
     config: &Config,
-    expected: &History,
+    environment: &Environment,
 ) -> Result<Option<Interleaving>, CheckError> {
-    if let Phase::LoomSerial | Phase::LoomConcurrent { .. } = token.phase {
-        return Ok(None);
+    let expected = violation.kind.history();
+    match violation.replay.phase {
+        Phase::LoomSerial => Ok(None),
+        Phase::LoomConcurrent { .. } => record_loom_interleaving(subject, matrix, violation, config, environment),
+        _ => {
+            let recorded = crate::explore::replay::record_interleaving(subject, matrix, &violation.replay, config)?;
+            Ok(recorded
+                .filter(|(execution, _)| &execution.history == expected)
+                .map(|(_, interleaving)| interleaving))
+        }
     }
-    let recorded = crate::explore::replay::record_interleaving(subject, matrix, token, config)?;
-    Ok(recorded
-        .filter(|(execution, _)| &execution.history == expected)
-        .map(|(_, interleaving)| interleaving))
+}
+
+#[cfg(loom)]
+fn record_loom_interleaving<O: Send + Sync + 'static>(
+    subject: &Subject<O>,
+    matrix: &TestMatrix,
+    violation: &Violation,
+    config: &Config,
+    environment: &Environment,
+) -> Result<Option<Interleaving>, CheckError> {
+    let Some(evidence) = violation.loom.as_ref() else {
+        return Ok(None);
+    };
+    crate::loom_backend::record_interleaving(subject, matrix, evidence, config, environment, violation.kind.history())
+}
+
+/// A loom token outside a loom build: nothing to replay it with.
+#[cfg(not(loom))]
+fn record_loom_interleaving<O: Send + Sync + 'static>(
+    _: &Subject<O>,
+    _: &TestMatrix,
+    _: &Violation,
+    _: &Config,
+    _: &Environment,
+) -> Result<Option<Interleaving>, CheckError> {
+    Ok(None)
 }

@@ -241,8 +241,7 @@ fn with_interleaving<O: Send + Sync + 'static>(
     environment: &Environment,
 ) -> Verdict {
     if let Verdict::Fail(violation) = &mut verdict {
-        let recorded =
-            backend::record_interleaving(subject, matrix, &violation.replay, config, violation.kind.history());
+        let recorded = backend::record_interleaving(subject, matrix, violation, config, environment);
         violation.interleaving = recorded.ok().flatten().map(|mut interleaving| {
             interleaving.full = environment.run.trace_full;
             interleaving
@@ -254,15 +253,16 @@ fn with_interleaving<O: Send + Sync + 'static>(
 /// Records every step of `violation`'s execution: its schedule (the replay token) replayed once more
 /// with step recording on, as a failing check does for its report (see
 /// [`Violation::interleaving`]). For a violation whose token changed after the check (a shorter
-/// schedule), or one checked without its steps. `None` for a loom token, or when the replay does
-/// not give the violation's history.
+/// schedule), or one checked without its steps. `None` for a phase-1 loom token, or when the replay does
+/// not give the violation's history. Under loom, the violation's stored path is replayed by loom
+/// in a child process (see [`Violation::interleaving`]).
 pub fn record_steps<O: Send + Sync + 'static>(
     subject: &Subject<O>,
     matrix: &TestMatrix,
     violation: &Violation,
     config: &Config,
 ) -> Result<Option<Interleaving>, CheckError> {
-    backend::record_interleaving(subject, matrix, &violation.replay, config, violation.kind.history())
+    backend::record_interleaving(subject, matrix, violation, config, &Environment::from_env()?)
 }
 
 /// [`check_in`] without the steps.

@@ -23,7 +23,9 @@ use crate::explore::context::ExecutionContext;
 use crate::explore::footprint::ObjectIdentity;
 use crate::explore::recording::Recording;
 use crate::explore::role::Role;
-use crate::model::interleaving::{Interleaving, ObjectName, SourceLocation, StateAfter, Step, SwitchReason};
+use crate::model::interleaving::{
+    not_the_users, Interleaving, ObjectName, SourceLocation, StateAfter, Step, SwitchReason,
+};
 
 /// What a step did: the primitives name it from here (they use `explore::trace`, not `model`).
 pub(crate) use crate::model::interleaving::Action;
@@ -115,14 +117,6 @@ fn op_of(r: &Recording, task: usize) -> Option<usize> {
 /// own), as opposed to lineup's harness.
 fn runs_object_code(role: Option<Role>) -> bool {
     matches!(role, Some(Role::InOp(_) | Role::Gate(_) | Role::Background))
-}
-
-/// Whether `site` is no place in the user's code: in Rust's own library or a dependency (an object
-/// made by `Arc::default`, say), or in lineup's own primitives (a `#[track_caller]` chain that a
-/// closure or a trait broke). Such a site is not shown: no location rather than a wrong one.
-fn not_the_users(site: &Location<'_>) -> bool {
-    let file = site.file().replace('\\', "/");
-    file.starts_with("/rustc/") || file.contains("/.cargo/registry/") || file.contains("lineup-core/src/")
 }
 
 /// A step of a primitive in progress: recorded by [`Pending::done`] once the primitive's call

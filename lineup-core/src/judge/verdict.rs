@@ -136,8 +136,10 @@ pub struct Violation {
     /// be); the text report names it in its last line.
     pub html_report: Option<ReportFile>,
     /// Every step of the violating execution, recorded by one more replay of its schedule after
-    /// the check failed (shuttle only; `None` under loom, or when the replay did not give the
-    /// same history). The text report shows it as its "interleaving" section.
+    /// the check failed (under loom: of loom's stored path, in a child process, with the steps of
+    /// lineup's loom primitives in full and loom's own as loom's events name them). `None` when
+    /// the replay did not give the same history, and for a violation of phase 1 under loom. The
+    /// text report shows it as its "interleaving" section.
     pub interleaving: Option<Interleaving>,
 }
 

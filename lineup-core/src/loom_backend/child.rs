@@ -43,6 +43,9 @@ pub(crate) enum JobKind {
         preemption_bound: u32,
         max_executions: Option<u64>,
     },
+    /// The execution loom's path stored in `checkpoint` leads to, once, with step recording on
+    /// (a violation's steps), then [`Record::Steps`](super::wire::Record::Steps).
+    Record { checkpoint: PathBuf, preemption_bound: u32 },
 }
 
 /// The job of this process for the check identified by `key`, if this process is a loom child

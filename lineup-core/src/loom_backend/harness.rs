@@ -10,6 +10,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use super::child::report;
+use super::steps;
 use super::tracked_atomic;
 use super::wait_registry::{self, Abandoned};
 use super::wire::{Record, Tally, WireHistory};
@@ -95,11 +96,29 @@ struct Recording {
     /// The thread whose `lineup` yield was just counted: loom's event for the same yield, which
     /// comes next on that thread, is not counted again.
     own_yield: Option<usize>,
+    /// The operation each loom thread (by number) runs now, between its call and its return.
+    running: std::collections::HashMap<usize, usize>,
 }
 
 /// loom's number of a thread (the `n` of `ThreadId(n)`, the same as its runtime `Id(n)`).
 fn thread_number(id: loom::thread::ThreadId) -> usize {
     super::loom_yields::thread_number(&format!("{id:?}")).expect("loom 0.7.2 writes a thread id as `ThreadId(n)`")
+}
+
+/// loom's number of the calling thread (a loom API: not from inside loom's execution).
+pub(crate) fn current_thread() -> usize {
+    thread_number(loom::thread::current().id())
+}
+
+/// The operation loom thread `thread` runs now, if any (the steps' operation). No loom API: the
+/// step recording asks from inside loom's execution too.
+pub(crate) fn op_of_thread(thread: usize) -> Option<usize> {
+    RECORDING.with(|r| r.try_borrow().ok()?.running.get(&thread).copied())
+}
+
+/// How many call and return events the history has so far (the steps' place in it).
+pub(crate) fn events_so_far() -> usize {
+    RECORDING.with(|r| r.try_borrow().map(|r| r.events.len()).unwrap_or(0))
 }
 
 /// The calling thread yields (`lineup::hint::spin_loop`, `lineup::thread::yield_now`): evidence,
@@ -211,6 +230,8 @@ pub(crate) enum HookPhase {
         check_stuck: bool,
         checkpoint: PathBuf,
     },
+    /// A violation's replay, recording its steps: the first execution is reported as it is.
+    Record,
 }
 
 thread_local! {
@@ -228,9 +249,11 @@ fn reset(op_count: usize) {
             op_threads: vec![None; op_count],
             yields: std::collections::HashMap::new(),
             own_yield: None,
+            running: std::collections::HashMap::new(),
         }
     });
     tracked_atomic::reset();
+    steps::begin_execution();
     wait_registry::reset();
 }
 
@@ -262,6 +285,12 @@ fn tick(clock: Option<&Clock>) {
     if let Some(clock) = clock {
         clock.fetch_add(1, std::sync::atomic::Ordering::AcqRel);
     }
+}
+
+/// [`tick`], recorded as no step of the object's (its scheduling point may still switch).
+fn quiet_tick(clock: Option<&Clock>) {
+    let _harness = steps::harness_steps();
+    tick(clock);
 }
 
 /// Runs the main thread's initial or final operations with the handle of `thread` (made only if
@@ -298,14 +327,16 @@ fn run_op<O>(
     handle: &mut ThreadHandle,
     clock: Option<&Clock>,
 ) -> bool {
+    let me = loom::thread::current().id();
     RECORDING.with(|r| {
         let mut r = r.borrow_mut();
         r.events.push(Event::Call(op));
         r.in_op += 1;
-        r.op_threads[op - 1] = Some(loom::thread::current().id());
+        r.op_threads[op - 1] = Some(me);
+        r.running.insert(thread_number(me), op);
         r.yields.clear();
     });
-    tick(clock);
+    quiet_tick(clock);
     let outcome = catch_unwind(AssertUnwindSafe(|| match invocation {
         DROP_HANDLE => {
             handle.drop_now();
@@ -316,16 +347,21 @@ fn run_op<O>(
     let response = match outcome {
         Ok(response) => response,
         Err(payload) if payload.is::<Abandoned>() => {
-            RECORDING.with(|r| r.borrow_mut().in_op -= 1);
+            RECORDING.with(|r| {
+                let mut r = r.borrow_mut();
+                r.in_op -= 1;
+                r.running.remove(&thread_number(me));
+            });
             return false;
         }
         Err(payload) => Response::Panicked(panic_message(payload.as_ref())),
     };
     // No loom operation between this tick and the return's record: no switch can come between.
-    tick(clock);
+    quiet_tick(clock);
     RECORDING.with(|r| {
         let mut r = r.borrow_mut();
         r.in_op -= 1;
+        r.running.remove(&thread_number(me));
         r.responses[op - 1] = Some(response);
         r.events.push(Event::Return(op));
         r.yields.clear();
@@ -480,8 +516,10 @@ pub(crate) fn concurrent_body<O: Send + Sync + 'static>(
     }
 }
 
-/// Judges a finished or stuck execution of phase 2; reports and exits on a violation.
+/// Judges a finished or stuck execution of phase 2; reports and exits on a violation. A replay
+/// that records its steps reports its first execution with them, unjudged, and exits.
 fn judge_execution(history: WireHistory, stuck: Option<StuckKind>) {
+    report_steps(&history, stuck);
     HOOK.with(|c| {
         let mut c = c.borrow_mut();
         let Some(ctx) = c.as_mut() else { return };
@@ -561,6 +599,25 @@ fn judge_execution(history: WireHistory, stuck: Option<StuckKind>) {
     });
 }
 
+/// A replay with step recording on ([`HookPhase::Record`]): reports the execution's history
+/// and steps, and exits.
+fn report_steps(history: &WireHistory, stuck: Option<StuckKind>) {
+    let results = HOOK.with(|c| {
+        c.borrow()
+            .as_ref()
+            .filter(|ctx| matches!(ctx.phase, HookPhase::Record))
+            .map(|ctx| ctx.results.clone())
+    });
+    let Some(results) = results else { return };
+    let record = Record::Steps {
+        history: history.clone(),
+        stuck: stuck.map(|s| format!("{s:?}")),
+        steps: steps::take().unwrap_or_default(),
+    };
+    report(&results, &record);
+    std::process::exit(0);
+}
+
 /// Installs the child's panic hook: a loom deadlock, or a branch-limit overflow with evidence of
 /// a livelock ([`livelock_evidence`]), becomes a stuck history (phase 1: a stuck serial history;
 /// phase 2: judged by Def. 2), reported before loom's engine unwinds; a branch-limit overflow
@@ -618,7 +675,7 @@ fn on_inconclusive() -> ! {
         if let Some(ctx) = c.borrow_mut().as_mut() {
             let record = match &ctx.phase {
                 HookPhase::Serial { order } => Record::SerialInconclusive { order: order.clone() },
-                HookPhase::Concurrent { .. } => {
+                HookPhase::Concurrent { .. } | HookPhase::Record => {
                     ctx.executions += 1;
                     Record::Inconclusive { tally: ctx.tally() }
                 }
@@ -634,7 +691,7 @@ fn on_stuck(kind: StuckKind) {
     let serial = HOOK.with(|c| {
         c.borrow().as_ref().and_then(|ctx| match &ctx.phase {
             HookPhase::Serial { order } => Some((ctx.results.clone(), order.clone())),
-            HookPhase::Concurrent { .. } => None,
+            HookPhase::Concurrent { .. } | HookPhase::Record => None,
         })
     });
     match serial {

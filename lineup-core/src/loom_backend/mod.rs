@@ -26,6 +26,7 @@ mod loom_yields;
 pub mod observable_mutex;
 mod path_step;
 mod serial_orders;
+pub(crate) mod steps;
 pub(crate) mod task;
 pub mod tracked_atomic;
 pub(crate) mod wait_registry;
@@ -151,6 +152,16 @@ fn serve_child_job<O: Send + Sync + 'static>(
             };
             serve_concurrent_job(&plan, builder, &job.results, concurrent);
         }
+        JobKind::Record {
+            checkpoint,
+            preemption_bound,
+        } => serve_record_job(
+            &plan,
+            builder,
+            &job.results,
+            (checkpoint, preemption_bound),
+            job.real_time,
+        ),
     }
     std::process::exit(0);
 }
@@ -242,6 +253,73 @@ fn serve_concurrent_job<O: Send + Sync + 'static>(
     ));
     let tally = harness::HOOK.with(|c| c.borrow().as_ref().expect("the hook context is set").tally());
     child::report(results, &Record::ConcurrentDone { tally });
+}
+
+/// A child's step-recording job: the execution loom's stored path leads to, with step recording
+/// on ([`steps`]); its first execution reports [`Record::Steps`] and ends the child.
+fn serve_record_job<O: Send + Sync + 'static>(
+    plan: &Arc<Plan<O>>,
+    mut builder: loom::model::Builder,
+    results: &std::path::Path,
+    (checkpoint, preemption_bound): (std::path::PathBuf, u32),
+    real_time: bool,
+) {
+    set_hook_context(results, HookPhase::Record);
+    let _watch = steps::start();
+    builder.preemption_bound = Some(preemption_bound as usize);
+    builder.checkpoint_file = Some(checkpoint);
+    builder.check(harness::concurrent_body(Arc::clone(plan), None, real_time));
+    child::report(
+        results,
+        &Record::Failed {
+            message: "the replay of loom's stored path ran no execution".to_string(),
+        },
+    );
+}
+
+/// The steps of a phase-2 violation under loom: the execution loom's stored path
+/// ([`LoomEvidence::checkpoint`]) leads to, replayed once more in a child process with step
+/// recording on ([`steps`]), if it gives the violation's history (`expected`). `None` when no
+/// path was stored, or the replay did not give that history.
+pub(crate) fn record_interleaving<O: Send + Sync + 'static>(
+    subject: &Subject<O>,
+    matrix: &TestMatrix,
+    evidence: &LoomEvidence,
+    config: &Config,
+    environment: &Environment,
+    expected: &crate::model::history::History,
+) -> Result<Option<crate::model::interleaving::Interleaving>, CheckError> {
+    let Some(stored) = evidence.checkpoint.as_ref() else {
+        return Ok(None);
+    };
+    let dir = child::scratch_dir().map_err(scratch_error)?;
+    // loom writes its path back as it goes: a copy, the kept one stays as the report names it.
+    let checkpoint = dir.join("loom-path.json");
+    std::fs::copy(stored, &checkpoint).map_err(|e| CheckError::ExecutionFailed {
+        phase: PHASE2,
+        message: format!("cannot copy loom's stored path {}: {e}", stored.display()),
+    })?;
+    let job = Job {
+        key: current_check(subject, matrix),
+        kind: JobKind::Record {
+            checkpoint,
+            preemption_bound: config.preemption_bound,
+        },
+        results: dir.join("results.jsonl"),
+        check_stuck: config.check_stuck,
+        max_branches: environment.loom.max_branches,
+        real_time: evidence.real_time_happens_before,
+    };
+    let report = child::run(&job, &dir, PHASE2, &environment.loom);
+    let _ = std::fs::remove_dir_all(&dir);
+    let Some(Record::Steps { history, steps, .. }) = report?.records.last().cloned() else {
+        return Ok(None);
+    };
+    Ok(history
+        .history(expected.ops())
+        .ok()
+        .filter(|replayed| replayed == expected)
+        .map(|_| steps))
 }
 
 fn child_failure(phase: &'static str, report: &child::ChildReport, what: &str) -> CheckError {

@@ -21,13 +21,21 @@
 use std::cell::UnsafeCell;
 use std::collections::VecDeque;
 use std::ops::{Deref, DerefMut};
+use std::panic::Location;
 use std::sync::atomic::Ordering::{Acquire, Release};
 use std::sync::{LockResult, TryLockError, TryLockResult};
 
 use loom::sync::atomic::AtomicBool;
 use loom::thread::Thread;
 
+use super::steps::{self, Action, Pending};
 use super::wait_registry::{park_until_woken, wake};
+
+/// A step on the primitive at `at` (of kind `kind`), called by the user's code at `site` (see
+/// [`steps`]).
+fn step<P>(kind: &'static str, at: &P, site: Option<&'static Location<'static>>) -> Pending {
+    steps::begin(Some((kind, std::ptr::from_ref(at).cast::<()>() as usize, None)), site)
+}
 
 /// The threads waiting for a lock or a notification, first come first served. Its own loom
 /// mutex is held only for a few steps, never while blocking.
@@ -97,17 +105,25 @@ impl<T> Mutex<T> {
     }
 
     /// Blocks until the lock is acquired.
+    #[track_caller]
     pub fn lock(&self) -> LockResult<MutexGuard<'_, T>> {
+        let step = step("Mutex", self, Some(Location::caller()));
+        let guard = self.acquire();
+        step.done(|| Action::Lock { kind: "lock" });
+        Ok(guard)
+    }
+
+    fn acquire(&self) -> MutexGuard<'_, T> {
         loop {
             if let Some(guard) = self.try_acquire() {
-                return Ok(guard);
+                return guard;
             }
             {
                 // Try again with the queue locked: the holder releases with the queue locked
                 // too, so it either finds this thread queued or this try succeeds.
                 let mut queue = self.waiters.lock();
                 if let Some(guard) = self.try_acquire() {
-                    return Ok(guard);
+                    return guard;
                 }
                 queue.push_back(loom::thread::current());
             }
@@ -116,12 +132,26 @@ impl<T> Mutex<T> {
     }
 
     /// Acquires the lock if it is free, else fails with `WouldBlock`.
+    #[track_caller]
     pub fn try_lock(&self) -> TryLockResult<MutexGuard<'_, T>> {
-        self.try_acquire().ok_or(TryLockError::WouldBlock)
+        let step = step("Mutex", self, Some(Location::caller()));
+        let guard = self.try_acquire();
+        step.done(|| Action::TryLock {
+            kind: "try_lock",
+            acquired: guard.is_some(),
+        });
+        guard.ok_or(TryLockError::WouldBlock)
     }
 
-    /// Releases the lock and wakes the first waiting thread.
+    /// Releases the lock and wakes the first waiting thread (a step with no location: a guard's
+    /// drop has none).
     fn release(&self) {
+        let step = step("Mutex", self, None);
+        self.release_unrecorded();
+        step.done(|| Action::Unlock);
+    }
+
+    fn release_unrecorded(&self) {
         let mut queue = self.waiters.lock();
         self.locked.store(false, Release);
         let next = queue.pop_front();
@@ -183,7 +213,9 @@ impl Condvar {
     }
 
     /// Releases the lock, blocks until notified, and takes the lock again.
+    #[track_caller]
     pub fn wait<'a, T>(&self, guard: MutexGuard<'a, T>) -> LockResult<MutexGuard<'a, T>> {
+        let step = step("Condvar", self, Some(Location::caller()));
         let me = loom::thread::current();
         let id = me.id();
         // Queued before the lock is released: a notification after the release finds it.
@@ -198,10 +230,12 @@ impl Condvar {
                 break;
             }
         }
+        step.done(|| Action::Wait { kind: "wait" });
         mutex.lock()
     }
 
     /// Waits while `condition` holds.
+    #[track_caller]
     pub fn wait_while<'a, T, F>(&self, mut guard: MutexGuard<'a, T>, mut condition: F) -> LockResult<MutexGuard<'a, T>>
     where
         F: FnMut(&mut T) -> bool,
@@ -213,18 +247,24 @@ impl Condvar {
     }
 
     /// Wakes one waiting thread.
+    #[track_caller]
     pub fn notify_one(&self) {
+        let step = step("Condvar", self, Some(Location::caller()));
         let next = self.waiters.lock().pop_front();
         if let Some(thread) = next {
             wake(&thread);
         }
+        step.done(|| Action::Notify { kind: "notify_one" });
     }
 
     /// Wakes every waiting thread.
+    #[track_caller]
     pub fn notify_all(&self) {
+        let step = step("Condvar", self, Some(Location::caller()));
         let all: Vec<Thread> = self.waiters.lock().drain(..).collect();
         for thread in &all {
             wake(thread);
         }
+        step.done(|| Action::Notify { kind: "notify_all" });
     }
 }

@@ -5,8 +5,27 @@
 //! it in execution order.
 
 use std::cell::RefCell;
+use std::panic::Location;
 
 use loom::sync::atomic::Ordering;
+
+use super::steps::{self, Action, Pending};
+
+fn shown<V: std::fmt::Debug>(v: V) -> String {
+    format!("{v:?}")
+}
+
+/// The step of a tracked atomic's method called at the user's `site` (recording on, see
+/// [`steps`]).
+#[inline]
+fn step(
+    kind: &'static str,
+    number: usize,
+    created: &'static Location<'static>,
+    site: &'static Location<'static>,
+) -> Pending {
+    steps::begin(Some((kind, number, Some(created))), Some(site))
+}
 
 /// A load that returned an older value than the latest store of the interleaving.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -84,54 +103,76 @@ macro_rules! tracked_integer {
         pub struct $name {
             inner: loom::sync::atomic::$name,
             number: usize,
+            /// Where it was made (the steps' name of it).
+            created: &'static Location<'static>,
         }
 
         impl $name {
             #[doc = concat!("A new `", stringify!($name), "` holding `v`.")]
             #[track_caller]
             pub fn new(v: $int) -> Self {
-                Self { inner: loom::sync::atomic::$name::new(v), number: register(v as u64) }
+                Self { inner: loom::sync::atomic::$name::new(v), number: register(v as u64), created: Location::caller() }
+            }
+
+            #[track_caller]
+            #[inline]
+            fn step(&self) -> Pending {
+                step(stringify!($name), self.number, self.created, Location::caller())
             }
 
             /// Loads the value.
             #[track_caller]
             pub fn load(&self, order: Ordering) -> $int {
+                let step = self.step();
                 let v = self.inner.load(order);
                 loaded(stringify!($name), self.number, v as u64, order);
+                step.done(|| Action::Load { value: shown(v) });
                 v
             }
 
             /// Stores a value.
             #[track_caller]
             pub fn store(&self, v: $int, order: Ordering) {
+                let step = self.step();
                 self.inner.store(v, order);
                 stored(self.number, v as u64);
+                step.done(|| Action::Store { value: shown(v) });
             }
 
             /// Stores a value, returning the previous one.
             #[track_caller]
             pub fn swap(&self, v: $int, order: Ordering) -> $int {
+                let step = self.step();
                 let old = self.inner.swap(v, order);
                 loaded(stringify!($name), self.number, old as u64, order);
                 stored(self.number, v as u64);
+                step.done(|| Action::Swap { old: shown(old), new: shown(v) });
                 old
             }
 
             /// Stores `new` if the value is `current`.
             #[track_caller]
             pub fn compare_exchange(&self, current: $int, new: $int, success: Ordering, failure: Ordering) -> Result<$int, $int> {
+                let step = self.step();
                 let r = self.inner.compare_exchange(current, new, success, failure);
-                self.after_cas(r, new, failure)
+                self.after_cas(r, (current, new), failure, step)
             }
 
             /// Stores `new` if the value is `current` (loom never fails it spuriously).
             #[track_caller]
             pub fn compare_exchange_weak(&self, current: $int, new: $int, success: Ordering, failure: Ordering) -> Result<$int, $int> {
+                let step = self.step();
                 let r = self.inner.compare_exchange_weak(current, new, success, failure);
-                self.after_cas(r, new, failure)
+                self.after_cas(r, (current, new), failure, step)
             }
 
-            fn after_cas(&self, r: Result<$int, $int>, new: $int, failure: Ordering) -> Result<$int, $int> {
+            fn after_cas(&self, r: Result<$int, $int>, (current, new): ($int, $int), failure: Ordering, step: Pending) -> Result<$int, $int> {
+                step.done(|| Action::CompareExchange {
+                    expected: shown(current),
+                    new: shown(new),
+                    found: shown(r.unwrap_or_else(|found| found)),
+                    succeeded: r.is_ok(),
+                });
                 match r {
                     Ok(old) => {
                         loaded(stringify!($name), self.number, old as u64, failure);
@@ -200,10 +241,13 @@ macro_rules! tracked_integer {
             #[doc = concat!("`", stringify!($op), "`: a read-modify-write; returns the previous value.")]
             #[track_caller]
             pub fn $op(&self, v: $int, order: Ordering) -> $int {
+                let step = self.step();
                 let old = self.inner.$op(v, order);
                 loaded(stringify!($name), self.number, old as u64, order);
                 let apply = $apply;
-                stored(self.number, apply(old, v) as u64);
+                let new = apply(old, v);
+                stored(self.number, new as u64);
+                step.done(|| Action::FetchOp { op: stringify!($op), old: shown(old), new: Some(shown(new)) });
                 old
             }
         }
@@ -226,6 +270,8 @@ tracked_integer!(AtomicIsize, isize);
 pub struct AtomicBool {
     inner: loom::sync::atomic::AtomicBool,
     number: usize,
+    /// Where it was made (the steps' name of it).
+    created: &'static Location<'static>,
 }
 
 impl AtomicBool {
@@ -235,30 +281,46 @@ impl AtomicBool {
         Self {
             inner: loom::sync::atomic::AtomicBool::new(v),
             number: register(v as u64),
+            created: Location::caller(),
         }
+    }
+
+    #[track_caller]
+    #[inline]
+    fn step(&self) -> Pending {
+        step("AtomicBool", self.number, self.created, Location::caller())
     }
 
     /// Loads the value.
     #[track_caller]
     pub fn load(&self, order: Ordering) -> bool {
+        let step = self.step();
         let v = self.inner.load(order);
         loaded("AtomicBool", self.number, v as u64, order);
+        step.done(|| Action::Load { value: shown(v) });
         v
     }
 
     /// Stores a value.
     #[track_caller]
     pub fn store(&self, v: bool, order: Ordering) {
+        let step = self.step();
         self.inner.store(v, order);
         stored(self.number, v as u64);
+        step.done(|| Action::Store { value: shown(v) });
     }
 
     /// Stores a value, returning the previous one.
     #[track_caller]
     pub fn swap(&self, v: bool, order: Ordering) -> bool {
+        let step = self.step();
         let old = self.inner.swap(v, order);
         loaded("AtomicBool", self.number, old as u64, order);
         stored(self.number, v as u64);
+        step.done(|| Action::Swap {
+            old: shown(old),
+            new: shown(v),
+        });
         old
     }
 
@@ -271,7 +333,14 @@ impl AtomicBool {
         success: Ordering,
         failure: Ordering,
     ) -> Result<bool, bool> {
+        let step = self.step();
         let r = self.inner.compare_exchange(current, new, success, failure);
+        step.done(|| Action::CompareExchange {
+            expected: shown(current),
+            new: shown(new),
+            found: shown(r.unwrap_or_else(|found| found)),
+            succeeded: r.is_ok(),
+        });
         match r {
             Ok(old) => {
                 loaded("AtomicBool", self.number, old as u64, failure);
@@ -297,18 +366,30 @@ impl AtomicBool {
     /// Logical or; returns the previous value.
     #[track_caller]
     pub fn fetch_or(&self, v: bool, order: Ordering) -> bool {
+        let step = self.step();
         let old = self.inner.fetch_or(v, order);
         loaded("AtomicBool", self.number, old as u64, order);
         stored(self.number, (old | v) as u64);
+        step.done(|| Action::FetchOp {
+            op: "fetch_or",
+            old: shown(old),
+            new: Some(shown(old | v)),
+        });
         old
     }
 
     /// Logical and; returns the previous value.
     #[track_caller]
     pub fn fetch_and(&self, v: bool, order: Ordering) -> bool {
+        let step = self.step();
         let old = self.inner.fetch_and(v, order);
         loaded("AtomicBool", self.number, old as u64, order);
         stored(self.number, (old & v) as u64);
+        step.done(|| Action::FetchOp {
+            op: "fetch_and",
+            old: shown(old),
+            new: Some(shown(old & v)),
+        });
         old
     }
 

@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 use crate::model::history::Event;
 use crate::model::history::History;
 use crate::model::history::OpTable;
+use crate::model::interleaving::Interleaving;
 use crate::model::response::Response;
 
 /// A history in transit.
@@ -109,6 +110,13 @@ pub(crate) enum Record {
         stuck: Option<String>,
         weak_loads: Vec<String>,
         checkpoint: Option<String>,
+    },
+    /// A violation's replay with step recording on: the replayed execution's history (stuck
+    /// with `stuck`), and its steps.
+    Steps {
+        history: WireHistory,
+        stuck: Option<String>,
+        steps: Interleaving,
     },
     /// Phase 2: the exploration is complete.
     ConcurrentDone { tally: Tally },

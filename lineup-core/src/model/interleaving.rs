@@ -6,12 +6,40 @@
 //! load, a lock, a send, ...), with the values it read and wrote, the object it touched and the
 //! place in the user's code that called it; a [`Action::Switch`] says why the scheduler moved from
 //! one thread to another there. Steps of primitives lineup cannot see (shuttle's own, used
-//! directly) are [`Action::Unseen`]: a scheduling point, the thread, nothing invented.
+//! directly) are [`Action::Unseen`]: a scheduling point, the thread, nothing invented; under
+//! loom, a scheduling point of loom's own primitives is [`Action::Backend`], with what loom's
+//! event says of it.
+//!
+//! The record serializes (serde): under loom it comes from the child process that replayed the
+//! violating execution.
 
 use std::fmt;
 
+use serde::{Deserialize, Deserializer, Serialize};
+
+/// A name in a record: a `&'static str` (spelled through this alias so that serde's derive reads
+/// it with [`interned`], not borrowed from the input).
+type Name = &'static str;
+
+/// A name (a kind, a method) read back from a serialized record, as the `&'static str` the record
+/// holds: each distinct name is kept once for the life of the process (a record has a handful,
+/// from a fixed vocabulary).
+fn interned<'de, D: Deserializer<'de>>(deserializer: D) -> Result<&'static str, D::Error> {
+    use std::collections::BTreeSet;
+    use std::sync::Mutex;
+    static NAMES: Mutex<BTreeSet<&'static str>> = Mutex::new(BTreeSet::new());
+    let name = String::deserialize(deserializer)?;
+    let mut names = NAMES.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(&known) = names.get(name.as_str()) {
+        return Ok(known);
+    }
+    let kept: &'static str = Box::leak(name.into_boxed_str());
+    names.insert(kept);
+    Ok(kept)
+}
+
 /// A place in the user's source code (from `#[track_caller]`).
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct SourceLocation {
     /// The file, as the compiler names it (relative to the crate's workspace).
     pub file: String,
@@ -38,6 +66,14 @@ impl SourceLocation {
     }
 }
 
+/// Whether `site` is no place in the user's code: in Rust's own library or a dependency (an object
+/// made by `Arc::default`, say), or in lineup's own primitives (a `#[track_caller]` chain that a
+/// closure or a trait broke). Such a site is not shown: no location rather than a wrong one.
+pub(crate) fn not_the_users(site: &std::panic::Location<'_>) -> bool {
+    let file = site.file().replace('\\', "/");
+    file.starts_with("/rustc/") || file.contains("/.cargo/registry/") || file.contains("lineup-core/src/")
+}
+
 impl fmt::Display for SourceLocation {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}:{}:{}", self.file, self.line, self.column)
@@ -47,10 +83,11 @@ impl fmt::Display for SourceLocation {
 /// The stable name of an object a step touched: its kind, its number in the execution (by first
 /// touch, the same in every replay of the schedule), and where the user's code created it, when
 /// lineup knows (`#[track_caller]` on the constructors: the field's initializer).
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct ObjectName {
     /// `AtomicUsize`, `Mutex`, `Condvar`, `channel`, ...
-    pub kind: &'static str,
+    #[serde(deserialize_with = "interned")]
+    pub kind: Name,
     /// Its number in the execution.
     pub number: u64,
     /// Where it was created, if known.
@@ -68,7 +105,7 @@ impl fmt::Display for ObjectName {
 }
 
 /// Why the scheduler switched from one thread to another.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum SwitchReason {
     /// The thread could have gone on: a preemption (counted against the bound).
     Preemption,
@@ -95,7 +132,7 @@ impl fmt::Display for SwitchReason {
 }
 
 /// What a step did. Values are rendered with `Debug`.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum Action {
     /// An atomic load that read `value`.
     Load {
@@ -130,7 +167,8 @@ pub enum Action {
     /// (`None`: `fetch_update`'s function declined).
     FetchOp {
         /// The method (`fetch_add`, ...).
-        op: &'static str,
+        #[serde(deserialize_with = "interned")]
+        op: Name,
         /// The value read.
         old: String,
         /// The value written.
@@ -139,12 +177,14 @@ pub enum Action {
     /// A lock taken (`kind`: `lock`, `read`, `write`).
     Lock {
         /// `lock`, `read` or `write`.
-        kind: &'static str,
+        #[serde(deserialize_with = "interned")]
+        kind: Name,
     },
     /// A `try_lock` (`try_read`, `try_write`): whether it got the lock.
     TryLock {
         /// `try_lock`, `try_read` or `try_write`.
-        kind: &'static str,
+        #[serde(deserialize_with = "interned")]
+        kind: Name,
         /// It got the lock.
         acquired: bool,
     },
@@ -153,12 +193,14 @@ pub enum Action {
     /// A wait (a condition variable's, a barrier's, a park) returned.
     Wait {
         /// `wait`, `barrier wait`, `park`.
-        kind: &'static str,
+        #[serde(deserialize_with = "interned")]
+        kind: Name,
     },
     /// A notification (`notify_one`, `notify_all`, `unpark`).
     Notify {
         /// `notify_one`, `notify_all`, `unpark`.
-        kind: &'static str,
+        #[serde(deserialize_with = "interned")]
+        kind: Name,
     },
     /// A send on a channel (`ok`: the receiver was still there).
     Send {
@@ -189,6 +231,13 @@ pub enum Action {
     /// A scheduling point of a primitive lineup does not see (shuttle's own, used directly): only
     /// the thread and the place in the schedule are known.
     Unseen,
+    /// A scheduling point of a primitive of the backend's own that lineup does not wrap (loom's,
+    /// used directly), as the backend's event names it (`Load`, `Store`, `Rmw`, `Opaque`, ...):
+    /// no values, no source location.
+    Backend {
+        /// What the backend's event says the step is.
+        event: String,
+    },
     /// The scheduler switched from this step's thread to `to` (a task number).
     Switch {
         /// The task that runs next (`None`: none; the execution is stuck).
@@ -236,6 +285,7 @@ impl Action {
             Action::Yield => "yield".to_string(),
             Action::Await => ".await resumed".to_string(),
             Action::Unseen => "scheduling point (a primitive lineup does not see)".to_string(),
+            Action::Backend { event } => format!("{event}{o} (loom's own primitive: values not seen)"),
             Action::Switch { to: Some(to), reason } => format!("-- {reason}, switch to task {to} --"),
             Action::Switch { to: None, reason } => format!("-- {reason}, no thread can run --"),
         }
@@ -249,7 +299,7 @@ impl fmt::Display for Action {
 }
 
 /// One recorded step of an execution.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Step {
     /// The task (shuttle's number: 0 is the main thread) that took it.
     pub task: usize,
@@ -280,7 +330,7 @@ impl Step {
 
 /// The object's state (its `Debug`) after an operation returned, when asked for
 /// (`#[invocations(state)]`, `Subject::with_state`).
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct StateAfter {
     /// The operation.
     pub op: usize,
@@ -289,7 +339,7 @@ pub struct StateAfter {
 }
 
 /// Every step of one execution, in order, as recorded by a replay of its schedule.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Interleaving {
     /// The steps, in the order they took effect.
     pub steps: Vec<Step>,

@@ -203,10 +203,15 @@ fn write_interleaving(f: &mut fmt::Formatter<'_>, violation: &Violation) -> fmt:
     writeln!(f)?;
     match (&violation.interleaving, violation.replay.phase) {
         (Some(interleaving), _) => f.write_str(&interleaving.render(violation.kind.history()).text),
-        (None, Phase::LoomSerial | Phase::LoomConcurrent { .. }) => writeln!(
+        (None, Phase::LoomSerial) => writeln!(
             f,
-            "interleaving: the steps of an execution are not recorded under the loom backend (loom replays \
-             its own executions: see the replay line)"
+            "interleaving: the steps of a phase-1 execution are not recorded under the loom backend (the serial \
+             order is the replay line)"
+        ),
+        (None, Phase::LoomConcurrent { .. }) => writeln!(
+            f,
+            "interleaving: not recorded (loom's replay of the stored path with step recording did not give the \
+             same history, or no path was stored)"
         ),
         (None, _) => writeln!(
             f,
@@ -386,10 +391,10 @@ mod tests {
     }
 
     #[test]
-    fn a_loom_violation_says_that_its_steps_are_not_recorded() {
+    fn a_loom_violation_without_steps_says_why() {
         let report = violation(overlapping(), true, Some(true));
         assert!(
-            report.contains("interleaving: the steps of an execution are not recorded under the loom backend"),
+            report.contains("interleaving: not recorded (loom's replay of the stored path"),
             "{report}"
         );
     }
