@@ -42,6 +42,28 @@ mod under_loom {
         }
     }
 
+    /// A counter whose contended `get` forgets to release the lock (the paper's Counter2): a later
+    /// `inc` blocks for good, which no serial execution does.
+    #[derive(Default)]
+    struct ForgottenGuard(Mutex<u64>);
+
+    impl ForgottenGuard {
+        fn inc(&self) {
+            *self.0.lock().unwrap() += 1;
+        }
+        fn get(&self) -> u64 {
+            match self.0.try_lock() {
+                Ok(guard) => *guard,
+                Err(_) => {
+                    let guard = self.0.lock().unwrap();
+                    let value = *guard;
+                    std::mem::forget(guard);
+                    value
+                }
+            }
+        }
+    }
+
     /// The lost update on loom's own atomic, which lineup does not wrap.
     #[derive(Default)]
     struct LoomOwn(loom::sync::atomic::AtomicUsize);
@@ -163,6 +185,45 @@ mod under_loom {
                 .actions()
                 .any(|s| matches!(s.action, Action::Backend { .. })),
             "{report}"
+        );
+    }
+
+    #[test]
+    fn a_stuck_violation_shows_the_busy_try_lock_and_the_thread_that_blocked() {
+        let subject = Subject::new("ForgottenGuard", ForgottenGuard::default)
+            .with(Invocation::new("inc", |c: &ForgottenGuard| c.inc()))
+            .with(Invocation::new("get", |c: &ForgottenGuard| c.get()));
+        let verdict = check(
+            &subject,
+            &TestMatrix::new(vec![vec![0, 0], vec![1, 0]]),
+            &Config::default(),
+        )
+        .expect("the check runs");
+        let violation = verdict.violation().expect("a later inc blocks for good");
+        assert!(violation.kind.history().is_stuck(), "{violation}");
+        let interleaving = violation
+            .interleaving
+            .as_ref()
+            .unwrap_or_else(|| panic!("the stuck execution's steps are recorded:\n{violation}"));
+        assert!(
+            interleaving.actions().any(|s| matches!(
+                s.action,
+                Action::TryLock {
+                    kind: "try_lock",
+                    acquired: false
+                }
+            ) && in_this_file(s)),
+            "get's try_lock found the lock busy:\n{violation}"
+        );
+        assert!(
+            interleaving.steps.iter().any(|s| matches!(
+                s.action,
+                Action::Switch {
+                    reason: SwitchReason::Blocked,
+                    ..
+                }
+            )),
+            "an inc blocked:\n{violation}"
         );
     }
 

@@ -155,13 +155,20 @@ impl StepLog {
                 self.push(previous, Action::Switch { to: Some(next), reason }, None, None);
             }
         }
-        if let Some(deferred) = self.deferred.remove(&next) {
-            self.record.steps.push(deferred);
-        }
+        self.take_effect(next);
     }
 }
 
 impl StepLog {
+    /// `thread` runs on past its scheduling point: the step of loom's own primitive deferred
+    /// there, if any, takes effect now (after the calls and returns recorded since).
+    fn take_effect(&mut self, thread: usize) {
+        if let Some(mut deferred) = self.deferred.remove(&thread) {
+            deferred.events_before = harness::events_so_far();
+            self.record.steps.push(deferred);
+        }
+    }
+
     /// loom's event after a scheduling point of `thread` says why it gave way: the switch just
     /// recorded away from it (if loom switched: `running` is another thread now) gets `reason`.
     fn correct_last_switch(&mut self, thread: usize, running: usize, reason: SwitchReason) {
@@ -379,9 +386,7 @@ fn on_loom_event(fields: &LoomFields) {
                 log.deferred.insert(running, step);
             }
             "branch" if fields.switch == Some(false) => {
-                if let Some(deferred) = log.deferred.remove(&running) {
-                    log.record.steps.push(deferred);
-                }
+                log.take_effect(running);
             }
             "park" => log.leaving = Some(SwitchReason::Blocked),
             "yield_now" => {

@@ -132,7 +132,7 @@ impl Interleaving {
             let column = columns.of_step(history, step);
             // A serial history (a nondeterminism's, or one with no overlap) shows every operation.
             let shown_alone = full || overlapping.is_empty() || step.op.is_some_and(|op| overlapping.contains(&op));
-            let run = self.run_from(i, next_event);
+            let run = self.run_from(i);
             if let Action::Switch { reason, .. } = step.action {
                 if full || reason != SwitchReason::Finished {
                     lines.push(Line::new(column, format!("   -- {reason} --")));
@@ -155,18 +155,21 @@ impl Interleaving {
     }
 
     /// How many steps from `i` on form one run: the same task, no switch and no call or return
-    /// in between (a run never starts at a switch).
-    fn run_from(&self, i: usize, events_before: usize) -> usize {
+    /// in between (a run never starts at a switch). At least the step at `i`, so that the
+    /// rendering always moves on (a step may have fewer events before it than the one before:
+    /// under loom, a step whose effect came after its scheduling point).
+    fn run_from(&self, i: usize) -> usize {
         let first = &self.steps[i];
         self.steps[i..]
             .iter()
             .take_while(|s| {
                 s.task == first.task
-                    && s.events_before == events_before
+                    && s.events_before == first.events_before
                     && s.op == first.op
                     && !matches!(s.action, Action::Switch { .. })
             })
             .count()
+            .max(1)
     }
 
     /// The line of a call or a return (and the object's state after a return, if recorded).
@@ -328,4 +331,50 @@ fn locations(run: &[Step]) -> Option<String> {
     } else {
         format!("{file}:{low}-{high}")
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::model::history::{op_table, Event, History};
+    use crate::model::interleaving::{Action, Interleaving, Step};
+    use crate::model::invocation::InvocationLabel;
+    use crate::model::matrix::TestMatrix;
+    use crate::model::response::Response;
+
+    fn load(task: usize, op: usize, events_before: usize) -> Step {
+        Step {
+            task,
+            op: Some(op),
+            action: Action::Load { value: "0".into() },
+            object: None,
+            location: None,
+            events_before,
+        }
+    }
+
+    /// Regression: a step recorded with fewer events before it than a step before it (a step of
+    /// loom's own primitive whose effect came after its scheduling point) made the renderer loop
+    /// forever, pushing lines until memory ran out. Every step is shown, each once.
+    #[test]
+    fn steps_out_of_event_order_are_rendered_and_the_rendering_ends() {
+        let matrix = TestMatrix::new(vec![vec![0], vec![0]]);
+        let labels = vec![InvocationLabel::new("get", vec![])];
+        let ops = op_table(&matrix, &labels);
+        let events = vec![Event::Call(1), Event::Call(2), Event::Return(2), Event::Return(1)];
+        let responses = vec![Some(Response::returned(&0u64)), Some(Response::returned(&0u64))];
+        let history = History::new(ops, events, responses, false).unwrap();
+        let interleaving = Interleaving {
+            steps: vec![load(1, 1, 1), load(2, 2, 2), load(1, 1, 1), load(2, 2, 3)],
+            full: true,
+            ..Interleaving::default()
+        };
+        let text = interleaving.render(&history).text;
+        assert_eq!(text.matches("load").count(), 4, "{text}");
+        let short = Interleaving {
+            full: false,
+            ..interleaving
+        };
+        let text = short.render(&history).text;
+        assert!(text.matches("load").count() >= 3, "{text}");
+    }
 }
