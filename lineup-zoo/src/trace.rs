@@ -52,7 +52,8 @@ pub(crate) fn measure<O: Invocations + Default>(entry: &ZooEntry, seed: u64, tri
     let interleaving = record_steps(&subject, &matrix, &violation, &config).ok()??;
     let rendered = interleaving.render(violation.kind.history());
     let report_ms = start.elapsed().as_secs_f64() * 1e3;
-    // A schedule the search could not replay to a judged execution is shown as found.
+    // A violation without a shortening (nondeterminism, found in phase 1: its schedule is a serial
+    // order, not shortened; or a schedule the search could not replay) is shown as found.
     let (before, after) = violation
         .schedule
         .as_ref()
