@@ -549,17 +549,66 @@ fn the_html_report_lists_the_same_steps() {
     let mut full = interleaving.clone();
     full.full = true;
     let text = full.render(violation.kind.history()).text;
-    // Every step of the full text section is a row of the page, with its location.
+    // Every step of the full text section is a row of the page's table and a step of its step
+    // timeline, each with its location.
     for step in interleaving.actions().filter(|s| s.location.is_some()) {
         let at = step.location.as_ref().unwrap().to_string();
         assert_eq!(
             html.matches(&at).count(),
-            text.matches(&at).count(),
-            "{at} in the page as in the text"
+            2 * text.matches(&at).count(),
+            "{at} in the page's table and step timeline as in the text"
         );
     }
     let rows = html.matches("<tr><td>").count();
     assert!(rows >= interleaving.steps.len(), "{rows} rows");
+}
+
+/// The page draws the same steps on the threads' lanes: one dot per step (its hover text the
+/// step and its source line), one arrow per switch (its reason), and one bar per operation that
+/// names the operation its steps belong to (a click expands it into its steps' names).
+#[test]
+fn the_html_report_draws_the_steps_on_the_threads_lanes() {
+    let violation = kinds_violation();
+    let interleaving = interleaving(&violation);
+    let picture = violation.picture();
+    let timeline = picture.sections[0].step_timeline.as_ref().expect("the steps are drawn");
+    assert_eq!(timeline.steps.len(), interleaving.actions().count());
+    let switches = interleaving
+        .steps
+        .iter()
+        .filter(|s| matches!(s.action, Action::Switch { .. }))
+        .count();
+    assert_eq!(timeline.switches.len(), switches);
+    let history = violation.kind.history();
+    assert_eq!(timeline.ops.len(), history.called_ops().len());
+    // Positions: each operation's steps lie between its call and its return, on its lane.
+    for step in &timeline.steps {
+        let Some(op) = &step.op else { continue };
+        let bar = timeline
+            .ops
+            .iter()
+            .find(|o| &o.id == op)
+            .expect("the step's operation has a bar");
+        assert_eq!(bar.lane, step.lane, "{step:?} on its operation's lane");
+        assert!(
+            bar.call < step.at && bar.ret.is_none_or(|r| step.at < r),
+            "{step:?} within {bar:?}"
+        );
+    }
+    for switch in &timeline.switches {
+        assert_ne!(
+            Some(switch.from),
+            switch.to,
+            "a switch goes from one lane to another: {switch:?}"
+        );
+    }
+    let html = violation.to_html();
+    assert_eq!(html.matches("<g class=\"step\"").count(), timeline.steps.len());
+    assert_eq!(html.matches("<g class=\"switch\"").count(), switches);
+    for step in interleaving.actions().filter(|s| s.location.is_some()) {
+        let at = step.location.as_ref().unwrap().to_string();
+        assert!(html.contains(&format!("\n@ {at}</title>")), "{at} on hover");
+    }
 }
 
 /// Every method of lineup's atomics that records a step carries `#[track_caller]`, so its step's

@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use lineup_core::shuttle::sync::atomic::{AtomicU64, Ordering};
+use lineup_core::sync::atomic::{AtomicU64, Ordering};
 use lineup_core::{
     check, Config, History, InvocationLabel, Phase, ReplayToken, Response, StuckKind, Subject, TestMatrix, ThreadId,
     Violation, ViolationKind,
@@ -284,6 +284,21 @@ fn violation_html_shows_threads_results_stuck_op_serial_pair_and_replay_token() 
     assert!(count(&dom, "data-lane=\"thread A\"") >= 2, "{dom}");
     assert!(dom.contains("data-lane=\"thread main\""), "{dom}");
     assert!(dom.contains("get() → 1"), "the results are shown: {dom}");
+    // The steps drawn on the lanes: the script ran over every one of them (its count in
+    // `data-steps`), and moved each step's hover text, with the test's source line, to `data-tip`.
+    let steps = violation
+        .interleaving
+        .as_ref()
+        .expect("the steps are recorded")
+        .actions()
+        .count();
+    assert!(steps > 0);
+    assert!(dom.contains(&format!("data-steps=\"{steps}\"")), "{dom}");
+    assert!(
+        dom.contains("@ lineup-cli/tests/html_report.rs:"),
+        "a step's source line on hover: {dom}"
+    );
+    assert!(dom.contains("<g class=\"switch\" data-reason="), "{dom}");
     screenshot(&chromium, &page, "html-report-violation.png", 900);
 
     // A stuck history: the stuck operation is marked and open-ended.

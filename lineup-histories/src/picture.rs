@@ -213,6 +213,7 @@ pub fn violation_section<I: Debug, O: Debug>(
         }],
         steps,
         interleaving: Vec::new(),
+        step_timeline: None,
     }
 }
 

@@ -14,6 +14,7 @@ use std::fmt::Write as _;
 use crate::model::history::{Event, History};
 use crate::model::interleaving::{Action, Interleaving, Step, SwitchReason};
 use crate::model::thread_id::ThreadId;
+use crate::report::html::{StepMark, StepOp, StepTimeline, SwitchMark};
 
 /// The interleaving section, rendered.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -109,6 +110,84 @@ impl Interleaving {
             .into_iter()
             .map(|line| (columns.name(line.column), line.text.trim_start().to_string()))
             .collect()
+    }
+
+    /// The steps drawn on the threads' lanes for the HTML page (see [`StepTimeline`]): the
+    /// calls, steps, switches and returns in the order of the full section, one position each.
+    pub(crate) fn step_timeline(&self, history: &History) -> StepTimeline {
+        let mut columns = Columns::of(history);
+        let mut timeline = StepTimeline::default();
+        let mut calls = BTreeMap::new();
+        let mut returns = BTreeMap::new();
+        let events = history.events();
+        let (mut i, mut next_event, mut at) = (0, 0, 0);
+        while i < self.steps.len() || next_event < events.len() {
+            let step_due = self.steps.get(i).map(|s| s.events_before);
+            if next_event < events.len() && step_due.is_none_or(|due| due > next_event) {
+                match events[next_event] {
+                    Event::Call(op) => calls.insert(op, at),
+                    Event::Return(op) => returns.insert(op, at),
+                };
+                next_event += 1;
+                at += 1;
+                continue;
+            }
+            let step = &self.steps[i];
+            let lane = columns.of_step(history, step);
+            match step.action {
+                Action::Switch { to, reason } => timeline.switches.push(SwitchMark {
+                    at,
+                    from: lane,
+                    to: to.map(|task| self.lane_of_task_after(&columns, history, i, task)),
+                    reason: reason.to_string(),
+                }),
+                _ => timeline.steps.push(StepMark {
+                    lane,
+                    at,
+                    op: step.op.map(|op| op.to_string()),
+                    text: step
+                        .action
+                        .describe(step.object.as_ref().map(ToString::to_string).as_deref()),
+                    location: step.location.as_ref().map(ToString::to_string),
+                }),
+            }
+            i += 1;
+            at += 1;
+        }
+        for (&op, &call) in &calls {
+            let info = history.op(op);
+            let result = history.response(op).map(|r| format!(" -> {r}")).unwrap_or_default();
+            timeline.ops.push(StepOp {
+                lane: columns.of_op(history, op),
+                id: op.to_string(),
+                call,
+                ret: returns.get(&op).copied(),
+                label: format!("{op}: {}{result}", info.invocation),
+            });
+        }
+        timeline.lanes = (0..=columns.threads.len()).map(|c| columns.name(c)).collect();
+        if !timeline.steps.iter().any(|s| s.lane == columns.threads.len())
+            && !timeline
+                .switches
+                .iter()
+                .any(|s| s.from == columns.threads.len() || s.to == Some(columns.threads.len()))
+        {
+            timeline.lanes.pop();
+        }
+        timeline.positions = at;
+        timeline
+    }
+
+    /// The lane of `task` when it runs next after step `i`: its next step's, or the lane it was
+    /// last seen on.
+    fn lane_of_task_after(&self, columns: &Columns, history: &History, i: usize, task: usize) -> usize {
+        self.steps[i + 1..]
+            .iter()
+            .find(|s| s.task == task)
+            .and_then(|s| s.op.filter(|&op| op <= history.ops().len()))
+            .map(|op| columns.of_op(history, op))
+            .or_else(|| columns.task_column.get(&task).copied())
+            .unwrap_or(columns.threads.len())
     }
 
     /// The lines of the section (`full`: every step on a line of its own), their columns, and how

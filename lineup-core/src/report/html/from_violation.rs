@@ -125,6 +125,10 @@ impl Violation {
                 .as_ref()
                 .map(|interleaving| interleaving.rows(self.kind.history()))
                 .unwrap_or_default(),
+            step_timeline: self
+                .interleaving
+                .as_ref()
+                .map(|interleaving| interleaving.step_timeline(self.kind.history())),
         }
     }
 }

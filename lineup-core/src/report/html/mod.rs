@@ -11,6 +11,6 @@ mod report_dir;
 mod writer;
 
 pub use escape::escape;
-pub use picture::{Bar, BarMark, Fact, Picture, Section, Step, Timeline};
+pub use picture::{Bar, BarMark, Fact, Picture, Section, Step, StepMark, StepOp, StepTimeline, SwitchMark, Timeline};
 pub(crate) use report_dir::{attach_report, test_name};
 pub use report_dir::{write_report, write_report_in, ReportFile, REPORT_DIR_ENV};

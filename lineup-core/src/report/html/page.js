@@ -24,7 +24,7 @@
     if (!section || !op) { return; }
     byOp(section, op).forEach(function (other) { other.classList.toggle("hl", on); });
   }
-  var bars = document.querySelectorAll("svg g.bar");
+  var bars = document.querySelectorAll("svg g.bar, svg g.op, svg g.step, svg g.switch");
   bars.forEach(function (bar) {
     var title = bar.querySelector("title");
     if (title) {
@@ -47,6 +47,17 @@
     row.addEventListener("mouseenter", function () { highlight(row, true); });
     row.addEventListener("mouseleave", function () { highlight(row, false); });
   });
-  document.body.setAttribute("data-bars", String(bars.length));
+  // The step timeline: a click on an operation names its steps (and hides them again).
+  document.querySelectorAll(".step-timeline g.op").forEach(function (op) {
+    op.addEventListener("click", function () {
+      var figure = op.closest("figure");
+      var on = !op.classList.contains("expanded");
+      figure.querySelectorAll('[data-op="' + CSS.escape(op.getAttribute("data-op")) + '"]').forEach(function (el) {
+        el.classList.toggle("expanded", on);
+      });
+    });
+  });
+  document.body.setAttribute("data-bars", String(document.querySelectorAll("svg g.bar").length));
+  document.body.setAttribute("data-steps", String(document.querySelectorAll(".step-timeline g.step").length));
   document.body.setAttribute("data-ok", "1");
 })();

@@ -33,6 +33,70 @@ pub struct Section {
     /// (`A`, ...) and what happened (a call, a step with its location, a switch, a return, the
     /// object's state): the text report's "interleaving" section in full. Empty when not recorded.
     pub interleaving: Vec<(String, String)>,
+    /// The same steps drawn on the threads' lanes: each operation a bar from its call to its
+    /// return that expands (on a click) into its steps, each step's source location on hover, and
+    /// the switches drawn between lanes. `None` when not recorded.
+    pub step_timeline: Option<StepTimeline>,
+}
+
+/// The steps of an execution drawn on lanes (one per thread, as the timelines): every call,
+/// step, switch and return takes the next position of the axis, in the order they happened.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct StepTimeline {
+    /// The lanes' names, top to bottom.
+    pub lanes: Vec<String>,
+    /// How many positions the axis has.
+    pub positions: usize,
+    /// The operations, each a bar from its call to its return.
+    pub ops: Vec<StepOp>,
+    /// The steps, each a mark on its thread's lane.
+    pub steps: Vec<StepMark>,
+    /// The switches from one thread to another, each an arrow between their lanes.
+    pub switches: Vec<SwitchMark>,
+}
+
+/// An operation of a [`StepTimeline`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StepOp {
+    /// The lane (index into [`StepTimeline::lanes`]).
+    pub lane: usize,
+    /// Its identifier (the operation's number), which its steps name too.
+    pub id: String,
+    /// The position of its call.
+    pub call: usize,
+    /// The position of its return; `None`: it never returned.
+    pub ret: Option<usize>,
+    /// What was called and what it returned.
+    pub label: String,
+}
+
+/// A step of a [`StepTimeline`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StepMark {
+    /// The lane.
+    pub lane: usize,
+    /// Its position.
+    pub at: usize,
+    /// The operation it belongs to ([`StepOp::id`]), if any.
+    pub op: Option<String>,
+    /// What it did, on which object.
+    pub text: String,
+    /// Where the user's code called it (`file:line:column`), if known.
+    pub location: Option<String>,
+}
+
+/// A switch of a [`StepTimeline`]: the thread of lane `from` stopped running, and the thread of
+/// lane `to` (if any could) ran next.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SwitchMark {
+    /// Its position.
+    pub at: usize,
+    /// The lane of the thread that stopped.
+    pub from: usize,
+    /// The lane of the thread that ran next, if one did.
+    pub to: Option<usize>,
+    /// Why (`preempted`, `yielded`, `blocked`, ...).
+    pub reason: String,
 }
 
 /// A named value of a [`Section`].

@@ -4,7 +4,7 @@
 use std::fmt::Write as _;
 
 use super::escape::escape;
-use super::picture::{Bar, BarMark, Picture, Section, Timeline};
+use super::picture::{Bar, BarMark, Picture, Section, StepTimeline, Timeline};
 
 const CSS: &str = include_str!("page.css");
 const SCRIPT: &str = include_str!("page.js");
@@ -111,8 +111,105 @@ fn write_section(out: &mut String, index: usize, section: &Section) {
         }
         out.push_str("</table>\n</details>\n");
     }
+    if let Some(steps) = &section.step_timeline {
+        write_step_timeline(out, steps);
+    }
     write_interleaving(out, section);
     out.push_str("</section>\n");
+}
+
+/// Geometry of the step timeline, in pixels: the width of one position, a lane's height, and
+/// where an operation's bar and its steps sit in their lane.
+const STEP_UNIT: f64 = 18.0;
+const STEP_LANE: f64 = 46.0;
+const STEP_BAR_Y: f64 = 14.0;
+const STEP_BAR_H: f64 = 16.0;
+
+/// The steps of the violating execution on the threads' lanes (see [`StepTimeline`]): each
+/// operation a bar that a click expands into its steps' names, each step a dot whose hover shows
+/// what it did and where, each switch an arrow between lanes.
+fn write_step_timeline(out: &mut String, timeline: &StepTimeline) {
+    let name_w = timeline.lanes.iter().map(|l| l.chars().count()).max().unwrap_or(0) as f64 * 7.5 + 22.0;
+    let x = |at: usize| name_w + 8.0 + at as f64 * STEP_UNIT + STEP_UNIT / 2.0;
+    let width = x(timeline.positions) + 8.0;
+    let lane_top = |lane: usize| TOP + lane as f64 * STEP_LANE;
+    let middle = |lane: usize| lane_top(lane) + STEP_BAR_Y + STEP_BAR_H / 2.0;
+    let height = lane_top(timeline.lanes.len()) + 6.0;
+    let _ = write!(
+        out,
+        "<figure class=\"timeline step-timeline\">\n<figcaption>the steps of the violating execution, in the order \
+         they took effect ({} steps, {} switches): click an operation to name its steps, hover a step for its \
+         source line</figcaption>\n<div class=\"scroll\">\n<svg width=\"{width:.0}\" height=\"{height:.0}\" \
+         viewBox=\"0 0 {width:.0} {height:.0}\" role=\"img\">\n<defs><marker id=\"arrow\" viewBox=\"0 0 8 8\" \
+         refX=\"7\" refY=\"4\" markerWidth=\"7\" markerHeight=\"7\" orient=\"auto\"><path d=\"M0 0 L8 4 L0 8 z\" \
+         fill=\"#8a6d00\"/></marker></defs>\n",
+        timeline.steps.len(),
+        timeline.switches.len()
+    );
+    for (lane, name) in timeline.lanes.iter().enumerate() {
+        let _ = writeln!(
+            out,
+            "<g class=\"lane\" data-lane=\"{0}\"><line class=\"lane-line\" x1=\"0\" y1=\"{1:.1}\" x2=\"{width:.0}\" \
+             y2=\"{1:.1}\"/><text class=\"lane-name\" x=\"6\" y=\"{2:.1}\">{0}</text></g>",
+            escape(name),
+            lane_top(lane + 1),
+            middle(lane) + 4.0
+        );
+    }
+    for op in &timeline.ops {
+        let x0 = x(op.call) - STEP_UNIT / 2.0 + 2.0;
+        let x1 = op.ret.map_or(width - 8.0, |r| x(r) + STEP_UNIT / 2.0 - 2.0);
+        let _ = writeln!(
+            out,
+            "<g class=\"op{open}\" data-op=\"{id}\" tabindex=\"0\"><title>{label}{never}</title><rect x=\"{x0:.1}\" \
+             y=\"{:.1}\" width=\"{:.1}\" height=\"{STEP_BAR_H}\" rx=\"4\"/></g>",
+            lane_top(op.lane) + STEP_BAR_Y,
+            (x1 - x0).max(6.0),
+            open = if op.ret.is_none() { " open" } else { "" },
+            id = escape(&op.id),
+            label = escape(&op.label),
+            never = if op.ret.is_none() { "\nnever returned" } else { "" },
+        );
+    }
+    for switch in &timeline.switches {
+        let (cx, y0) = (x(switch.at), middle(switch.from));
+        let y1 = switch.to.map_or(y0 + STEP_LANE / 2.0, middle);
+        let to = switch
+            .to
+            .and_then(|lane| timeline.lanes.get(lane))
+            .map_or_else(|| "no thread can run".to_string(), |name| format!("to {name}"));
+        let from = timeline.lanes.get(switch.from).map(String::as_str).unwrap_or("");
+        let _ = writeln!(
+            out,
+            "<g class=\"switch\" data-reason=\"{reason}\"><title>{reason}: from {from} {to}</title><line x1=\"{cx:.1}\" \
+             y1=\"{y0:.1}\" x2=\"{cx:.1}\" y2=\"{y1:.1}\" marker-end=\"url(#arrow)\"/></g>",
+            reason = escape(&switch.reason),
+            from = escape(from),
+            to = escape(&to),
+        );
+    }
+    for step in &timeline.steps {
+        let (cx, cy) = (x(step.at), middle(step.lane));
+        let tip = match &step.location {
+            Some(location) => format!("{}\n@ {location}", step.text),
+            None => step.text.clone(),
+        };
+        let _ = writeln!(
+            out,
+            "<g class=\"step\"{op} tabindex=\"0\"><title>{tip}</title><circle cx=\"{cx:.1}\" cy=\"{cy:.1}\" r=\"4\"/>\
+             <text class=\"step-label\" x=\"{cx:.1}\" y=\"{:.1}\" transform=\"rotate(35 {cx:.1} {:.1})\">{text}</text></g>",
+            cy + STEP_BAR_H,
+            cy + STEP_BAR_H,
+            op = step
+                .op
+                .as_ref()
+                .map(|op| format!(" data-op=\"{}\"", escape(op)))
+                .unwrap_or_default(),
+            tip = escape(&tip),
+            text = escape(&fit(&step.text, 28)),
+        );
+    }
+    out.push_str("</svg>\n</div>\n</figure>\n");
 }
 
 /// The steps of the violating execution, one row each, if recorded.
@@ -341,7 +438,7 @@ fn fit(text: &str, max: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::html::picture::{Fact, Step};
+    use crate::report::html::picture::{Fact, Step, StepMark, StepOp, SwitchMark};
 
     fn picture(label: &str) -> Picture {
         Picture {
@@ -384,6 +481,30 @@ mod tests {
                     before: "{}".into(),
                     after: "<y>".into(),
                 }],
+                step_timeline: Some(StepTimeline {
+                    lanes: vec!["A\"".into()],
+                    positions: 3,
+                    ops: vec![StepOp {
+                        lane: 0,
+                        id: "1\"".into(),
+                        call: 0,
+                        ret: None,
+                        label: label.into(),
+                    }],
+                    steps: vec![StepMark {
+                        lane: 0,
+                        at: 1,
+                        op: Some("1\"".into()),
+                        text: label.into(),
+                        location: Some("<b>.rs:1:1".into()),
+                    }],
+                    switches: vec![SwitchMark {
+                        at: 2,
+                        from: 0,
+                        to: None,
+                        reason: "<y>".into(),
+                    }],
+                }),
             }],
         }
     }
@@ -396,11 +517,12 @@ mod tests {
         assert!(!html.contains("<b>"), "{html}");
         assert!(!html.contains("<y>"), "{html}");
         assert!(
-            !html.contains("</svg>\"") && html.matches("</svg>").count() == 1,
+            !html.contains("</svg>\"") && html.matches("</svg>").count() == 2,
             "{html}"
         );
         assert!(html.contains("&lt;img src=x onerror=alert(1)&gt;"), "{html}");
         assert!(html.contains("data-lane=\"B&quot;\""), "{html}");
+        assert!(html.contains("data-op=\"1&quot;\""), "{html}");
     }
 
     #[test]
