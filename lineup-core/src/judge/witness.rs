@@ -24,7 +24,12 @@ struct Positions {
 
 impl Positions {
     fn of(h: &History) -> Self {
-        let (calls, returns) = h.event_positions();
+        let (calls, mut returns) = h.event_positions();
+        // A cancelled operation never returned: it is pending (Def. 1 appends its return at the
+        // end), whatever event records its cancellation.
+        for op in h.cancelled_ops() {
+            returns[op - 1] = usize::MAX;
+        }
         let mut threads: Vec<crate::model::thread_id::ThreadId> = Vec::new();
         let thread_slot = h
             .ops()
@@ -87,6 +92,8 @@ impl Positions {
                 // Only operations that returned in `spec` can stand in a complete witness.
                 let spec_response = spec.response(op)?;
                 match h.response(op) {
+                    // A cancelled operation that the witness completes: any result.
+                    Some(r) if r.is_cancelled() => {}
                     Some(r) if r == spec_response => covered += 1,
                     Some(_) => return None,
                     None if self.calls[op - 1] != usize::MAX => {}
@@ -134,13 +141,24 @@ pub fn is_stuck_witness(h_e: &History, s: &History) -> bool {
         return false;
     }
     let order = s.serial_order();
-    if order.len() != h_e.called_ops().len() || order.last() != Some(&e) {
+    if order.last() != Some(&e) {
         return false;
     }
-    let same_results = order[..order.len() - 1]
-        .iter()
-        .all(|&op| h_e.response(op).is_some() && h_e.response(op) == s.response(op));
-    same_results && Positions::of(h_e).keeps_orders(order.into_iter())
+    // A cancelled operation of `h_e` is pending (Def. 1): the witness completes it (any result)
+    // or leaves it out (a serial history in which it never ran). Every other called operation is
+    // in the witness with its result.
+    let before = &order[..order.len() - 1];
+    let same_results = before.iter().all(|&op| match h_e.response(op) {
+        Some(r) if r.is_cancelled() => s.response(op).is_some(),
+        Some(r) => s.response(op) == Some(r),
+        None => false,
+    });
+    let all_returned_in = h_e
+        .called_ops()
+        .into_iter()
+        .filter(|&op| op != e && !h_e.is_cancelled(op))
+        .all(|op| before.contains(&op));
+    same_results && all_returned_in && Positions::of(h_e).keeps_orders(order.into_iter())
 }
 
 /// Definition 2: for each pending operation `e` of the stuck history `h`, a stuck serial witness
