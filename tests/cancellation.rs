@@ -1,0 +1,166 @@
+//! Cancellation safety (`Invocation::cancellable`, `#[invoke(cancellable)]`): the exploration also
+//! drops a cancellable operation's future after each poll that returned `Pending`, and judges the
+//! cancelled operation as a pending one of Def. 1 (a witness completes it or leaves it out).
+//!
+//! Each object of `examples/objects/cancel.rs` has a twin: a cancel-safe async channel, mutex and
+//! semaphore pass with cancellation; a `recv` that takes the message before an `.await` fails with
+//! a full history without a witness, and a semaphore whose cancelled `acquire` leaves its waiter
+//! queued fails with a stuck history, both only because of the cancellation (they pass without
+//! it). The violation's report shows the cancellation, its replay token reproduces it, and the
+//! shortened schedule keeps it.
+
+#[path = "../examples/objects/mod.rs"]
+mod objects;
+
+use lineup::{check, invocations, replay, Config, Response, TestMatrix, Verdict, ViolationKind};
+use objects::cancel::{channel, locked_counter, semaphore, AcquireDrop, RecvOrder};
+
+/// The channel's matrix: one thread receives then reads the stats, the other sends twice.
+/// Invocations: 0 `send(1)`, 1 `send(2)`, 2 `recv`, 3 `stats`.
+fn channel_matrix() -> TestMatrix {
+    TestMatrix::new(vec![vec![2, 3], vec![0, 1]])
+}
+
+/// The semaphore's matrix: one `use_permit` against two.
+fn semaphore_matrix() -> TestMatrix {
+    TestMatrix::new(vec![vec![0], vec![0, 0]])
+}
+
+/// The counter's matrix: `incr` then `get` on both threads.
+fn counter_matrix() -> TestMatrix {
+    TestMatrix::new(vec![vec![0, 1], vec![0, 1]])
+}
+
+/// The verdict's report: the violation's, or the statistics of a pass.
+fn shown(verdict: &Verdict) -> String {
+    match verdict.violation() {
+        Some(violation) => violation.to_string(),
+        None => format!("{:?}", verdict.stats()),
+    }
+}
+
+fn cancelled_ops(violation: &lineup::Violation) -> Vec<usize> {
+    violation.kind.history().cancelled_ops()
+}
+
+#[test]
+fn a_cancel_safe_channel_passes_with_cancellation() {
+    let verdict = check(&channel(RecvOrder::TakeLast, true), &channel_matrix(), &Config::default()).unwrap();
+    assert!(verdict.is_pass(), "{}", shown(&verdict));
+}
+
+#[test]
+fn a_recv_that_takes_before_its_await_loses_the_message_when_cancelled() {
+    let subject = channel(RecvOrder::TakeFirst, true);
+    let verdict = check(&subject, &channel_matrix(), &Config::default()).unwrap();
+    let violation = verdict.violation().expect("the cancelled recv loses its message");
+    assert!(
+        matches!(violation.kind, ViolationKind::NotLinearizable { .. }),
+        "a full history without a witness: {violation}"
+    );
+    let history = violation.kind.history();
+    let cancelled = cancelled_ops(violation);
+    assert_eq!(cancelled.len(), 1, "{violation}");
+    assert!(
+        matches!(history.response(cancelled[0]), Some(Response::Cancelled { .. })),
+        "{violation}"
+    );
+    assert_eq!(history.op(cancelled[0]).invocation.name, "recv");
+    let report = violation.to_string();
+    assert!(report.contains("cancelled after poll"), "{report}");
+}
+
+#[test]
+fn the_lossy_recv_passes_without_cancellation() {
+    let verdict = check(&channel(RecvOrder::TakeFirst, false), &channel_matrix(), &Config::default()).unwrap();
+    assert!(verdict.is_pass(), "{}", shown(&verdict));
+}
+
+#[test]
+fn the_replay_token_reproduces_the_cancellation() {
+    let subject = channel(RecvOrder::TakeFirst, true);
+    let config = Config::default();
+    let verdict = check(&subject, &channel_matrix(), &config).unwrap();
+    let violation = verdict.violation().expect("fails");
+    let replayed = replay(&subject, &channel_matrix(), &violation.replay, &config).unwrap();
+    assert_eq!(&replayed.history, violation.kind.history());
+    assert!(replayed.violation.is_some(), "the replayed history violates too");
+    assert_eq!(replayed.history.cancelled_ops().len(), 1);
+}
+
+#[test]
+fn a_cancel_safe_async_mutex_passes_with_cancellation() {
+    let verdict = check(&locked_counter(true), &counter_matrix(), &Config::default()).unwrap();
+    assert!(verdict.is_pass(), "{}", shown(&verdict));
+}
+
+#[test]
+fn a_cancelled_acquire_that_leaves_its_waiter_makes_a_later_acquire_block_for_good() {
+    let subject = semaphore(AcquireDrop::LeaveWaiter, true);
+    let verdict = check(&subject, &semaphore_matrix(), &Config::default()).unwrap();
+    let violation = verdict.violation().expect("a permit goes to a dropped waiter");
+    assert!(
+        matches!(violation.kind, ViolationKind::StuckNotLinearizable { .. }),
+        "a stuck history without a stuck witness: {violation}"
+    );
+    assert_eq!(cancelled_ops(violation).len(), 1, "{violation}");
+}
+
+#[test]
+fn a_semaphore_whose_dropped_acquire_withdraws_passes() {
+    let verdict = check(&semaphore(AcquireDrop::Withdraw, true), &semaphore_matrix(), &Config::default()).unwrap();
+    assert!(verdict.is_pass(), "{}", shown(&verdict));
+}
+
+#[test]
+fn the_leaky_semaphore_passes_without_cancellation() {
+    let verdict = check(&semaphore(AcquireDrop::LeaveWaiter, false), &semaphore_matrix(), &Config::default()).unwrap();
+    assert!(verdict.is_pass(), "{}", shown(&verdict));
+}
+
+#[test]
+fn no_cancellation_points_turn_cancellation_off() {
+    let config = Config {
+        cancellation_points: 0,
+        ..Config::default()
+    };
+    let verdict = check(&channel(RecvOrder::TakeFirst, true), &channel_matrix(), &config).unwrap();
+    assert!(verdict.is_pass(), "{}", shown(&verdict));
+    assert_eq!(verdict.stats().cancellation_points, 0);
+}
+
+/// `#[invoke(cancellable)]` marks the invocations of an `async fn` cancellable.
+mod derive {
+    use super::*;
+    use lineup::Subject;
+    use objects::cancel::Semaphore;
+
+    struct Leaky(Semaphore);
+
+    #[invocations]
+    impl Leaky {
+        #[invoke(cancellable)]
+        async fn use_permit(&self) {
+            self.0.use_permit().await
+        }
+    }
+
+    #[test]
+    fn the_derived_cancellable_invocation_finds_the_leaked_permit() {
+        let subject = Subject::of("Leaky", || Leaky(Semaphore::new(1, AcquireDrop::LeaveWaiter)));
+        assert!(subject.invocations()[0].is_cancellable());
+        let verdict = check(&subject, &semaphore_matrix(), &Config::default()).unwrap();
+        assert!(verdict.violation().is_some(), "{}", shown(&verdict));
+    }
+}
+
+#[test]
+#[ignore = "prints the reports, for a person"]
+fn print_reports() {
+    for verdict in [
+        check(&channel(RecvOrder::TakeFirst, true), &channel_matrix(), &Config::default()).unwrap(),
+        check(&semaphore(AcquireDrop::LeaveWaiter, true), &semaphore_matrix(), &Config::default()).unwrap(),
+    ] {
+        println!("{}", shown(&verdict));
+    }
+}
