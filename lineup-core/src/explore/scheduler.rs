@@ -232,6 +232,8 @@ struct ExecutionState {
     fair_switch: bool,
     /// Cancellation points offered so far.
     cancellation_points: u32,
+    /// Phase 1: cancellable operations skipped so far.
+    skips: u32,
 }
 
 /// The [`ScheduleCost`] of the execution in progress, counted at each choice among the members.
@@ -1128,14 +1130,13 @@ impl SchedulerState {
     /// (before the first poll), phase 2 the drops after a `Pending` poll; an execution being
     /// abandoned offers none.
     fn cancellation_choice(&mut self, polls: u32) -> u64 {
+        // Phase 1 counts the skips taken, not offered: every set of up to the budget's
+        // operations is left out of some serial execution, as phase 2 may cancel any such set.
         let offered = match self.settings.mode {
-            Mode::Serial => polls == 0,
-            Mode::Concurrent => polls > 0,
+            Mode::Serial => polls == 0 && self.execution.skips < self.settings.cancellation_points,
+            Mode::Concurrent => polls > 0 && self.execution.cancellation_points < self.settings.cancellation_points,
         };
-        if !offered
-            || self.execution.abandonment.is_some()
-            || self.execution.cancellation_points >= self.settings.cancellation_points
-        {
+        if !offered || self.execution.abandonment.is_some() {
             return 0;
         }
         self.execution.cancellation_points += 1;
@@ -1146,6 +1147,9 @@ impl SchedulerState {
                     self.execution.by_index.push(k as u32);
                 }
                 if k == 1 {
+                    if self.settings.mode == Mode::Serial {
+                        self.execution.skips += 1;
+                    }
                     recording::CANCEL
                 } else {
                     0
