@@ -164,3 +164,71 @@ fn print_reports() {
         println!("{}", shown(&verdict));
     }
 }
+
+/// A counter whose `incr` reads, awaits, then writes: a lost update with or without
+/// cancellation.
+#[derive(Default)]
+struct RacyCounter(lineup::sync::Mutex<u64>);
+
+impl RacyCounter {
+    async fn incr(&self) -> u64 {
+        let read = *self.0.lock().unwrap();
+        lineup::future::yield_now().await;
+        *self.0.lock().unwrap() = read + 1;
+        read + 1
+    }
+
+    async fn get(&self) -> u64 {
+        *self.0.lock().unwrap()
+    }
+}
+
+fn racy_counter() -> lineup::Subject<RacyCounter> {
+    lineup::Subject::new("RacyCounter", RacyCounter::default)
+        .with(lineup::Invocation::new_async("incr", RacyCounter::incr).cancellable())
+        .with(lineup::Invocation::new_async("get", RacyCounter::get))
+}
+
+#[test]
+fn shrinking_drops_a_cancellation_that_the_violation_does_not_need() {
+    let subject = racy_counter();
+    let matrix = TestMatrix::new(vec![vec![0, 1], vec![0, 0]]);
+    // Random walks (which, unlike the depth-first search, do not try going on before dropping)
+    // until one finds the lost update with a cancellation in its history; shrinking with the
+    // same walks.
+    let (violation, config) = (0..200)
+        .find_map(|seed| {
+            let config = Config {
+                strategy: lineup::Strategy::Random { executions: 200, seed },
+                shortest_schedule: 0,
+                ..Config::default()
+            };
+            let verdict = check(&subject, &matrix, &config).unwrap();
+            let violation = verdict.violation()?.clone();
+            violation
+                .kind
+                .history()
+                .has_cancelled()
+                .then(|| (Box::new(violation), config))
+        })
+        .expect("some random walk cancels an incr on its way to a lost update");
+    let shrunk = lineup::shrink(&subject, &matrix, violation, &config).unwrap();
+    assert!(
+        !shrunk.violation.kind.history().has_cancelled(),
+        "the lost update needs no cancellation: {}",
+        shrunk.violation
+    );
+}
+
+#[test]
+fn shrinking_keeps_a_cancellation_that_the_violation_needs() {
+    let subject = channel(RecvOrder::TakeFirst, true);
+    let verdict = check(&subject, &channel_matrix(), &Config::default()).unwrap();
+    let violation = Box::new(verdict.violation().expect("fails").clone());
+    let shrunk = lineup::shrink(&subject, &channel_matrix(), violation, &Config::default()).unwrap();
+    assert!(
+        shrunk.violation.kind.history().has_cancelled(),
+        "the lost message needs the cancellation: {}",
+        shrunk.violation
+    );
+}
