@@ -45,7 +45,12 @@ fn cancelled_ops(violation: &lineup::Violation) -> Vec<usize> {
 
 #[test]
 fn a_cancel_safe_channel_passes_with_cancellation() {
-    let verdict = check(&channel(RecvOrder::TakeLast, true), &channel_matrix(), &Config::default()).unwrap();
+    let verdict = check(
+        &channel(RecvOrder::TakeLast, true),
+        &channel_matrix(),
+        &Config::default(),
+    )
+    .unwrap();
     assert!(verdict.is_pass(), "{}", shown(&verdict));
 }
 
@@ -72,7 +77,12 @@ fn a_recv_that_takes_before_its_await_loses_the_message_when_cancelled() {
 
 #[test]
 fn the_lossy_recv_passes_without_cancellation() {
-    let verdict = check(&channel(RecvOrder::TakeFirst, false), &channel_matrix(), &Config::default()).unwrap();
+    let verdict = check(
+        &channel(RecvOrder::TakeFirst, false),
+        &channel_matrix(),
+        &Config::default(),
+    )
+    .unwrap();
     assert!(verdict.is_pass(), "{}", shown(&verdict));
 }
 
@@ -108,13 +118,23 @@ fn a_cancelled_acquire_that_leaves_its_waiter_makes_a_later_acquire_block_for_go
 
 #[test]
 fn a_semaphore_whose_dropped_acquire_withdraws_passes() {
-    let verdict = check(&semaphore(AcquireDrop::Withdraw, true), &semaphore_matrix(), &Config::default()).unwrap();
+    let verdict = check(
+        &semaphore(AcquireDrop::Withdraw, true),
+        &semaphore_matrix(),
+        &Config::default(),
+    )
+    .unwrap();
     assert!(verdict.is_pass(), "{}", shown(&verdict));
 }
 
 #[test]
 fn the_leaky_semaphore_passes_without_cancellation() {
-    let verdict = check(&semaphore(AcquireDrop::LeaveWaiter, false), &semaphore_matrix(), &Config::default()).unwrap();
+    let verdict = check(
+        &semaphore(AcquireDrop::LeaveWaiter, false),
+        &semaphore_matrix(),
+        &Config::default(),
+    )
+    .unwrap();
     assert!(verdict.is_pass(), "{}", shown(&verdict));
 }
 
@@ -158,8 +178,18 @@ mod derive {
 #[ignore = "prints the reports, for a person"]
 fn print_reports() {
     for verdict in [
-        check(&channel(RecvOrder::TakeFirst, true), &channel_matrix(), &Config::default()).unwrap(),
-        check(&semaphore(AcquireDrop::LeaveWaiter, true), &semaphore_matrix(), &Config::default()).unwrap(),
+        check(
+            &channel(RecvOrder::TakeFirst, true),
+            &channel_matrix(),
+            &Config::default(),
+        )
+        .unwrap(),
+        check(
+            &semaphore(AcquireDrop::LeaveWaiter, true),
+            &semaphore_matrix(),
+            &Config::default(),
+        )
+        .unwrap(),
     ] {
         println!("{}", shown(&verdict));
     }

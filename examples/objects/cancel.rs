@@ -243,7 +243,11 @@ impl Channel {
     /// Waits for a message, takes it and counts it.
     pub async fn recv(&self) -> u32 {
         loop {
-            Arrival { channel: self, id: None }.await;
+            Arrival {
+                channel: self,
+                id: None,
+            }
+            .await;
             match self.order {
                 RecvOrder::TakeFirst => {
                     let Some(message) = self.queue.lock().unwrap().messages.pop_front() else {
@@ -428,7 +432,11 @@ impl Semaphore {
 /// A one-permit semaphore's subject: `use_permit` (cancellable when `cancellable`).
 pub fn semaphore(on_drop: AcquireDrop, cancellable: bool) -> Subject<Semaphore> {
     let use_permit = Invocation::new_async("use_permit", Semaphore::use_permit);
-    let use_permit = if cancellable { use_permit.cancellable() } else { use_permit };
+    let use_permit = if cancellable {
+        use_permit.cancellable()
+    } else {
+        use_permit
+    };
     let name = match on_drop {
         AcquireDrop::LeaveWaiter => "Semaphore (cancelled acquire leaves its waiter)",
         AcquireDrop::Withdraw => "Semaphore",

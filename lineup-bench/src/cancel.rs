@@ -48,55 +48,73 @@ pub(crate) fn run() {
     let channel_matrix = TestMatrix::new(vec![vec![2, 3], vec![0, 1]]);
     let semaphore_matrix = TestMatrix::new(vec![vec![0], vec![0, 0]]);
     let counter_matrix = TestMatrix::new(vec![vec![0, 1], vec![0, 1]]);
-    let objects: [(&str, &dyn Fn(&Config)); 5] = [
-        ("Channel", &|c| {
-            line("Channel", &channel(RecvOrder::TakeLast, true), &channel_matrix, c, "PASS")
-        }),
-        ("Channel (recv takes before its .await)", &|c| {
-            line(
-                "Channel (recv takes before its .await)",
-                &channel(RecvOrder::TakeFirst, true),
-                &channel_matrix,
-                c,
-                "FAIL",
-            )
-        }),
-        ("AsyncMutex counter", &|c| {
-            line("AsyncMutex counter", &locked_counter(true), &counter_matrix, c, "PASS")
-        }),
-        ("Semaphore", &|c| {
-            line("Semaphore", &semaphore(AcquireDrop::Withdraw, true), &semaphore_matrix, c, "PASS")
-        }),
-        ("Semaphore (cancelled acquire leaves its waiter)", &|c| {
-            line(
-                "Semaphore (cancelled acquire leaves its waiter)",
-                &semaphore(AcquireDrop::LeaveWaiter, true),
-                &semaphore_matrix,
-                c,
-                "FAIL",
-            )
-        }),
-    ];
-    for (_, run) in objects {
-        run(&config);
-    }
+    let lossy = "Channel (recv takes before its .await)";
+    let leaky = "Semaphore (cancelled acquire leaves its waiter)";
+    line(
+        "Channel",
+        &channel(RecvOrder::TakeLast, true),
+        &channel_matrix,
+        &config,
+        "PASS",
+    );
+    line(
+        lossy,
+        &channel(RecvOrder::TakeFirst, true),
+        &channel_matrix,
+        &config,
+        "FAIL",
+    );
+    line(
+        "AsyncMutex counter",
+        &locked_counter(true),
+        &counter_matrix,
+        &config,
+        "PASS",
+    );
+    line(
+        "Semaphore",
+        &semaphore(AcquireDrop::Withdraw, true),
+        &semaphore_matrix,
+        &config,
+        "PASS",
+    );
+    line(
+        leaky,
+        &semaphore(AcquireDrop::LeaveWaiter, true),
+        &semaphore_matrix,
+        &config,
+        "FAIL",
+    );
     // The cost on passing 2x2 async matrices.
-    let costs: [(&str, &dyn Fn(bool, &Config, &str)); 2] = [
-        ("AsyncMutex counter 2x2", &|on, c, name| {
-            line(name, &locked_counter(on), &counter_matrix, c, "PASS")
-        }),
-        ("Channel 2x2", &|on, c, name| {
-            line(name, &channel(RecvOrder::TakeLast, on), &channel_matrix, c, "PASS")
-        }),
-    ];
-    for (object, run) in costs {
-        run(false, &config, &format!("{object}, no cancellation"));
-        for budget in [1, 2, 4] {
-            let with_budget = Config {
-                cancellation_points: budget,
+    let budgets = [None, Some(1), Some(2), Some(4)];
+    for budget in budgets {
+        let (name, config) = named("AsyncMutex counter 2x2", budget);
+        line(
+            &name,
+            &locked_counter(budget.is_some()),
+            &counter_matrix,
+            &config,
+            "PASS",
+        );
+    }
+    for budget in budgets {
+        let (name, config) = named("Channel 2x2", budget);
+        let subject = channel(RecvOrder::TakeLast, budget.is_some());
+        line(&name, &subject, &channel_matrix, &config, "PASS");
+    }
+}
+
+/// The name of `object`'s line without cancellation (`None`) or with cancellable operations at
+/// `budget` cancellation points, and its configuration.
+fn named(object: &str, budget: Option<u32>) -> (String, Config) {
+    match budget {
+        None => (format!("{object}, no cancellation"), Config::default()),
+        Some(points) => (
+            format!("{object}, cancellable, cancellation_points {points}"),
+            Config {
+                cancellation_points: points,
                 ..Config::default()
-            };
-            run(true, &with_budget, &format!("{object}, cancellable, cancellation_points {budget}"));
-        }
+            },
+        ),
     }
 }

@@ -245,7 +245,9 @@ impl Recording {
 
     /// Whether `task` runs a cancellable operation whose future has not been dropped.
     pub fn may_cancel(&self, task: TaskId) -> bool {
-        self.cancellable.iter().any(|&(t, dropped)| t == task && dropped.is_none())
+        self.cancellable
+            .iter()
+            .any(|&(t, dropped)| t == task && dropped.is_none())
     }
 
     /// The future of `task`'s cancellable operation was dropped after `polls` polls.

@@ -229,7 +229,9 @@ fn invocation(
     let nondeterministic = marks
         .nondeterministic
         .then(|| quote_spanned!(method.span()=> .nondeterministic()));
-    let cancellable = marks.cancellable.then(|| quote_spanned!(method.span()=> .cancellable()));
+    let cancellable = marks
+        .cancellable
+        .then(|| quote_spanned!(method.span()=> .cancellable()));
     // Spanned at the user's literal: a problem with the group is reported there.
     let group = marks.group.map(|name| quote_spanned!(name.span()=> .group(#name)));
     quote! {
