@@ -262,3 +262,25 @@ fn shrinking_keeps_a_cancellation_that_the_violation_needs() {
         shrunk.violation
     );
 }
+
+#[test]
+fn the_interleaving_shows_the_drop_of_the_future() {
+    let verdict = check(
+        &channel(RecvOrder::TakeFirst, true),
+        &channel_matrix(),
+        &Config::default(),
+    )
+    .unwrap();
+    let violation = verdict.violation().expect("fails");
+    let interleaving = violation.interleaving.as_ref().expect("recorded on shuttle");
+    let drops: Vec<_> = interleaving
+        .steps
+        .iter()
+        .filter(|step| matches!(step.action, lineup::Action::Cancel { .. }))
+        .collect();
+    assert_eq!(drops.len(), 1, "{violation}");
+    assert!(
+        violation.to_string().contains("future dropped after poll"),
+        "{violation}"
+    );
+}

@@ -244,6 +244,7 @@ impl Recording {
     }
 
     /// Whether `task` runs a cancellable operation whose future has not been dropped.
+    #[cfg_attr(loom, allow(dead_code))]
     pub fn may_cancel(&self, task: TaskId) -> bool {
         self.cancellable
             .iter()
@@ -251,6 +252,7 @@ impl Recording {
     }
 
     /// The future of `task`'s cancellable operation was dropped after `polls` polls.
+    #[cfg_attr(loom, allow(dead_code))]
     pub fn note_cancelled(&mut self, task: TaskId, polls: u32) {
         if let Some(entry) = self.cancellable.iter_mut().find(|(t, _)| *t == task) {
             entry.1 = Some(polls);

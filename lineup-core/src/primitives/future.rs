@@ -149,8 +149,10 @@ impl<F: std::future::Future> std::future::Future for Cancellable<F> {
         // Every field is `Unpin` (the future is boxed).
         let this = self.get_mut();
         if this.dropping {
+            let step = crate::explore::trace::begin(None, None);
             this.future = None;
             let (me, polls) = (this.me, this.polls);
+            step.done(|| crate::explore::trace::Action::Cancel { polls });
             crate::explore::recording::with(|r| r.note_cancelled(me, polls));
             return std::task::Poll::Ready(None);
         }
@@ -173,15 +175,6 @@ impl<F: std::future::Future> std::future::Future for Cancellable<F> {
 
 #[cfg(loom)]
 pub use crate::loom_backend::block_on::block_on;
-
-/// Under loom, [`block_on`] (loom's executions are not recorded step by step).
-#[cfg(loom)]
-pub(crate) fn block_on_at<F: std::future::Future>(
-    future: F,
-    _site: Option<&'static std::panic::Location<'static>>,
-) -> F::Output {
-    block_on(future)
-}
 
 /// Yields to the scheduler once: a scheduling point in an `async` block.
 #[cfg(not(loom))]
