@@ -284,3 +284,70 @@ fn the_interleaving_shows_the_drop_of_the_future() {
         "{violation}"
     );
 }
+
+#[test]
+fn the_text_and_html_reports_say_where_the_operation_was_cancelled() {
+    let verdict = check(
+        &channel(RecvOrder::TakeFirst, true),
+        &channel_matrix(),
+        &Config::default(),
+    )
+    .unwrap();
+    let violation = verdict.violation().expect("fails");
+    let report = violation.to_string();
+    assert!(
+        report.contains("cancelled: operation 1 `recv()` on thread A: its future was dropped after poll"),
+        "{report}"
+    );
+    let html = violation.to_html();
+    assert!(
+        html.contains("its future was dropped after poll"),
+        "the HTML page names the cancellation"
+    );
+    assert!(html.contains("cancelled after poll"), "the operation's bar shows it");
+}
+
+/// Every phase-2 strategy explores the cancellation points: each finds both bugs and passes both
+/// correct twins, and its violations replay.
+#[test]
+fn every_strategy_explores_cancellation() {
+    let strategies = [
+        lineup::Strategy::PbDfs,
+        lineup::Strategy::DbDfs { delays: 2 },
+        lineup::Strategy::Random {
+            executions: 2_000,
+            seed: 1,
+        },
+        lineup::Strategy::Pct {
+            depth: 3,
+            executions: 2_000,
+            seed: 1,
+        },
+    ];
+    for strategy in strategies {
+        let config = Config {
+            strategy,
+            ..Config::default()
+        };
+        let lossy = channel(RecvOrder::TakeFirst, true);
+        let verdict = check(&lossy, &channel_matrix(), &config).unwrap();
+        let violation = verdict
+            .violation()
+            .unwrap_or_else(|| panic!("{strategy:?} finds the lost message"));
+        assert!(violation.kind.history().has_cancelled(), "{strategy:?}: {violation}");
+        let replayed = replay(&lossy, &channel_matrix(), &violation.replay, &config).unwrap();
+        assert_eq!(&replayed.history, violation.kind.history(), "{strategy:?}");
+
+        let leaky = semaphore(AcquireDrop::LeaveWaiter, true);
+        let verdict = check(&leaky, &semaphore_matrix(), &config).unwrap();
+        assert!(verdict.violation().is_some(), "{strategy:?} finds the leaked permit");
+
+        for verdict in [
+            check(&channel(RecvOrder::TakeLast, true), &channel_matrix(), &config).unwrap(),
+            check(&semaphore(AcquireDrop::Withdraw, true), &semaphore_matrix(), &config).unwrap(),
+            check(&locked_counter(true), &counter_matrix(), &config).unwrap(),
+        ] {
+            assert!(verdict.is_pass(), "{strategy:?}: {}", shown(&verdict));
+        }
+    }
+}
