@@ -351,3 +351,15 @@ fn every_strategy_explores_cancellation() {
         }
     }
 }
+
+#[test]
+fn one_cancellation_point_per_execution_finds_both_bugs() {
+    let config = Config {
+        cancellation_points: 1,
+        ..Config::default()
+    };
+    let lossy = check(&channel(RecvOrder::TakeFirst, true), &channel_matrix(), &config).unwrap();
+    assert!(lossy.violation().is_some(), "{}", shown(&lossy));
+    let leaky = check(&semaphore(AcquireDrop::LeaveWaiter, true), &semaphore_matrix(), &config).unwrap();
+    assert!(leaky.violation().is_some(), "{}", shown(&leaky));
+}
