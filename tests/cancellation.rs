@@ -139,9 +139,9 @@ fn the_leaky_semaphore_passes_without_cancellation() {
 }
 
 #[test]
-fn no_cancellation_points_turn_cancellation_off() {
+fn no_cancellations_turn_cancellation_off() {
     let config = Config {
-        cancellation_points: 0,
+        max_cancellations: 0,
         ..Config::default()
     };
     let verdict = check(&channel(RecvOrder::TakeFirst, true), &channel_matrix(), &config).unwrap();
@@ -353,9 +353,9 @@ fn every_strategy_explores_cancellation() {
 }
 
 #[test]
-fn one_cancellation_point_per_execution_finds_both_bugs() {
+fn one_cancellation_per_execution_finds_both_bugs() {
     let config = Config {
-        cancellation_points: 1,
+        max_cancellations: 1,
         ..Config::default()
     };
     let lossy = check(&channel(RecvOrder::TakeFirst, true), &channel_matrix(), &config).unwrap();

@@ -1,6 +1,6 @@
 //! `cancel`: cancellation safety (`Invocation::cancellable`). Each object of
 //! `examples/objects/cancel.rs` checked with `check` at default settings (cancellable operations,
-//! `Config::cancellation_points` 2), one line each:
+//! `Config::max_cancellations` 2), one line each:
 //!
 //! `{"bench":"cancel","object":..,"verdict":"PASS"|"FAIL","executions":..,"cancellation_points":..,"seconds":..}`
 //!
@@ -11,8 +11,8 @@
 //! ends the run with an error.
 //!
 //! Then the cost of cancellation on passing 2x2 async matrices: the same object and matrix checked
-//! without cancellable invocations, and with them at budgets 1, 2 (the default) and 4, with the
-//! budget in the object's name.
+//! without cancellable invocations, and with them at `max_cancellations` 1, 2 (the default) and
+//! 3, with the bound in the object's name.
 
 use std::time::Instant;
 
@@ -86,7 +86,7 @@ pub(crate) fn run() {
         "FAIL",
     );
     // The cost on passing 2x2 async matrices.
-    let budgets = [None, Some(1), Some(2), Some(4)];
+    let budgets = [None, Some(1), Some(2), Some(3)];
     for budget in budgets {
         let (name, config) = named("AsyncMutex counter 2x2", budget);
         line(
@@ -105,14 +105,14 @@ pub(crate) fn run() {
 }
 
 /// The name of `object`'s line without cancellation (`None`) or with cancellable operations at
-/// `budget` cancellation points, and its configuration.
+/// at most `budget` cancellations per execution, and its configuration.
 fn named(object: &str, budget: Option<u32>) -> (String, Config) {
     match budget {
         None => (format!("{object}, no cancellation"), Config::default()),
         Some(points) => (
-            format!("{object}, cancellable, cancellation_points {points}"),
+            format!("{object}, cancellable, max_cancellations {points}"),
             Config {
-                cancellation_points: points,
+                max_cancellations: points,
                 ..Config::default()
             },
         ),

@@ -92,7 +92,7 @@ pub use config::Reduction;
 #[doc(hidden)]
 pub use config::ReductionFault;
 pub use config::{
-    SpinPruning, DEFAULT_CANCELLATION_POINTS, DEFAULT_SHORTEST_SCHEDULE, DEFAULT_SPIN_READS, DEFAULT_YIELD_CHOICES,
+    SpinPruning, DEFAULT_MAX_CANCELLATIONS, DEFAULT_SHORTEST_SCHEDULE, DEFAULT_SPIN_READS, DEFAULT_YIELD_CHOICES,
 };
 pub use config::{Strategy, StrategyParseError};
 pub use environment::REPLAY_ENV;

@@ -110,7 +110,7 @@ fn settings_for<O: Send + Sync + 'static>(
     tree: &DecisionTree,
     strategy: &dyn SchedulingStrategy,
 ) -> Settings {
-    let cancels = config.cancellation_points > 0 && subject.invocations().iter().any(|i| i.is_cancellable());
+    let cancels = config.max_cancellations > 0 && subject.invocations().iter().any(|i| i.is_cancellable());
     Settings {
         mode,
         op_count: subject.op_count(matrix),
@@ -132,7 +132,7 @@ fn settings_for<O: Send + Sync + 'static>(
             }
             && (config.reduction == Reduction::On || has_threads_of_its_own(subject, matrix, config)),
         reduction_fault: config.reduction_fault,
-        cancellation_points: if cancels { config.cancellation_points } else { 0 },
+        max_cancellations: if cancels { config.max_cancellations } else { 0 },
         // pb-dfs is the one strategy that follows it; phase 1 has no preemption to prune. A
         // replay prunes as the search did: a pruned point has no branch in the token.
         spin_pruning: if mode == Mode::Concurrent && config.strategy == crate::config::Strategy::PbDfs {

@@ -136,10 +136,10 @@ pub(crate) struct Settings {
     /// [`Config::spin_pruning`](crate::Config::spin_pruning)); footprints are recorded for it
     /// even without the reduction.
     pub spin_pruning: SpinPruning,
-    /// The most cancellation points an execution offers (see
-    /// [`Config::cancellation_points`](crate::Config::cancellation_points)): in phase 1 the skips
-    /// of cancellable operations, in phase 2 the drops after a `Pending` poll.
-    pub cancellation_points: u32,
+    /// The most operations an execution cancels (see
+    /// [`Config::max_cancellations`](crate::Config::max_cancellations)): in phase 1 the skips of
+    /// cancellable operations, in phase 2 the drops after a `Pending` poll.
+    pub max_cancellations: u32,
 }
 
 /// The step granted at the last decision, for its sleep record.
@@ -230,10 +230,8 @@ struct ExecutionState {
     switches: SwitchCount,
     /// The decision in progress switches for fairness (for the record of steps).
     fair_switch: bool,
-    /// Cancellation points offered so far.
-    cancellation_points: u32,
-    /// Phase 1: cancellable operations skipped so far.
-    skips: u32,
+    /// Operations cancelled so far (in phase 1, skipped).
+    cancels: u32,
 }
 
 /// The [`ScheduleCost`] of the execution in progress, counted at each choice among the members.
@@ -1126,20 +1124,21 @@ impl SchedulerState {
     /// A cancellable future asks whether to be dropped after `polls` polls (see
     /// `lineup::future`'s `run_operation`): a choice of two (go on,
     /// drop) of the strategy, recorded in the tree and in the replay token as a choice among
-    /// threads is, while the execution has cancellation points left. Phase 1 offers the skip
+    /// threads is, while the execution has cancelled fewer operations than the bound. Phase 1 offers the skip
     /// (before the first poll), phase 2 the drops after a `Pending` poll; an execution being
     /// abandoned offers none.
     fn cancellation_choice(&mut self, polls: u32) -> u64 {
-        // Phase 1 counts the skips taken, not offered: every set of up to the budget's
-        // operations is left out of some serial execution, as phase 2 may cancel any such set.
+        // The cancellations taken are bounded, not the points offered (every point stays
+        // reachable): every set of up to the bound's operations is left out of some serial
+        // execution, as phase 2 may cancel any such set.
         let offered = match self.settings.mode {
-            Mode::Serial => polls == 0 && self.execution.skips < self.settings.cancellation_points,
-            Mode::Concurrent => polls > 0 && self.execution.cancellation_points < self.settings.cancellation_points,
+            Mode::Serial => polls == 0,
+            Mode::Concurrent => polls > 0,
         };
-        if !offered || self.execution.abandonment.is_some() {
+        if !offered || self.execution.cancels >= self.settings.max_cancellations || self.execution.abandonment.is_some()
+        {
             return 0;
         }
-        self.execution.cancellation_points += 1;
         self.totals.cancellation_points += 1;
         match self.strategy.pick_value(2, &mut self.tree) {
             Ok(k) => {
@@ -1147,9 +1146,7 @@ impl SchedulerState {
                     self.execution.by_index.push(k as u32);
                 }
                 if k == 1 {
-                    if self.settings.mode == Mode::Serial {
-                        self.execution.skips += 1;
-                    }
+                    self.execution.cancels += 1;
                     recording::CANCEL
                 } else {
                     0

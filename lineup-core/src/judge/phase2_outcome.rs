@@ -12,7 +12,7 @@ pub(crate) struct Phase2Outcome {
     pub executions: u64,
     /// Of those, the ones the partial-order reduction ended early.
     pub redundant: u64,
-    /// Cancellation points offered (see [`Config::cancellation_points`](crate::Config)).
+    /// Cancellation points offered (see [`Config::max_cancellations`](crate::Config)).
     pub cancellation_points: u64,
     pub distinct: usize,
     pub stuck: usize,

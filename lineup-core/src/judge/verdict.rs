@@ -39,7 +39,7 @@ pub struct CheckStats {
     /// Cancellation points phase 2 offered over all its executions: the points after a poll of a
     /// [cancellable](crate::Invocation::cancellable) operation that returned `Pending` at which
     /// dropping its future was one of the choices (see
-    /// [`Config::cancellation_points`](crate::Config::cancellation_points)). 0 without
+    /// [`Config::max_cancellations`](crate::Config::max_cancellations)). 0 without
     /// cancellable invocations.
     pub cancellation_points: u64,
     /// The preemption bound of phase 2.

@@ -117,7 +117,7 @@ impl<O> Invocation<O> {
     /// when every cancellation is one of the two: a cancelled `recv` that lost the message it had
     /// taken, or an `acquire` that left its waiter behind (a later `acquire` blocks for good), is
     /// neither, and fails the check. How many cancellation points an execution offers is bounded
-    /// by [`Config::cancellation_points`](crate::Config::cancellation_points).
+    /// by [`Config::max_cancellations`](crate::Config::max_cancellations).
     ///
     /// On loom (`--cfg loom`) the mark is ignored: no operation is cancelled.
     ///

@@ -100,10 +100,10 @@ pub fn shrink<O: Send + Sync + 'static>(
     // A cancellation is kept only where it is needed: the smallest matrix is checked once more
     // without cancellation points, and a violation found there replaces the one with a
     // cancellation (the same kind preferred, as above).
-    if config.cancellation_points > 0 && violation.kind.history().has_cancelled() {
+    if config.max_cancellations > 0 && violation.kind.history().has_cancelled() {
         attempts += 1;
         let without = Config {
-            cancellation_points: 0,
+            max_cancellations: 0,
             ..config.clone()
         };
         if let Ok(Verdict::Fail(v)) = check(subject, &matrix, &without) {
