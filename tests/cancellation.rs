@@ -363,3 +363,31 @@ fn one_cancellation_per_execution_finds_both_bugs() {
     let leaky = check(&semaphore(AcquireDrop::LeaveWaiter, true), &semaphore_matrix(), &config).unwrap();
     assert!(leaky.violation().is_some(), "{}", shown(&leaky));
 }
+
+/// Workers that split both phases' trees split their cancellation points too: the same verdicts,
+/// and the same executions, as one worker.
+#[test]
+fn workers_split_the_cancellation_points() {
+    for workers in [1, 2, 3] {
+        let config = Config {
+            workers,
+            ..Config::default()
+        };
+        let pass = check(&locked_counter(true), &counter_matrix(), &config).unwrap();
+        assert!(pass.is_pass(), "{workers} workers: {}", shown(&pass));
+        assert_eq!(pass.stats().concurrent_executions, {
+            let one = Config {
+                workers: 1,
+                ..Config::default()
+            };
+            check(&locked_counter(true), &counter_matrix(), &one)
+                .unwrap()
+                .stats()
+                .concurrent_executions
+        });
+        let lossy = check(&channel(RecvOrder::TakeFirst, true), &channel_matrix(), &config).unwrap();
+        assert!(lossy.violation().is_some(), "{workers} workers");
+        let leaky = check(&semaphore(AcquireDrop::LeaveWaiter, true), &semaphore_matrix(), &config).unwrap();
+        assert!(leaky.violation().is_some(), "{workers} workers");
+    }
+}
