@@ -184,6 +184,9 @@ impl fmt::Display for Violation {
             s.phase2_time,
             s.preemption_bound
         )?;
+        if s.cancellation_points > 0 {
+            write!(f, ", {} cancellation points", s.cancellation_points)?;
+        }
         if let Some((interlude, executions)) = &s.interlude {
             write!(
                 f,
