@@ -391,3 +391,35 @@ fn workers_split_the_cancellation_points() {
         assert!(leaky.violation().is_some(), "{workers} workers");
     }
 }
+
+/// Three `incr`s on a lock whose unlock wakes only the first waiter.
+fn three_incrs() -> TestMatrix {
+    TestMatrix::new(vec![vec![0], vec![0], vec![0]])
+}
+
+#[test]
+fn a_lock_dropped_after_its_wake_up_swallows_it_and_the_next_waiter_waits_for_good() {
+    let subject = objects::cancel::locked_counter_waking_one(true);
+    let verdict = check(&subject, &three_incrs(), &Config::default()).unwrap();
+    let violation = verdict
+        .violation()
+        .expect("the wake-up is lost with the dropped lock future");
+    assert!(
+        matches!(violation.kind, ViolationKind::StuckNotLinearizable { .. }),
+        "{violation}"
+    );
+    assert_eq!(cancelled_ops(violation).len(), 1, "{violation}");
+}
+
+#[test]
+fn the_lock_waking_one_passes_without_cancellation_and_waking_all_passes_with_it() {
+    let one = check(
+        &objects::cancel::locked_counter_waking_one(false),
+        &three_incrs(),
+        &Config::default(),
+    )
+    .unwrap();
+    assert!(one.is_pass(), "{}", shown(&one));
+    let all = check(&locked_counter(true), &three_incrs(), &Config::default()).unwrap();
+    assert!(all.is_pass(), "{}", shown(&all));
+}

@@ -4,6 +4,9 @@
 //!
 //! * [`AsyncMutex`]: a lock whose waiters are all woken at unlock; a `lock` future dropped while
 //!   waiting leaves nothing behind, and the guard unlocks when a holder is dropped. Cancel-safe.
+//!   [`AsyncMutex::waking_one`] wakes only the first waiter: one dropped after it was woken and
+//!   before it polled again swallows the wake-up, and the next waiter waits for good although the
+//!   lock is free (a stuck history).
 //! * [`Channel`]: an unbounded channel whose `recv` waits without taking anything; it counts the
 //!   messages received. [`RecvOrder::TakeFirst`] takes the message *before* the `.await` on the
 //!   counter's lock, so a `recv` dropped there loses it uncounted: no serial history explains the
@@ -52,6 +55,8 @@ struct LockState {
 #[derive(Default)]
 pub struct AsyncMutex {
     state: Mutex<LockState>,
+    /// Unlock wakes the first waiter only (not cancel-safe).
+    wake_one: bool,
 }
 
 /// Holds an [`AsyncMutex`]; unlocks it when dropped.
@@ -63,8 +68,16 @@ impl Drop for AsyncGuard<'_> {
     fn drop(&mut self) {
         let mut state = self.mutex.state.lock().unwrap();
         state.locked = false;
-        // Every waiter tries again: one dropped meanwhile cannot swallow the wake-up.
-        wake_all(&mut state.waiters);
+        if self.mutex.wake_one {
+            // The first waiter only: if its `lock` is dropped before it polls again, nobody
+            // else is woken.
+            if !state.waiters.is_empty() {
+                state.waiters.remove(0).1.wake();
+            }
+        } else {
+            // Every waiter tries again: one dropped meanwhile cannot swallow the wake-up.
+            wake_all(&mut state.waiters);
+        }
     }
 }
 
@@ -110,6 +123,14 @@ impl Drop for Lock<'_> {
 }
 
 impl AsyncMutex {
+    /// A lock whose unlock wakes only its first waiter: not cancel-safe.
+    pub fn waking_one() -> Self {
+        Self {
+            wake_one: true,
+            ..Self::default()
+        }
+    }
+
     /// Waits until the lock is free and takes it.
     pub fn lock(&self) -> Lock<'_> {
         Lock { mutex: self, id: None }
@@ -148,6 +169,19 @@ pub fn locked_counter(cancellable: bool) -> Subject<LockedCounter> {
     Subject::new("AsyncMutex counter", LockedCounter::default)
         .with(incr)
         .with(Invocation::new_async("get", LockedCounter::get))
+}
+
+/// The counter on an [`AsyncMutex::waking_one`]: `incr` (cancellable when `cancellable`) and
+/// `get`.
+pub fn locked_counter_waking_one(cancellable: bool) -> Subject<LockedCounter> {
+    let incr = Invocation::new_async("incr", LockedCounter::incr);
+    let incr = if cancellable { incr.cancellable() } else { incr };
+    Subject::new("AsyncMutex counter (unlock wakes one waiter)", || LockedCounter {
+        lock: AsyncMutex::waking_one(),
+        value: Mutex::new(0),
+    })
+    .with(incr)
+    .with(Invocation::new_async("get", LockedCounter::get))
 }
 
 // ----- Channel -----

@@ -18,7 +18,7 @@ use std::time::Instant;
 
 use lineup::{check, Config, Subject, TestMatrix};
 
-use crate::objects::cancel::{channel, locked_counter, semaphore, AcquireDrop, RecvOrder};
+use crate::objects::cancel::{channel, locked_counter, locked_counter_waking_one, semaphore, AcquireDrop, RecvOrder};
 
 /// One check's line; panics when the verdict is not `expected`.
 fn line<O: Send + Sync + 'static>(
@@ -82,6 +82,15 @@ pub(crate) fn run() {
         leaky,
         &semaphore(AcquireDrop::LeaveWaiter, true),
         &semaphore_matrix,
+        &config,
+        "FAIL",
+    );
+    let three_incrs = TestMatrix::new(vec![vec![0], vec![0], vec![0]]);
+    let waking_one = "AsyncMutex counter (unlock wakes one waiter)";
+    line(
+        waking_one,
+        &locked_counter_waking_one(true),
+        &three_incrs,
         &config,
         "FAIL",
     );
