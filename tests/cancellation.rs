@@ -423,3 +423,16 @@ fn the_lock_waking_one_passes_without_cancellation_and_waking_all_passes_with_it
     let all = check(&locked_counter(true), &three_incrs(), &Config::default()).unwrap();
     assert!(all.is_pass(), "{}", shown(&all));
 }
+
+/// Cancellable operations among the initial and final operations (the main thread's, without a
+/// gate): phase 1 skips them too, and the cancel-safe semaphore still passes.
+#[test]
+fn cancellable_initial_and_final_operations() {
+    let matrix = TestMatrix::new(vec![vec![0], vec![0]])
+        .with_initial(vec![0])
+        .with_final(vec![0]);
+    let verdict = check(&semaphore(AcquireDrop::Withdraw, true), &matrix, &Config::default()).unwrap();
+    assert!(verdict.is_pass(), "{}", shown(&verdict));
+    let leaky = check(&semaphore(AcquireDrop::LeaveWaiter, true), &matrix, &Config::default()).unwrap();
+    assert!(leaky.violation().is_some(), "{}", shown(&leaky));
+}
