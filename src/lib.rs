@@ -538,6 +538,15 @@
 //! Actor systems (objects whose constructor spawns tasks or threads that serve requests) are in
 //! `docs/actors.md`.
 //!
+//! **Cancellation safety.** An asynchronous operation marked `#[invoke(cancellable)]`
+//! ([`Invocation::cancellable`]) may also be dropped at each point where its future returned
+//! `Pending`, as a `select!` or a timeout drops it; the drop is a scheduling point of its own, and
+//! the thread goes on with its next operation. The cancelled operation is recorded as called and
+//! never returned ([`Response::Cancelled`], with the poll after which it was dropped) and judged as
+//! a pending operation of Def. 1: a witness completes it or leaves it out (phase 1 also runs the
+//! serial executions that skip it). [`Config::max_cancellations`] bounds the cancellations per
+//! execution (default 2). See the README's "Cancellation safety" and `tests/cancellation.rs`.
+//!
 //! # Per-thread handles and operation groups
 //!
 //! An object that threads reach through handles of their own (a channel's `Sender` and

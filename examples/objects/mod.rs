@@ -2,6 +2,7 @@
 #![allow(dead_code)]
 
 pub mod actors;
+pub mod cancel;
 pub mod counters;
 pub mod deep;
 pub mod handles;

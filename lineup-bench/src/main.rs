@@ -28,9 +28,13 @@
 //!   recorded and shown, preemptions, and the time the recording and rendering take ([`trace`]).
 //! * `handles`: the objects on per-thread handles and operation groups, correct and buggy, at
 //!   default `LineupTest` settings: the verdict and the seconds to the first failure ([`handles`]).
+//! * `cancel`: cancellation safety, the cancellable async objects (a channel, a mutex, a
+//!   semaphore, correct and not cancel-safe) and the cost of cancellation on passing 2x2 async
+//!   matrices ([`cancel`]).
 #![deny(clippy::undocumented_unsafe_blocks, clippy::missing_safety_doc)]
 
 mod actors;
+mod cancel;
 mod depth;
 mod handles;
 mod histories;
@@ -364,6 +368,7 @@ fn main() {
         }
         "depth" => depth::run(&std::env::args().skip(2).collect::<Vec<_>>()),
         "handles" => handles::run(),
+        "cancel" => cancel::run(),
         "histories" => histories::run(&std::env::args().skip(2).collect::<Vec<_>>()),
         "phase1" => phase1_3x3(),
         "workers" => one_matrix_workers::run(),

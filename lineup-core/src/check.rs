@@ -599,6 +599,7 @@ fn conclude_phase1<O>(
 fn conclude<O>(subject: &Subject<O>, matrix: &TestMatrix, phase2: Phase2Outcome, stats: &mut CheckStats) -> Verdict {
     stats.concurrent_executions = phase2.executions;
     stats.redundant_executions += phase2.redundant;
+    stats.cancellation_points = phase2.cancellation_points;
     stats.distinct_histories = phase2.distinct;
     stats.stuck_histories = phase2.stuck;
     stats.inconclusive_executions = phase2.inconclusive;

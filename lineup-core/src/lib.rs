@@ -91,7 +91,9 @@ pub use config::Interlude;
 pub use config::Reduction;
 #[doc(hidden)]
 pub use config::ReductionFault;
-pub use config::{SpinPruning, DEFAULT_SHORTEST_SCHEDULE, DEFAULT_SPIN_READS, DEFAULT_YIELD_CHOICES};
+pub use config::{
+    SpinPruning, DEFAULT_MAX_CANCELLATIONS, DEFAULT_SHORTEST_SCHEDULE, DEFAULT_SPIN_READS, DEFAULT_YIELD_CHOICES,
+};
 pub use config::{Strategy, StrategyParseError};
 pub use environment::REPLAY_ENV;
 pub use error::CheckError;

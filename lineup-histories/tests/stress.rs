@@ -18,6 +18,7 @@ fn returned(response: &Response) -> Result<&str, String> {
     match response {
         Response::Returned(text) => Ok(text),
         Response::Panicked(message) => Err(format!("the operation panicked: {message}")),
+        Response::Cancelled { polls } => Err(format!("the operation was cancelled after poll {polls}")),
     }
 }
 

@@ -10,6 +10,9 @@ pub use strategy::{Strategy, StrategyParseError};
 /// shortest schedule.
 pub const DEFAULT_SHORTEST_SCHEDULE: u64 = 2_000;
 
+/// The default [`Config::max_cancellations`]: the most operations one execution cancels.
+pub const DEFAULT_MAX_CANCELLATIONS: u32 = 2;
+
 /// Settings of [`check`](crate::check). The defaults are the paper's.
 ///
 /// ```
@@ -146,6 +149,18 @@ pub struct Config {
     /// the best schedule found so far (or the one phase 2 found) is shown. `0` shows the schedule
     /// phase 2 found. Default [`DEFAULT_SHORTEST_SCHEDULE`] (2 000).
     pub shortest_schedule: u64,
+    /// The most operations one execution cancels, when the subject has
+    /// [cancellable](crate::Invocation::cancellable) invocations (a bound, as the preemption bound
+    /// is). Phase 2 offers a *cancellation point* after every poll of a cancellable operation that
+    /// returns `Pending`, while fewer than this many were cancelled: a choice of two (drop the
+    /// pending future there, or go on), explored under every strategy like a choice among
+    /// threads. Phase 1 offers, before each cancellable operation's first poll, to skip it (the
+    /// serial histories without it), while fewer than this many were skipped, so that a witness
+    /// may leave out any set of operations phase 2 can cancel. Partial-order reduction is off for
+    /// a subject with cancellable invocations. `0` turns cancellation off. A replay token replays
+    /// under the bound it was found with. Default [`DEFAULT_MAX_CANCELLATIONS`] (2);
+    /// `lineup-bench cancel` measures its cost.
+    pub max_cancellations: u32,
     /// A deliberately broken reduction, for the tests that show the superset property can fail.
     /// Never set it otherwise.
     #[doc(hidden)]
@@ -336,6 +351,7 @@ impl Default for Config {
             reduction: Reduction::Auto,
             interlude: Some(Interlude::default()),
             shortest_schedule: DEFAULT_SHORTEST_SCHEDULE,
+            max_cancellations: DEFAULT_MAX_CANCELLATIONS,
             reduction_fault: None,
         }
     }

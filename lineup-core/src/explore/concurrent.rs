@@ -278,6 +278,7 @@ impl<'a, O: Send + Sync + 'static> Phase2<'a, O> {
             .into_inner();
         found.executions = explored.executions;
         found.redundant = explored.redundant;
+        found.cancellation_points = explored.cancellation_points;
         Ok((found, tree))
     }
 
@@ -426,6 +427,7 @@ fn sum_up(mut outcome: Phase2Outcome, results: Vec<Found>, observed: bool) -> Re
     };
     outcome.executions += all.executions;
     outcome.redundant += all.redundant;
+    outcome.cancellation_points += all.cancellation_points;
     outcome.stuck += all.stuck;
     outcome.inconclusive += all.inconclusive;
     outcome.unfinished |= all.unfinished;
@@ -453,6 +455,8 @@ struct Found {
     executions: u64,
     /// Of those, the ones the partial-order reduction ended early.
     redundant: u64,
+    /// Cancellation points offered in them.
+    cancellation_points: u64,
     stuck: usize,
     inconclusive: u64,
     /// The first violation this worker found, with its token and its place in the tree.
@@ -469,6 +473,7 @@ impl Found {
         Self {
             executions: 0,
             redundant: 0,
+            cancellation_points: 0,
             stuck: 0,
             inconclusive: 0,
             violation: None,
@@ -487,6 +492,7 @@ impl Found {
         for found in workers {
             all.executions += found.executions;
             all.redundant += found.redundant;
+            all.cancellation_points += found.cancellation_points;
             all.stuck += found.stuck;
             all.inconclusive += found.inconclusive;
             all.unfinished |= found.unfinished;

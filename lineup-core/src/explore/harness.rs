@@ -278,6 +278,9 @@ fn run_op<O>(me: TaskId, subject: &Subject<O>, object: &O, slot: &OpSlot, handle
         }
     });
     let invocation = &subject.invocations()[slot.invocation];
+    if invocation.is_cancellable() {
+        recording::with(|r| r.begin_cancellable(me));
+    }
     let mut returned = None;
     let result = panic::catch_unwind(AssertUnwindSafe(|| {
         invocation.call_with(object, handle.as_any(), &mut |value| {
@@ -292,6 +295,7 @@ fn run_op<O>(me: TaskId, subject: &Subject<O>, object: &O, slot: &OpSlot, handle
             }));
         })
     }));
+    let cancelled = recording::with(|r| r.end_cancellable(me));
     if abandonment::is_abandoning() {
         // The stuck history was taken when the execution got stuck; the operation unwound with
         // `Abandoned` (or ended otherwise): nothing more is recorded.
@@ -299,10 +303,21 @@ fn run_op<O>(me: TaskId, subject: &Subject<O>, object: &O, slot: &OpSlot, handle
         recording::set_role(me, Role::Harness);
         return;
     }
-    let response = match (result, returned) {
-        (Ok(()), Some(id)) => id,
-        (Ok(()), None) => unreachable!("an invocation hands its result to the visitor"),
-        (Err(payload), _) => recording::with(|r| r.interner.panicked(panic_message(payload.as_ref()))),
+    let response = match (result, returned, cancelled) {
+        // Phase 1's skip: the serial history in which the operation never ran.
+        (Ok(()), _, Some(0)) => {
+            recording::with(|r| {
+                if r.roles.get(usize::from(me)).copied().flatten() == Some(Role::InOp(slot.id)) {
+                    r.retract_call(slot.id);
+                }
+                r.set_role(me, Role::Harness);
+            });
+            return;
+        }
+        (Ok(()), _, Some(polls)) => recording::with(|r| r.interner.cancelled(polls)),
+        (Ok(()), Some(id), None) => id,
+        (Ok(()), None, None) => unreachable!("an invocation hands its result to the visitor"),
+        (Err(payload), _, _) => recording::with(|r| r.interner.panicked(panic_message(payload.as_ref()))),
     };
     recording::with(|r| {
         if r.roles.get(usize::from(me)).copied().flatten() == Some(Role::Gate(slot.id)) {

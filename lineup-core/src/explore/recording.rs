@@ -13,6 +13,10 @@ use crate::model::history::History;
 use crate::model::history::OpTable;
 use crate::model::trace::{ResponseInterner, TraceRef};
 
+/// What lineup's scheduler draws (through shuttle's random numbers) for a cancellation point at
+/// which the future is dropped.
+pub(crate) const CANCEL: u64 = 1;
+
 /// The threads spawned by `lineup::thread::spawn` in the execution in progress, and the quiet end
 /// that lets them finish (see [`quiet_end`](crate::explore::quiet_end)).
 #[derive(Debug, Default)]
@@ -94,6 +98,14 @@ pub(crate) struct Recording {
     pub interner: ResponseInterner,
     /// A buffer that responses are rendered into before they are interned.
     pub buffer: String,
+    /// The tasks running a [cancellable](crate::Invocation::cancellable) operation now, each with
+    /// the poll after which its future was dropped, once it was (`Some(0)`: dropped before its
+    /// first poll, phase 1's *skip*).
+    pub cancellable: Vec<(TaskId, Option<u32>)>,
+    /// A cancellable future asks the scheduler whether to drop it after this many polls: set
+    /// right before it draws the choice through shuttle's random numbers (see
+    /// [`LineupScheduler`](crate::explore::scheduler::LineupScheduler)'s `next_u64`).
+    pub cancel_request: Option<u32>,
 }
 
 impl Recording {
@@ -111,6 +123,8 @@ impl Recording {
         own_threads: OwnThreads::EMPTY,
         interner: ResponseInterner::EMPTY,
         buffer: String::new(),
+        cancellable: Vec::new(),
+        cancel_request: None,
     };
 
     /// The role of `task`; a task not seen before takes the role its parent had at the spawn.
@@ -219,6 +233,48 @@ impl Recording {
         self.done = false;
         self.own_threads.clear();
         self.workers_unfinished = 0;
+        self.cancellable.clear();
+        self.cancel_request = None;
+    }
+
+    /// `task` begins a cancellable operation.
+    pub fn begin_cancellable(&mut self, task: TaskId) {
+        self.cancellable.retain(|&(t, _)| t != task);
+        self.cancellable.push((task, None));
+    }
+
+    /// Whether `task` runs a cancellable operation whose future has not been dropped.
+    #[cfg_attr(loom, allow(dead_code))]
+    pub fn may_cancel(&self, task: TaskId) -> bool {
+        self.cancellable
+            .iter()
+            .any(|&(t, dropped)| t == task && dropped.is_none())
+    }
+
+    /// The future of `task`'s cancellable operation was dropped after `polls` polls.
+    #[cfg_attr(loom, allow(dead_code))]
+    pub fn note_cancelled(&mut self, task: TaskId, polls: u32) {
+        if let Some(entry) = self.cancellable.iter_mut().find(|(t, _)| *t == task) {
+            entry.1 = Some(polls);
+        }
+    }
+
+    /// `task`'s cancellable operation ended: the poll after which its future was dropped, if it
+    /// was.
+    pub fn end_cancellable(&mut self, task: TaskId) -> Option<u32> {
+        let i = self.cancellable.iter().position(|&(t, _)| t == task)?;
+        self.cancellable.swap_remove(i).1
+    }
+
+    /// Takes back the call of `op`, the last event recorded (phase 1's skip of a cancellable
+    /// operation: a serial history in which it never ran).
+    pub fn retract_call(&mut self, op: usize) {
+        debug_assert_eq!(self.events.last(), Some(&Event::Call(op)));
+        if self.events.last() == Some(&Event::Call(op)) {
+            self.events.pop();
+        }
+        self.pending[op - 1] = false;
+        self.owners[op - 1] = None;
     }
 }
 

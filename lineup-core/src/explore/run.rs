@@ -110,6 +110,7 @@ fn settings_for<O: Send + Sync + 'static>(
     tree: &DecisionTree,
     strategy: &dyn SchedulingStrategy,
 ) -> Settings {
+    let cancels = config.max_cancellations > 0 && subject.invocations().iter().any(|i| i.is_cancellable());
     Settings {
         mode,
         op_count: subject.op_count(matrix),
@@ -120,15 +121,18 @@ fn settings_for<O: Send + Sync + 'static>(
             Mode::Serial => None,
             Mode::Concurrent => config.max_executions,
         },
-        // Replays (no branch point to prune) and the strategies other than pb-dfs go without.
+        // Replays (no branch point to prune) and the strategies other than pb-dfs go without;
+        // so do explorations with cancellation points, whose choices are no thread's steps.
         reduction: config.reduction != Reduction::Off
             && !tree.is_replay()
+            && !cancels
             && match mode {
                 Mode::Serial => true,
                 Mode::Concurrent => config.strategy == crate::config::Strategy::PbDfs && strategy.supports_reduction(),
             }
             && (config.reduction == Reduction::On || has_threads_of_its_own(subject, matrix, config)),
         reduction_fault: config.reduction_fault,
+        max_cancellations: if cancels { config.max_cancellations } else { 0 },
         // pb-dfs is the one strategy that follows it; phase 1 has no preemption to prune. A
         // replay prunes as the search did: a pruned point has no branch in the token.
         spin_pruning: if mode == Mode::Concurrent && config.strategy == crate::config::Strategy::PbDfs {

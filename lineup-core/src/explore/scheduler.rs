@@ -136,6 +136,10 @@ pub(crate) struct Settings {
     /// [`Config::spin_pruning`](crate::Config::spin_pruning)); footprints are recorded for it
     /// even without the reduction.
     pub spin_pruning: SpinPruning,
+    /// The most operations an execution cancels (see
+    /// [`Config::max_cancellations`](crate::Config::max_cancellations)): in phase 1 the skips of
+    /// cancellable operations, in phase 2 the drops after a `Pending` poll.
+    pub max_cancellations: u32,
 }
 
 /// The step granted at the last decision, for its sleep record.
@@ -170,6 +174,9 @@ pub(crate) struct ExplorationTotals {
     /// Some execution had a thread of the object's own running (see
     /// [`Reduction::Auto`](crate::config::Reduction::Auto)).
     pub background: bool,
+    /// Cancellation points offered (a choice between dropping a cancellable future and going on),
+    /// over every execution.
+    pub cancellation_points: u64,
 }
 
 /// Where the exploration is in its life.
@@ -223,6 +230,8 @@ struct ExecutionState {
     switches: SwitchCount,
     /// The decision in progress switches for fairness (for the record of steps).
     fair_switch: bool,
+    /// Operations cancelled so far (in phase 1, skipped).
+    cancels: u32,
 }
 
 /// The [`ScheduleCost`] of the execution in progress, counted at each choice among the members.
@@ -1112,6 +1121,46 @@ impl SchedulerState {
             .map(|(k, _)| k)
     }
 
+    /// A cancellable future asks whether to be dropped after `polls` polls (see
+    /// `lineup::future`'s `run_operation`): a choice of two (go on,
+    /// drop) of the strategy, recorded in the tree and in the replay token as a choice among
+    /// threads is, while the execution has cancelled fewer operations than the bound. Phase 1 offers the skip
+    /// (before the first poll), phase 2 the drops after a `Pending` poll; an execution being
+    /// abandoned offers none.
+    fn cancellation_choice(&mut self, polls: u32) -> u64 {
+        // The cancellations taken are bounded, not the points offered (every point stays
+        // reachable): every set of up to the bound's operations is left out of some serial
+        // execution, as phase 2 may cancel any such set.
+        let offered = match self.settings.mode {
+            Mode::Serial => polls == 0,
+            Mode::Concurrent => polls > 0,
+        };
+        if !offered || self.execution.cancels >= self.settings.max_cancellations || self.execution.abandonment.is_some()
+        {
+            return 0;
+        }
+        self.totals.cancellation_points += 1;
+        match self.strategy.pick_value(2, &mut self.tree) {
+            Ok(k) => {
+                if self.settings.mode == Mode::Concurrent {
+                    self.execution.by_index.push(k as u32);
+                }
+                if k == 1 {
+                    self.execution.cancels += 1;
+                    recording::CANCEL
+                } else {
+                    0
+                }
+            }
+            Err(divergence) => {
+                // The token does not fit: the execution goes on without the drop and stops at
+                // its next decision.
+                self.divergence.get_or_insert(divergence);
+                0
+            }
+        }
+    }
+
     /// The strategy's choice among the members at `point`.
     fn choose(&mut self, point: &Point<'_>) -> Decision {
         match self.strategy.pick(point, &mut self.tree) {
@@ -1145,6 +1194,9 @@ impl Scheduler for LineupScheduler {
     }
 
     fn next_u64(&mut self) -> u64 {
+        if let Some(polls) = recording::with(|r| r.cancel_request.take()) {
+            return self.0.borrow_mut().cancellation_choice(polls);
+        }
         // Data nondeterminism (shuttle::rand) is not explored: a fixed stream keeps executions
         // replayable. An object whose results depend on it fails the determinism check.
         0x2545_f491_4f6c_dd1d

@@ -12,6 +12,8 @@ pub(crate) struct Phase2Outcome {
     pub executions: u64,
     /// Of those, the ones the partial-order reduction ended early.
     pub redundant: u64,
+    /// Cancellation points offered (see [`Config::max_cancellations`](crate::Config)).
+    pub cancellation_points: u64,
     pub distinct: usize,
     pub stuck: usize,
     /// Executions stopped at the step limit (or loom's branch limit) without a verdict.

@@ -10,6 +10,11 @@ impl ObservationSet {
     /// Definition 1 for a full history of the matrix: a serial witness among the full serial
     /// histories. Only the group with the same per-thread results can hold one.
     pub fn full_witness(&self, h: &History) -> Option<&History> {
+        // A cancelled operation has no result to group by: its witnesses complete it (with any
+        // result) or leave it out, in any group.
+        if h.has_cancelled() {
+            return find_witness(h, self.histories()).map(|(s, _)| s);
+        }
         let group = self.group_index(h)?;
         find_witness(h, &self.observations[group].histories).map(|(s, _)| s)
     }
@@ -25,6 +30,9 @@ impl ObservationSet {
     pub fn unjustified_pending_op(&self, h: &History) -> Option<usize> {
         h.pending_ops().into_iter().find(|&e| {
             let h_e = h.restricted_to_pending(e);
+            if h_e.has_cancelled() {
+                return unjustified_pending_op(&h_e, self.histories().filter(|s| s.is_stuck())).is_some();
+            }
             match self.group_index(&h_e) {
                 Some(g) => unjustified_pending_op(&h_e, self.observations[g].histories.iter()).is_some(),
                 None => true,

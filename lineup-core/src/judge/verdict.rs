@@ -36,6 +36,12 @@ pub struct CheckStats {
     pub inconclusive_executions: u64,
     /// Time spent in phase 2.
     pub phase2_time: Duration,
+    /// Cancellation points phase 2 offered over all its executions: the points after a poll of a
+    /// [cancellable](crate::Invocation::cancellable) operation that returned `Pending` at which
+    /// dropping its future was one of the choices (see
+    /// [`Config::max_cancellations`](crate::Config::max_cancellations)). 0 without
+    /// cancellable invocations.
+    pub cancellation_points: u64,
     /// The preemption bound of phase 2.
     pub preemption_bound: u32,
     /// Whether phase 2 ran from a specification read from a file rather than a fresh phase 1.

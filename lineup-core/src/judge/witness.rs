@@ -24,7 +24,12 @@ struct Positions {
 
 impl Positions {
     fn of(h: &History) -> Self {
-        let (calls, returns) = h.event_positions();
+        let (calls, mut returns) = h.event_positions();
+        // A cancelled operation never returned: it is pending (Def. 1 appends its return at the
+        // end), whatever event records its cancellation.
+        for op in h.cancelled_ops() {
+            returns[op - 1] = usize::MAX;
+        }
         let mut threads: Vec<crate::model::thread_id::ThreadId> = Vec::new();
         let thread_slot = h
             .ops()
@@ -87,6 +92,8 @@ impl Positions {
                 // Only operations that returned in `spec` can stand in a complete witness.
                 let spec_response = spec.response(op)?;
                 match h.response(op) {
+                    // A cancelled operation that the witness completes: any result.
+                    Some(r) if r.is_cancelled() => {}
                     Some(r) if r == spec_response => covered += 1,
                     Some(_) => return None,
                     None if self.calls[op - 1] != usize::MAX => {}
@@ -134,13 +141,24 @@ pub fn is_stuck_witness(h_e: &History, s: &History) -> bool {
         return false;
     }
     let order = s.serial_order();
-    if order.len() != h_e.called_ops().len() || order.last() != Some(&e) {
+    if order.last() != Some(&e) {
         return false;
     }
-    let same_results = order[..order.len() - 1]
-        .iter()
-        .all(|&op| h_e.response(op).is_some() && h_e.response(op) == s.response(op));
-    same_results && Positions::of(h_e).keeps_orders(order.into_iter())
+    // A cancelled operation of `h_e` is pending (Def. 1): the witness completes it (any result)
+    // or leaves it out (a serial history in which it never ran). Every other called operation is
+    // in the witness with its result.
+    let before = &order[..order.len() - 1];
+    let same_results = before.iter().all(|&op| match h_e.response(op) {
+        Some(r) if r.is_cancelled() => s.response(op).is_some(),
+        Some(r) => s.response(op) == Some(r),
+        None => false,
+    });
+    let all_returned_in = h_e
+        .called_ops()
+        .into_iter()
+        .filter(|&op| op != e && !h_e.is_cancelled(op))
+        .all(|op| before.contains(&op));
+    same_results && all_returned_in && Positions::of(h_e).keeps_orders(order.into_iter())
 }
 
 /// Definition 2: for each pending operation `e` of the stuck history `h`, a stuck serial witness
@@ -218,6 +236,103 @@ mod tests {
         };
         let spec = [serial(i1, i2), serial(i2, i1)];
         assert!(find_witness(&h, &spec).is_none());
+    }
+
+    fn recv() -> InvocationLabel {
+        InvocationLabel::new("recv", vec![])
+    }
+    fn send() -> InvocationLabel {
+        InvocationLabel::new("send", vec![])
+    }
+
+    /// A serial history of `h`'s operations: `order`'s operations, each returning `results`'s
+    /// value for it (the others not called).
+    fn serial_of(h: &History, order: &[usize], results: &[(usize, u32)]) -> History {
+        let mut events = vec![];
+        let mut responses = vec![None; h.ops().len()];
+        for &op in order {
+            events.push(Event::Call(op));
+            events.push(Event::Return(op));
+            let value = results.iter().find(|(o, _)| *o == op).map_or(0, |(_, v)| *v);
+            responses[op - 1] = Some(Response::returned(&value));
+        }
+        History::new(h.ops().clone(), events, responses, false).unwrap()
+    }
+
+    /// A: `recv` (cancelled after its second poll), then `recv` -> `second`; B: `send` while the
+    /// first `recv` waits.
+    fn cancelled_recv_then(second: u32) -> History {
+        let mut b = History::builder();
+        let r1 = b.call(A, recv());
+        let s = b.call(B, send());
+        b.ret(s, Response::returned(&0u32));
+        b.ret(r1, Response::Cancelled { polls: 2 });
+        let r2 = b.call(A, recv());
+        b.ret(r2, Response::returned(&second));
+        b.finish()
+    }
+
+    #[test]
+    fn a_cancelled_operation_is_pending_a_witness_completes_it_or_leaves_it_out() {
+        // Ops: 1 recv (cancelled), 2 send, 3 recv.
+        let h = cancelled_recv_then(1);
+        assert_eq!(h.cancelled_ops(), [1]);
+        assert!(h.pending_ops().is_empty());
+        // Left out: the serial history in which the first recv never ran (phase 1's skip).
+        let skipped = serial_of(&h, &[2, 3], &[(3, 1)]);
+        assert_eq!(witness_prefix(&h, &skipped), Some(2));
+        // A history whose second recv got nothing: the first took the message and was cancelled
+        // (completed), or nothing explains it.
+        let lost = cancelled_recv_then(0);
+        let took_it = serial_of(&lost, &[2, 1, 3], &[(1, 1), (3, 0)]);
+        assert_eq!(witness_prefix(&lost, &took_it), Some(3));
+        assert!(witness_prefix(&lost, &skipped).is_none());
+    }
+
+    #[test]
+    fn a_cancelled_operation_is_never_judged_as_returned() {
+        let h = cancelled_recv_then(0);
+        // Whatever the witness's recv returned, the cancelled one has no result to compare.
+        for value in [0, 1, 7] {
+            let s = serial_of(&h, &[2, 1, 3], &[(1, value), (3, 0)]);
+            assert!(witness_prefix(&h, &s).is_some(), "{value}");
+        }
+        // A serial history that runs it after its thread's next operation only stands for its
+        // prefix without it: the witness leaves it out.
+        let reordered = serial_of(&h, &[2, 3, 1], &[(1, 1), (3, 0)]);
+        assert_eq!(witness_prefix(&h, &reordered), Some(2));
+    }
+
+    #[test]
+    fn a_stuck_witness_completes_a_cancelled_operation_or_leaves_it_out() {
+        // A: recv (cancelled), then recv blocks for good; B: nothing sent.
+        let mut b = History::builder();
+        let r1 = b.call(A, recv());
+        b.ret(r1, Response::Cancelled { polls: 1 });
+        let r2 = b.call(A, recv());
+        let h = b.finish_stuck();
+        assert_eq!(h.pending_ops(), [r2]);
+        let skipped = History::new(h.ops().clone(), vec![Event::Call(r2)], vec![None, None], true).unwrap();
+        assert!(is_stuck_witness(&h, &skipped));
+        assert_eq!(unjustified_pending_op(&h, [&skipped]), None);
+        // A stuck serial history in which the first recv returned: a completion, also a witness.
+        let completed = History::new(
+            h.ops().clone(),
+            vec![Event::Call(r1), Event::Return(r1), Event::Call(r2)],
+            vec![Some(Response::returned(&5u32)), None],
+            true,
+        )
+        .unwrap();
+        assert!(is_stuck_witness(&h, &completed));
+        // One in which the second recv returned is none.
+        let returned = History::new(
+            h.ops().clone(),
+            vec![Event::Call(r2), Event::Return(r2)],
+            vec![None, Some(Response::returned(&5u32))],
+            false,
+        )
+        .unwrap();
+        assert!(!is_stuck_witness(&h, &returned));
     }
 
     #[test]

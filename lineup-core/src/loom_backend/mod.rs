@@ -795,6 +795,8 @@ impl LoomTotals {
     ) -> Phase2Outcome {
         Phase2Outcome {
             redundant: 0,
+            // loom cancels nothing (see `Invocation::cancellable`).
+            cancellation_points: 0,
             violation,
             executions: self.executions,
             distinct: self.distinct.len(),

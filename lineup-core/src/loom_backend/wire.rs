@@ -35,6 +35,8 @@ impl WireHistory {
                     r.as_ref().map(|r| match r {
                         Response::Returned(s) => (true, s.clone()),
                         Response::Panicked(s) => (false, s.clone()),
+                        // loom never cancels an operation (cancellation is explored on shuttle).
+                        Response::Cancelled { polls } => (false, format!("cancelled after poll {polls}")),
                     })
                 })
                 .collect(),

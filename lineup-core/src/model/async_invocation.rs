@@ -56,12 +56,14 @@ impl<O> Invocation<O> {
         R: fmt::Debug,
         F: AsyncFn(&O) -> R + Send + Sync + 'static,
     {
-        Self::from_operation(
+        let mut invocation = Self::from_operation(
             name,
             Arc::new(move |o: &O, _: HandleRef<'_>, visit: &mut dyn FnMut(&dyn fmt::Debug)| {
-                visit(&crate::primitives::future::block_on_at(f(o), None))
+                visit_output(crate::primitives::future::run_operation(f(o)), visit)
             }),
-        )
+        );
+        invocation.asynchronous = true;
+        invocation
     }
 
     /// An asynchronous invocation (as [`new_async`](Self::new_async)) on the object and the
@@ -92,8 +94,91 @@ impl<O> Invocation<O> {
         R: fmt::Debug,
         F: AsyncFn(&O, &mut H) -> R + Send + Sync + 'static,
     {
-        Self::from_handle_operation(name, move |o: &O, handle: &mut H, visit| {
-            visit(&crate::primitives::future::block_on_at(f(o, handle), None))
-        })
+        let mut invocation = Self::from_handle_operation(name, move |o: &O, handle: &mut H, visit| {
+            visit_output(crate::primitives::future::run_operation(f(o, handle)), visit)
+        });
+        invocation.asynchronous = true;
+        invocation
+    }
+
+    /// Marks an asynchronous invocation *cancellable*: besides running its future to completion,
+    /// the exploration drops it at each point where it returned `Pending` (after the first poll,
+    /// the second, ...), as a `tokio::select!` whose other branch wins or a timeout does. The drop
+    /// is a scheduling point of its own: other threads may run between the `Pending` and the drop,
+    /// and the future's `Drop` runs on the operation's thread, which then goes on with its next
+    /// operation. `#[invoke(cancellable)]` does the same.
+    ///
+    /// A cancelled operation is recorded as called and never returned
+    /// ([`Response::Cancelled`](crate::Response::Cancelled), which says after which poll), and
+    /// judged as a pending operation of Def. 1: a serial witness either completes it (it took
+    /// effect, with any result the caller never saw) or leaves it out (it took none). Phase 1
+    /// explores, for each cancellable operation, the serial executions in which it never ran, so
+    /// that the specification holds the witnesses that leave it out. An object is *cancel-safe*
+    /// when every cancellation is one of the two: a cancelled `recv` that lost the message it had
+    /// taken, or an `acquire` that left its waiter behind (a later `acquire` blocks for good), is
+    /// neither, and fails the check. How many cancellation points an execution offers is bounded
+    /// by [`Config::max_cancellations`](crate::Config::max_cancellations).
+    ///
+    /// On loom (`--cfg loom`) the mark is ignored: no operation is cancelled.
+    ///
+    /// # Panics
+    ///
+    /// If the invocation is not asynchronous (made by [`new_async`](Self::new_async) or
+    /// [`on_handle_async`](Self::on_handle_async)): only a future can be dropped while pending.
+    ///
+    /// ```
+    /// use lineup_core::future::yield_now;
+    /// use lineup_core::sync::Mutex;
+    /// use lineup_core::{check, Config, Invocation, Subject, TestMatrix};
+    ///
+    /// #[derive(Default)]
+    /// struct Counter(Mutex<u64>);
+    ///
+    /// impl Counter {
+    ///     // Cancel-safe: the only `.await` comes before the update.
+    ///     async fn add(&self) -> u64 {
+    ///         yield_now().await;
+    ///         let mut value = self.0.lock().unwrap();
+    ///         *value += 1;
+    ///         *value
+    ///     }
+    /// }
+    ///
+    /// let add = Invocation::new_async("add", Counter::add).cancellable();
+    /// assert!(add.is_cancellable());
+    /// let subject = Subject::new("Counter", Counter::default).with(add);
+    /// let matrix = TestMatrix::new(vec![vec![0, 0], vec![0]]);
+    /// assert!(check(&subject, &matrix, &Config::default()).unwrap().is_pass());
+    /// ```
+    pub fn cancellable(mut self) -> Self {
+        assert!(
+            self.asynchronous,
+            "`cancellable()` on the synchronous invocation `{}`: only an asynchronous invocation \
+             (`Invocation::new_async`, `on_handle_async`, an `async fn` under `#[invocations]`) has a \
+             future to drop",
+            self.label.name
+        );
+        self.cancellable = true;
+        self
+    }
+
+    /// Whether the invocation is [`cancellable`](Self::cancellable).
+    pub fn is_cancellable(&self) -> bool {
+        self.cancellable
+    }
+
+    /// Whether the invocation is asynchronous ([`new_async`](Self::new_async),
+    /// [`on_handle_async`](Self::on_handle_async)).
+    pub fn is_async(&self) -> bool {
+        self.asynchronous
+    }
+}
+
+/// Hands an asynchronous operation's output to the visitor; a cancelled operation (no output)
+/// hands `()`, which the harness replaces with the cancellation.
+fn visit_output<R: fmt::Debug>(output: Option<R>, visit: &mut dyn FnMut(&dyn fmt::Debug)) {
+    match output {
+        Some(value) => visit(&value),
+        None => visit(&()),
     }
 }

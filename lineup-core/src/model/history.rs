@@ -297,6 +297,25 @@ impl History {
             .collect()
     }
 
+    /// The operations that were cancelled ([`Response::Cancelled`]: called, their future dropped,
+    /// never returned), in call order.
+    pub fn cancelled_ops(&self) -> Vec<usize> {
+        self.called_ops()
+            .into_iter()
+            .filter(|&op| self.is_cancelled(op))
+            .collect()
+    }
+
+    /// Whether operation `id` was cancelled ([`Response::Cancelled`]).
+    pub fn is_cancelled(&self, id: usize) -> bool {
+        self.responses[id - 1].as_ref().is_some_and(Response::is_cancelled)
+    }
+
+    /// Whether some operation was cancelled.
+    pub fn has_cancelled(&self) -> bool {
+        self.responses.iter().flatten().any(Response::is_cancelled)
+    }
+
     /// Whether every called operation returned.
     pub fn is_complete(&self) -> bool {
         self.pending_ops().is_empty()

@@ -228,6 +228,12 @@ pub enum Action {
     Yield,
     /// An `.await` that suspended the operation's future (it resumed here).
     Await,
+    /// The exploration dropped a [cancellable](crate::Invocation::cancellable) operation's
+    /// future, which had returned `Pending` at poll number `polls`: the operation was cancelled.
+    Cancel {
+        /// The poll after which the future was dropped (from 1).
+        polls: u32,
+    },
     /// A scheduling point of a primitive lineup does not see (shuttle's own, used directly): only
     /// the thread and the place in the schedule are known.
     Unseen,
@@ -284,6 +290,7 @@ impl Action {
             Action::Once { ran } => format!("call_once{o}: {}", if *ran { "ran" } else { "done already" }),
             Action::Yield => "yield".to_string(),
             Action::Await => ".await resumed".to_string(),
+            Action::Cancel { polls } => format!("future dropped after poll {polls}: cancelled"),
             Action::Unseen => "scheduling point (a primitive lineup does not see)".to_string(),
             Action::Backend { event } => format!("{event}{o} (loom's own primitive: values not seen)"),
             Action::Switch { to: Some(to), reason } => format!("-- {reason}, switch to task {to} --"),

@@ -65,12 +65,16 @@ pub(crate) type OperationFn<O> = dyn Fn(&O, HandleRef<'_>, &mut dyn FnMut(&dyn f
 /// assert_eq!(inc.label().to_string(), "add(5)");
 /// ```
 pub struct Invocation<O> {
-    label: InvocationLabel,
+    pub(crate) label: InvocationLabel,
     call: Arc<OperationFn<O>>,
     nondeterministic: bool,
     group: Option<Arc<str>>,
     /// The type of the per-thread handle the operation runs on ([`on_handle`](Self::on_handle)).
     handle: Option<HandleType>,
+    /// The operation is a future ([`new_async`](Self::new_async)).
+    pub(crate) asynchronous: bool,
+    /// Its future may be dropped while pending ([`cancellable`](Self::cancellable)).
+    pub(crate) cancellable: bool,
 }
 
 impl<O> Clone for Invocation<O> {
@@ -81,6 +85,8 @@ impl<O> Clone for Invocation<O> {
             nondeterministic: self.nondeterministic,
             group: self.group.clone(),
             handle: self.handle,
+            asynchronous: self.asynchronous,
+            cancellable: self.cancellable,
         }
     }
 }
@@ -168,6 +174,8 @@ impl<O> Invocation<O> {
             nondeterministic: false,
             group: None,
             handle: None,
+            asynchronous: false,
+            cancellable: false,
         }
     }
 

@@ -20,12 +20,34 @@ pub enum Response {
     Returned(String),
     /// The operation panicked; the panic message.
     Panicked(String),
+    /// The operation was [cancellable](crate::Invocation::cancellable) and its caller dropped its
+    /// future after poll number `polls` (from 1) returned `Pending`: it never returned. A history
+    /// records its cancellation where its return would be, so that the thread's next operation
+    /// follows it; the judge treats it as a pending operation of Def. 1 that may have taken effect
+    /// (a witness completes it, with any result) or not (a witness leaves it out), never as
+    /// returned.
+    Cancelled {
+        /// The poll after which the future was dropped (from 1).
+        polls: u32,
+    },
 }
 
 impl Response {
     /// The response for a returned value, rendered with `Debug`.
     pub fn returned<T: fmt::Debug + ?Sized>(value: &T) -> Self {
         Response::Returned(format!("{value:?}"))
+    }
+
+    /// Whether the operation was cancelled (see [`Response::Cancelled`]).
+    ///
+    /// ```
+    /// use lineup_core::Response;
+    /// assert!(Response::Cancelled { polls: 2 }.is_cancelled());
+    /// assert_eq!(Response::Cancelled { polls: 2 }.to_string(), "cancelled after poll 2");
+    /// assert!(!Response::returned(&1).is_cancelled());
+    /// ```
+    pub fn is_cancelled(&self) -> bool {
+        matches!(self, Response::Cancelled { .. })
     }
 }
 
@@ -34,6 +56,7 @@ impl fmt::Display for Response {
         match self {
             Response::Returned(v) => f.write_str(v),
             Response::Panicked(msg) => write!(f, "panicked: {msg:?}"),
+            Response::Cancelled { polls } => write!(f, "cancelled after poll {polls}"),
         }
     }
 }

@@ -52,11 +52,24 @@ impl ResponseInterner {
         id
     }
 
+    /// The number of the cancellation after poll `polls` (see [`Response::Cancelled`]).
+    pub fn cancelled(&mut self, polls: u32) -> u32 {
+        let response = Response::Cancelled { polls };
+        if let Some(id) = self.values.iter().position(|v| *v == response) {
+            return id as u32;
+        }
+        let id = self.values.len() as u32;
+        self.hashes.push(rustc_hash::FxBuildHasher.hash_one((2u8, polls)));
+        self.values.push(response);
+        id
+    }
+
     /// The number of a response.
     pub fn intern(&mut self, response: &Response) -> u32 {
         match response {
             Response::Returned(rendering) => self.returned(rendering),
             Response::Panicked(message) => self.panicked(message.clone()),
+            Response::Cancelled { polls } => self.cancelled(*polls),
         }
     }
 
@@ -76,6 +89,7 @@ impl ResponseInterner {
         match response {
             Response::Returned(rendering) => self.returned.get(rendering.as_str()).copied(),
             Response::Panicked(message) => self.panicked.get(message.as_str()).copied(),
+            Response::Cancelled { .. } => self.values.iter().position(|v| v == response).map(|i| i as u32),
         }
     }
 

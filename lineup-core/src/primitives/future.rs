@@ -80,17 +80,101 @@ impl<F: std::future::Future> std::future::Future for Suspensions<F> {
     }
 }
 
+/// Runs the future of an asynchronous invocation's operation to completion on the current task:
+/// its output, or `None` when the operation is [cancellable](crate::Invocation::cancellable) and
+/// the exploration dropped its future.
+///
+/// A cancellable operation draws a choice of the exploration (see
+/// [`LineupScheduler`](crate::explore::scheduler::LineupScheduler)'s `next_u64`): in phase 1
+/// before its first poll (the *skip*: the serial history in which it never ran, which a witness
+/// that leaves the operation out needs), in phase 2 after every poll that returns `Pending`. A
+/// drop chosen after a poll happens at the next poll, behind a scheduling point of its own (the
+/// future wakes itself), so that other threads may run between the `Pending` and the drop. The
+/// poll after which the future was dropped is noted in the recording for the harness.
+#[cfg(not(loom))]
+pub(crate) fn run_operation<F: std::future::Future>(future: F) -> Option<F::Output> {
+    let me = shuttle::current::me();
+    if !crate::explore::recording::with(|r| r.may_cancel(me)) {
+        return Some(block_on_at(future, None));
+    }
+    if draw_cancellation(0) {
+        drop(future);
+        crate::explore::recording::with(|r| r.note_cancelled(me, 0));
+        return None;
+    }
+    block_on_at(
+        Cancellable {
+            future: Some(Box::pin(future)),
+            polls: 0,
+            dropping: false,
+            me,
+        },
+        None,
+    )
+}
+
+/// Under loom, which explores no cancellation: the future runs to completion.
+#[cfg(loom)]
+pub(crate) fn run_operation<F: std::future::Future>(future: F) -> Option<F::Output> {
+    Some(block_on(future))
+}
+
+/// Asks the exploration whether to drop a cancellable future after `polls` polls (0: before its
+/// first): the request goes through the recording, the answer through shuttle's random numbers,
+/// which lineup's scheduler turns into a choice of its tree when a request is set.
+#[cfg(not(loom))]
+fn draw_cancellation(polls: u32) -> bool {
+    crate::explore::recording::with(|r| r.cancel_request = Some(polls));
+    let drawn = shuttle_engine::runtime::execution::ExecutionState::next_u64();
+    crate::explore::recording::with(|r| r.cancel_request = None);
+    drawn == crate::explore::recording::CANCEL
+}
+
+/// A cancellable operation's future: after each poll that returns `Pending` the exploration may
+/// drop it; the drop happens at the next poll, after the scheduling point the future's own wake-up
+/// makes.
+#[cfg(not(loom))]
+struct Cancellable<F: std::future::Future> {
+    future: Option<std::pin::Pin<Box<F>>>,
+    polls: u32,
+    dropping: bool,
+    me: shuttle::current::TaskId,
+}
+
+#[cfg(not(loom))]
+impl<F: std::future::Future> std::future::Future for Cancellable<F> {
+    type Output = Option<F::Output>;
+
+    fn poll(self: std::pin::Pin<&mut Self>, cx: &mut std::task::Context<'_>) -> std::task::Poll<Self::Output> {
+        // Every field is `Unpin` (the future is boxed).
+        let this = self.get_mut();
+        if this.dropping {
+            let step = crate::explore::trace::begin(None, None);
+            this.future = None;
+            let (me, polls) = (this.me, this.polls);
+            step.done(|| crate::explore::trace::Action::Cancel { polls });
+            crate::explore::recording::with(|r| r.note_cancelled(me, polls));
+            return std::task::Poll::Ready(None);
+        }
+        let Some(future) = this.future.as_mut() else {
+            return std::task::Poll::Ready(None);
+        };
+        match future.as_mut().poll(cx) {
+            std::task::Poll::Ready(output) => std::task::Poll::Ready(Some(output)),
+            std::task::Poll::Pending => {
+                this.polls += 1;
+                if draw_cancellation(this.polls) {
+                    this.dropping = true;
+                    cx.waker().wake_by_ref();
+                }
+                std::task::Poll::Pending
+            }
+        }
+    }
+}
+
 #[cfg(loom)]
 pub use crate::loom_backend::block_on::block_on;
-
-/// Under loom, [`block_on`] (loom's executions are not recorded step by step).
-#[cfg(loom)]
-pub(crate) fn block_on_at<F: std::future::Future>(
-    future: F,
-    _site: Option<&'static std::panic::Location<'static>>,
-) -> F::Output {
-    block_on(future)
-}
 
 /// Yields to the scheduler once: a scheduling point in an `async` block.
 #[cfg(not(loom))]

@@ -184,6 +184,9 @@ impl fmt::Display for Violation {
             s.phase2_time,
             s.preemption_bound
         )?;
+        if s.cancellation_points > 0 {
+            write!(f, ", {} cancellation points", s.cancellation_points)?;
+        }
         if let Some((interlude, executions)) = &s.interlude {
             write!(
                 f,
@@ -246,7 +249,30 @@ fn write_history(f: &mut fmt::Formatter<'_>, history: &History) -> fmt::Result {
             info.invocation
         )?;
     }
+    for note in cancellation_notes(history) {
+        writeln!(f, "{note}")?;
+    }
     Ok(())
+}
+
+/// One line per cancelled operation of `history`: where it was cancelled, and how it is judged.
+pub(crate) fn cancellation_notes(history: &History) -> Vec<String> {
+    history
+        .cancelled_ops()
+        .into_iter()
+        .map(|op| {
+            let info = history.op(op);
+            let polls = match history.response(op) {
+                Some(crate::model::response::Response::Cancelled { polls }) => *polls,
+                _ => 0,
+            };
+            format!(
+                "cancelled: operation {op} `{}` on thread {}: its future was dropped after poll {polls} returned \
+                 Pending; judged as pending (a witness completes it, with any result, or leaves it out).",
+                info.invocation, info.thread
+            )
+        })
+        .collect()
 }
 
 fn write_group(f: &mut fmt::Formatter<'_>, h: &History, group: Option<&Observation>, what: &str) -> fmt::Result {

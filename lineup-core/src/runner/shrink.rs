@@ -1,4 +1,6 @@
-//! Shrinking a failing matrix: drop operations, then threads, while the matrix still fails.
+//! Shrinking a failing matrix: drop operations, then threads, while the matrix still fails; then
+//! drop the cancellations of [cancellable](crate::Invocation::cancellable) operations where the
+//! smallest matrix fails without them.
 //! A smaller matrix that fails with another kind of violation is still a smaller failing test
 //! (as proptest and Lincheck treat it); among matrices of the same size, one that fails with the
 //! original kind is preferred. Line-Up did this by hand (paper §5.1); lineup does it for you.
@@ -83,7 +85,7 @@ pub fn shrink<O: Send + Sync + 'static>(
 ) -> Result<Shrunk, CheckError> {
     let original = violation.kind.clone();
     let groups = subject.groups();
-    let (matrix, violation, steps, attempts) = smallest(matrix.clone(), violation, |candidate| {
+    let (matrix, mut violation, steps, mut attempts) = smallest(matrix.clone(), violation, |candidate| {
         if !groups.respects(candidate) {
             return None;
         }
@@ -95,6 +97,21 @@ pub fn shrink<O: Send + Sync + 'static>(
             Ok(Verdict::Pass(_)) | Err(_) => None,
         }
     });
+    // A cancellation is kept only where it is needed: the smallest matrix is checked once more
+    // without cancellation points, and a violation found there replaces the one with a
+    // cancellation (the same kind preferred, as above).
+    if config.max_cancellations > 0 && violation.kind.history().has_cancelled() {
+        attempts += 1;
+        let without = Config {
+            max_cancellations: 0,
+            ..config.clone()
+        };
+        if let Ok(Verdict::Fail(v)) = check(subject, &matrix, &without) {
+            if same_kind(&v.kind, &violation.kind) || !same_kind(&violation.kind, &original) {
+                violation = v;
+            }
+        }
+    }
     Ok(Shrunk {
         matrix,
         violation,

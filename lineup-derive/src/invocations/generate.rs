@@ -139,6 +139,7 @@ fn invocations(method: &InvokeMethod) -> impl Iterator<Item = TokenStream> + '_ 
             &method.param_types,
             Marks {
                 nondeterministic: method.nondeterministic,
+                cancellable: method.cancellable,
                 group: method.group.as_ref(),
             },
             Shape {
@@ -153,6 +154,8 @@ fn invocations(method: &InvokeMethod) -> impl Iterator<Item = TokenStream> + '_ 
 struct Marks<'a> {
     /// `.nondeterministic()`.
     nondeterministic: bool,
+    /// `.cancellable()`.
+    cancellable: bool,
     /// `.group(...)`, with the user's literal.
     group: Option<&'a LitStr>,
 }
@@ -166,7 +169,7 @@ struct Shape<'a> {
 }
 
 /// One `::lineup::Invocation::new(...)` call with its `.arg(...)`s (and `.nondeterministic()`,
-/// `.group(...)`). Each value is evaluated once
+/// `.cancellable()`, `.group(...)`). Each value is evaluated once
 /// into a local of the parameter's type (so a value of the wrong type is reported at the value);
 /// the `move` closure owns a clone and clones it again at every call (so that it is `Fn`), and
 /// the original is recorded for display.
@@ -226,12 +229,15 @@ fn invocation(
     let nondeterministic = marks
         .nondeterministic
         .then(|| quote_spanned!(method.span()=> .nondeterministic()));
+    let cancellable = marks
+        .cancellable
+        .then(|| quote_spanned!(method.span()=> .cancellable()));
     // Spanned at the user's literal: a problem with the group is reported there.
     let group = marks.group.map(|name| quote_spanned!(name.span()=> .group(#name)));
     quote! {
         {
             #(#lets)*
-            #new #(#records)* #nondeterministic #group
+            #new #(#records)* #nondeterministic #cancellable #group
         }
     }
 }

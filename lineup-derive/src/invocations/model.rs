@@ -61,6 +61,8 @@ pub(super) struct InvokeMethod {
     pub(super) group: Option<LitStr>,
     /// `#[invoke(nondeterministic)]`: each invocation is marked `.nondeterministic()`.
     pub(super) nondeterministic: bool,
+    /// `#[invoke(cancellable)]` on an `async fn`: each invocation is marked `.cancellable()`.
+    pub(super) cancellable: bool,
     /// An `async fn`: its invocations are made with `Invocation::new_async`.
     pub(super) asynchronous: bool,
     /// The `T` of a first parameter `&mut T` besides `&self`: the calling thread's handle, made

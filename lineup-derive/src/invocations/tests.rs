@@ -279,7 +279,7 @@ fn a_malformed_group_is_reported() {
     assert!(missing.contains("`group` takes a string literal"), "{missing}");
     let unknown = error(quote!(impl Q { #[invoke(groups = "a")] fn pop(&self) {} }));
     assert!(
-        unknown.contains("the options are `name = \"...\"`, `group = \"...\"` and `nondeterministic`"),
+        unknown.contains("the options are `name = \"...\"`, `group = \"...\"`, `nondeterministic` and `cancellable`"),
         "{unknown}"
     );
 }
@@ -377,4 +377,31 @@ fn state_makes_the_report_show_the_objects_debug() {
     assert!(with_state.contains("format !"), "{with_state}");
     let without = expand(TokenStream::new(), block).unwrap().to_string();
     assert!(!without.contains("shows_state"), "{without}");
+}
+
+#[test]
+fn cancellable_marks_the_invocations_of_an_async_fn() {
+    let out = expand(
+        TokenStream::new(),
+        quote! {
+            impl Channel {
+                #[invoke(cancellable)]
+                async fn recv(&self) -> u32 { 0 }
+                #[invoke(1, cancellable, group = "sender")]
+                async fn send(&self, value: u32) {}
+            }
+        },
+    )
+    .unwrap()
+    .to_string();
+    assert_eq!(out.matches(". cancellable ()").count(), 2, "{out}");
+    assert!(out.contains(". cancellable () . group (\"sender\")"), "{out}");
+}
+
+#[test]
+fn cancellable_on_a_synchronous_method_or_twice_is_reported() {
+    let not_async = error(quote!(impl Q { #[invoke(cancellable)] fn pop(&self) {} }));
+    assert!(not_async.contains("which is not an `async fn`"), "{not_async}");
+    let twice = error(quote!(impl Q { #[invoke(cancellable, cancellable)] async fn pop(&self) {} }));
+    assert_eq!(twice, "duplicate option `cancellable`");
 }

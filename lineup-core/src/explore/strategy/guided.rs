@@ -44,6 +44,10 @@ impl SchedulingStrategy for Guided {
         self.inner.pick(point, tree)
     }
 
+    fn pick_value(&mut self, options: usize, tree: &mut DecisionTree) -> Result<usize, Divergence> {
+        self.inner.pick_value(options, tree)
+    }
+
     fn advance(&mut self, tree: &mut DecisionTree) -> bool {
         self.inner.advance(tree)
     }

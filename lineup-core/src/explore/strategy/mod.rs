@@ -91,6 +91,13 @@ pub(crate) trait SchedulingStrategy: std::fmt::Debug {
     /// The position in `point.members` of the thread that runs.
     fn pick(&mut self, point: &Point<'_>, tree: &mut DecisionTree) -> Result<usize, Divergence>;
 
+    /// A choice among `options` values that is no thread's (whether to drop a cancellable
+    /// future): by default the next branch point of the tree, explored depth-first like the
+    /// threads' choices and replayed from it.
+    fn pick_value(&mut self, options: usize, tree: &mut DecisionTree) -> Result<usize, Divergence> {
+        tree.choose(options)
+    }
+
     /// The execution running ended (before it is judged, whatever the judgement says next).
     fn execution_ended(&mut self) {}
 

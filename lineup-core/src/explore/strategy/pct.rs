@@ -157,6 +157,10 @@ impl SchedulingStrategy for Pct {
         self.sequence.ended(self.step);
     }
 
+    fn pick_value(&mut self, options: usize, _tree: &mut DecisionTree) -> Result<usize, Divergence> {
+        Ok(self.rng.random_range(0..options))
+    }
+
     fn advance(&mut self, _tree: &mut DecisionTree) -> bool {
         if !self.sequence.advance() {
             return false;

@@ -57,6 +57,10 @@ impl SchedulingStrategy for RandomWalk {
         }
     }
 
+    fn pick_value(&mut self, options: usize, _tree: &mut DecisionTree) -> Result<usize, Divergence> {
+        Ok(self.rng.random_range(0..options))
+    }
+
     fn advance(&mut self, _tree: &mut DecisionTree) -> bool {
         self.sequence.advance()
     }

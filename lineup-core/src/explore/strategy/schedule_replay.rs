@@ -33,6 +33,10 @@ impl SchedulingStrategy for ScheduleReplay {
         self.tree.choose(point.members.len())
     }
 
+    fn pick_value(&mut self, options: usize, _tree: &mut DecisionTree) -> Result<usize, Divergence> {
+        self.tree.choose(options)
+    }
+
     fn advance(&mut self, _tree: &mut DecisionTree) -> bool {
         false
     }

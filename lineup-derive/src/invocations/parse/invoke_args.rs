@@ -4,7 +4,7 @@ use syn::parse::{Parse, ParseStream};
 use syn::{Attribute, Expr, Ident, LitStr, Meta, Token};
 
 /// The arguments of an `#[invoke(...)]` attribute: an optional `name = "..."`, an optional
-/// `group = "..."`, an optional `nondeterministic` flag, and the values.
+/// `group = "..."`, optional `nondeterministic` and `cancellable` flags, and the values.
 pub(super) struct InvokeArgs {
     /// The `name = "..."` option: the label of the invocations instead of the method's name.
     pub(super) name: Option<LitStr>,
@@ -12,6 +12,9 @@ pub(super) struct InvokeArgs {
     pub(super) group: Option<LitStr>,
     /// The `nondeterministic` flag: the operation's results may differ after the same serial past.
     pub(super) nondeterministic: bool,
+    /// The `cancellable` flag: the future of the (asynchronous) operation may be dropped while
+    /// pending.
+    pub(super) cancellable: bool,
     /// The values, one per invocation, in the order written.
     pub(super) values: Vec<Expr>,
 }
@@ -24,6 +27,7 @@ impl InvokeArgs {
                 name: None,
                 group: None,
                 nondeterministic: false,
+                cancellable: false,
                 values: Vec::new(),
             }),
             Meta::List(list) => list.parse_args_with(Self::parse),
@@ -40,6 +44,7 @@ impl Parse for InvokeArgs {
         let mut name = None;
         let mut group = None;
         let mut nondeterministic = false;
+        let mut cancellable = false;
         let mut values = Vec::new();
         while !input.is_empty() {
             let flag = input.fork();
@@ -50,6 +55,12 @@ impl Parse for InvokeArgs {
                     return Err(syn::Error::new_spanned(&key, "duplicate option `nondeterministic`"));
                 }
                 nondeterministic = true;
+            } else if is_flag(input, "cancellable") {
+                let key: Ident = input.parse()?;
+                if cancellable {
+                    return Err(syn::Error::new_spanned(&key, "duplicate option `cancellable`"));
+                }
+                cancellable = true;
             } else if input.peek(Ident) && input.peek2(Token![=]) && !input.peek2(Token![==]) {
                 let key: Ident = input.parse()?;
                 input.parse::<Token![=]>()?;
@@ -61,7 +72,7 @@ impl Parse for InvokeArgs {
                             &key,
                             format!(
                                 "unknown option `{key}` in `#[invoke]`; the options are `name = \"...\"`, \
-                                 `group = \"...\"` and `nondeterministic`"
+                                 `group = \"...\"`, `nondeterministic` and `cancellable`"
                             ),
                         ))
                     }
@@ -82,9 +93,16 @@ impl Parse for InvokeArgs {
             name,
             group,
             nondeterministic,
+            cancellable,
             values,
         })
     }
+}
+
+/// Whether `input` starts with the bare flag `name` (followed by a comma or nothing).
+fn is_flag(input: ParseStream, name: &str) -> bool {
+    let flag = input.fork();
+    flag.parse::<Ident>().is_ok_and(|i| i == name) && (flag.is_empty() || flag.peek(Token![,]))
 }
 
 /// The string literal of option `key` (`name` or `group`), which cannot be empty; the errors

@@ -30,6 +30,12 @@ pub(super) fn invoke_method(method: &ImplItemFn, attr: &Attribute) -> syn::Resul
     }
 
     let args = InvokeArgs::from_attr(attr)?;
+    if args.cancellable && sig.asyncness.is_none() {
+        return Err(syn::Error::new_spanned(
+            &sig.ident,
+            format!("`#[invoke(cancellable)]` on `{method_name}`, which is not an `async fn`: only a future can be dropped while pending"),
+        ));
+    }
     let label = args
         .name
         .as_ref()
@@ -41,6 +47,7 @@ pub(super) fn invoke_method(method: &ImplItemFn, attr: &Attribute) -> syn::Resul
         label,
         group: args.group,
         nondeterministic: args.nondeterministic,
+        cancellable: args.cancellable,
         asynchronous: sig.asyncness.is_some(),
         handle,
         param_types,
