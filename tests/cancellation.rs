@@ -299,11 +299,30 @@ fn the_text_and_html_reports_say_where_the_operation_was_cancelled() {
         report.contains("cancelled: operation 1 `recv()` on thread A: its future was dropped after poll"),
         "{report}"
     );
+    // Where it was suspended: the last step of its last poll, in the object's code (the Lock
+    // future's poll of examples/objects/cancel.rs), before the drop's own steps.
+    assert!(
+        report.contains("(suspended in its last poll after `lock Mutex#") && report.contains("@ cancel.rs:"),
+        "{report}"
+    );
+    let interleaving = violation.interleaving.as_ref().expect("recorded");
+    let ours: Vec<_> = interleaving.steps_of(1).collect();
+    let drop = ours
+        .iter()
+        .position(|s| matches!(s.action, lineup::Action::Cancel { .. }))
+        .expect("the drop is a step");
+    assert!(
+        ours[drop + 1..]
+            .iter()
+            .any(|s| s.location.as_ref().is_some_and(|l| l.file.ends_with("cancel.rs"))),
+        "the future's destructor runs after the drop is recorded: {ours:?}"
+    );
     let html = violation.to_html();
     assert!(
         html.contains("its future was dropped after poll"),
         "the HTML page names the cancellation"
     );
+    assert!(html.contains("suspended in its last poll after"), "and where");
     assert!(html.contains("cancelled after poll"), "the operation's bar shows it");
 }
 

@@ -149,10 +149,11 @@ impl<F: std::future::Future> std::future::Future for Cancellable<F> {
         // Every field is `Unpin` (the future is boxed).
         let this = self.get_mut();
         if this.dropping {
-            let step = crate::explore::trace::begin(None, None);
-            this.future = None;
             let (me, polls) = (this.me, this.polls);
-            step.done(|| crate::explore::trace::Action::Cancel { polls });
+            // The drop is recorded before the future's destructor runs: the steps before it are
+            // the last poll's (where the future was suspended), the steps after it the drop's.
+            crate::explore::trace::begin(None, None).done(|| crate::explore::trace::Action::Cancel { polls });
+            this.future = None;
             crate::explore::recording::with(|r| r.note_cancelled(me, polls));
             return std::task::Poll::Ready(None);
         }

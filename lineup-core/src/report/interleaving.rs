@@ -234,18 +234,23 @@ impl Interleaving {
     }
 
     /// How many steps from `i` on form one run: the same task, no switch and no call or return
-    /// in between (a run never starts at a switch). At least the step at `i`, so that the
+    /// in between (a run never starts at a switch), and no drop of a cancelled future after its
+    /// first step. At least the step at `i`, so that the
     /// rendering always moves on (a step may have fewer events before it than the one before:
     /// under loom, a step whose effect came after its scheduling point).
     fn run_from(&self, i: usize) -> usize {
         let first = &self.steps[i];
         self.steps[i..]
             .iter()
-            .take_while(|s| {
+            .enumerate()
+            .take_while(|(k, s)| {
                 s.task == first.task
                     && s.events_before == first.events_before
                     && s.op == first.op
                     && !matches!(s.action, Action::Switch { .. })
+                    // The drop of a cancelled future begins a run of its own: it is never folded
+                    // away.
+                    && (*k == 0 || !matches!(s.action, Action::Cancel { .. }))
             })
             .count()
             .max(1)

@@ -9,6 +9,7 @@ use crate::judge::verdict::Violation;
 use crate::judge::verdict::ViolationKind;
 use crate::judge::witness::explain_non_witness;
 use crate::model::history::History;
+use crate::model::interleaving::{Action, Interleaving, Step};
 use crate::model::replay_token::Phase;
 use crate::spec::observation::Observation;
 
@@ -77,7 +78,7 @@ impl fmt::Display for Violation {
                     "kind: FULL HISTORY WITHOUT SERIAL WITNESS (Def. 1). No serial execution explains these results \
                      in an order that respects this history."
                 )?;
-                write_history(f, history)?;
+                write_history(f, history, self.interleaving.as_ref())?;
                 write_group(
                     f,
                     history,
@@ -98,7 +99,7 @@ impl fmt::Display for Violation {
                      returns ({stuck}), but no serial execution blocks there after the same operations.",
                     pending_op, op.invocation, op.thread
                 )?;
-                write_history(f, history)?;
+                write_history(f, history, self.interleaving.as_ref())?;
                 let h_e = history.restricted_to_pending(*pending_op);
                 writeln!(
                     f,
@@ -224,7 +225,7 @@ fn write_interleaving(f: &mut fmt::Formatter<'_>, violation: &Violation) -> fmt:
     }
 }
 
-fn write_history(f: &mut fmt::Formatter<'_>, history: &History) -> fmt::Result {
+fn write_history(f: &mut fmt::Formatter<'_>, history: &History, steps: Option<&Interleaving>) -> fmt::Result {
     writeln!(f)?;
     writeln!(
         f,
@@ -249,14 +250,16 @@ fn write_history(f: &mut fmt::Formatter<'_>, history: &History) -> fmt::Result {
             info.invocation
         )?;
     }
-    for note in cancellation_notes(history) {
+    for note in cancellation_notes(history, steps) {
         writeln!(f, "{note}")?;
     }
     Ok(())
 }
 
-/// One line per cancelled operation of `history`: where it was cancelled, and how it is judged.
-pub(crate) fn cancellation_notes(history: &History) -> Vec<String> {
+/// One line per cancelled operation of `history`: where it was cancelled (the poll; with the
+/// recorded `steps`, the last step of that poll, where the future was suspended), and how it is
+/// judged.
+pub(crate) fn cancellation_notes(history: &History, steps: Option<&Interleaving>) -> Vec<String> {
     history
         .cancelled_ops()
         .into_iter()
@@ -266,13 +269,43 @@ pub(crate) fn cancellation_notes(history: &History) -> Vec<String> {
                 Some(crate::model::response::Response::Cancelled { polls }) => *polls,
                 _ => 0,
             };
+            let at = steps.and_then(|steps| suspended_at(steps, op)).unwrap_or_default();
             format!(
                 "cancelled: operation {op} `{}` on thread {}: its future was dropped after poll {polls} returned \
-                 Pending; judged as pending (a witness completes it, with any result, or leaves it out).",
+                 Pending{at}; judged as pending (a witness completes it, with any result, or leaves it out).",
                 info.invocation, info.thread
             )
         })
         .collect()
+}
+
+/// Where cancelled operation `op` was suspended: the last step of its last poll (the one before
+/// the drop of its future, the primitive whose `.await` returned `Pending`), as
+/// `, its last poll's last step being `step @ file:line``.
+fn suspended_at(steps: &Interleaving, op: usize) -> Option<String> {
+    let ours: Vec<&Step> = steps.steps_of(op).collect();
+    let drop = ours.iter().position(|s| matches!(s.action, Action::Cancel { .. }))?;
+    // The drop comes in a poll of its own (the operation was woken to drop its future): the
+    // last poll that returned `Pending` ends before that poll's `.await resumed`, and begins
+    // after the one before.
+    let is_boundary = |s: &&Step| matches!(s.action, Action::Switch { .. } | Action::Await);
+    let end = ours[..drop]
+        .iter()
+        .rposition(|s| !is_boundary(s))
+        .map_or(0, |at| at + 1);
+    let poll = ours[..end]
+        .iter()
+        .rposition(|s| matches!(s.action, Action::Await))
+        .map_or(0, |at| at + 1);
+    let last_poll = &ours[poll..end];
+    let shown = |s: &&&Step| !matches!(s.action, Action::Switch { .. } | Action::Await);
+    let last = last_poll
+        .iter()
+        .rev()
+        .filter(shown)
+        .find(|s| s.location.is_some())
+        .or_else(|| last_poll.iter().rev().find(shown))?;
+    Some(format!(" (suspended in its last poll after `{}`)", last.describe()))
 }
 
 fn write_group(f: &mut fmt::Formatter<'_>, h: &History, group: Option<&Observation>, what: &str) -> fmt::Result {

@@ -95,7 +95,10 @@ impl Violation {
                 "STUCK HISTORY WITHOUT STUCK SERIAL WITNESS (Def. 2)".to_string()
             }
         };
-        notes.extend(crate::report::violation_report::cancellation_notes(self.kind.history()));
+        notes.extend(crate::report::violation_report::cancellation_notes(
+            self.kind.history(),
+            self.interleaving.as_ref(),
+        ));
         facts.push(Fact::with_class("replay", self.replay.to_string(), "replay-token"));
         if let Some(schedule) = &self.schedule {
             facts.push(Fact::new("schedule", schedule_fact(schedule)));
