@@ -6,7 +6,7 @@
 //! and `Condvar`; on tokio, `tokio::sync::Mutex` and `Notify`), a register replicated over a
 //! primary and two backup actors on `mpsc` (threads; on tokio, tasks with `oneshot` replies;
 //! correct, and with a stale read), a lock-free stack (atomics; tokio has no atomics of its own,
-//! so its form is the stack behind a `tokio::sync::Mutex`, see [`tokio_stack`]), and, on shuttle's
+//! so its form is the stack behind a `tokio::sync::Mutex`, see [`mod@tokio_stack`]), and, on shuttle's
 //! primitives only, a map behind an `RwLock` and an object on a `Barrier` and a `Once`.
 
 use std::collections::{HashMap, VecDeque};
