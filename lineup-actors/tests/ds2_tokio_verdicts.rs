@@ -26,7 +26,7 @@ fn verdict<O: Invocations>(name: &str, build: fn() -> O, columns: &[&[&str]]) ->
 }
 
 #[test]
-#[ignore = "phase 1 on shuttle-tokio's channels (unseen by the reduction) does not end within 60 s in a release build: docs/actors.md"]
+#[ignore = "no verdict within 60 s in a release build (shuttle-tokio's channels are unseen by the reduction): docs/actors.md"]
 fn edr_serves_a_stale_read_from_a_backup() {
     let v = verdict(
         "EDR",
@@ -37,7 +37,7 @@ fn edr_serves_a_stale_read_from_a_backup() {
 }
 
 #[test]
-#[ignore = "phase 1 on shuttle-tokio's channels (unseen by the reduction) does not end within 60 s in a release build: docs/actors.md"]
+#[ignore = "no verdict within 60 s in a release build (shuttle-tokio's channels are unseen by the reduction): docs/actors.md"]
 fn dr_forwards_reads_to_the_leader() {
     let v = verdict("DR", DistributedRegister::new, &[&["write(1)"], &["read(1)"]]);
     assert!(v.is_pass(), "{}", v.violation().unwrap());
@@ -46,7 +46,7 @@ fn dr_forwards_reads_to_the_leader() {
 }
 
 #[test]
-#[ignore = "phase 1 on shuttle-tokio's channels (unseen by the reduction) does not end within 60 s in a release build: docs/actors.md"]
+#[ignore = "no verdict within 60 s in a release build (shuttle-tokio's channels are unseen by the reduction): docs/actors.md"]
 fn adr_orders_writes_by_timestamp() {
     let v = verdict(
         "ADR",
@@ -57,7 +57,7 @@ fn adr_orders_writes_by_timestamp() {
 }
 
 #[test]
-#[ignore = "phase 1 on shuttle-tokio's channels (unseen by the reduction) does not end within 60 s in a release build: docs/actors.md"]
+#[ignore = "no verdict within 60 s in a release build (shuttle-tokio's channels are unseen by the reduction): docs/actors.md"]
 fn oc_answers_from_an_empty_store_while_joining() {
     let v = verdict(
         "OC",
@@ -68,7 +68,7 @@ fn oc_answers_from_an_empty_store_while_joining() {
 }
 
 #[test]
-#[ignore = "phase 1 on shuttle-tokio's channels (unseen by the reduction) does not end within 60 s in a release build: docs/actors.md"]
+#[ignore = "no verdict within 60 s in a release build (shuttle-tokio's channels are unseen by the reduction): docs/actors.md"]
 fn oc_relaying_while_joining_is_correct() {
     let v = verdict(
         "OC-fixed",
@@ -79,7 +79,7 @@ fn oc_relaying_while_joining_is_correct() {
 }
 
 #[test]
-#[ignore = "phase 1 on shuttle-tokio's channels (unseen by the reduction) does not end within 60 s in a release build: docs/actors.md"]
+#[ignore = "no verdict within 60 s in a release build (shuttle-tokio's channels are unseen by the reduction): docs/actors.md"]
 fn px_is_linearizable() {
     let v = verdict(
         "PX",
