@@ -15,8 +15,11 @@
 //! * [`ds2`]: the five actor systems of DS2 (distributed registers, Open Chord, Multi-Paxos),
 //!   written as threads over `lineup::sync::mpsc` channels rather than tokio tasks, with DS2's
 //!   client harnesses as test matrices.
+//! * [`ds2_tokio`]: tokio twins of the five systems (tasks, `mpsc` mailboxes, `oneshot` replies),
+//!   with the same bugs and harnesses.
 #![forbid(unsafe_code)]
 
 pub mod cached_register;
 pub mod ds2;
+pub mod ds2_tokio;
 pub mod replicated_register;

@@ -1,15 +1,21 @@
-//! `native`: the same objects written on `lineup::sync` and on shuttle's own primitives
+//! `native`: the same objects written on `lineup::sync`, on shuttle's own primitives
 //! (`lineup::shuttle::sync` used directly, which lineup reads from shuttle's `tracing` events
-//! where it can: see `lineup-core/src/explore/shuttle_events.rs`), one line each:
-//! `{"bench":"native","object":..,"primitives":"lineup|shuttle","matrix":"2x2 ..","phase1_executions":..,"phase1_ms":..,"default_check_s":..,"verdict":..,"matrix_verdict":..,"matrix_check_ms":..,"expected":..}`.
+//! where it can: see `lineup-core/src/explore/shuttle_events.rs`) and against tokio through
+//! shuttle-tokio (`tokio::spawn`, `tokio::sync`; objects in `lineup_zoo::native`), one line each:
+//! `{"bench":"native","object":..,"primitives":"lineup|shuttle|tokio","matrix":"2x2 ..","phase1_executions":..,"phase1_ms":..,"default_check_s":..,"verdict":..,"matrix_verdict":..,"matrix_check_ms":..,"expected":..}`.
 //!
 //! `phase1_executions` and `phase1_ms`: phase 1 of the matrix at `Config::default()` (the
 //! reduction `auto`: on for objects with threads of their own), one worker. `default_check_s` and
 //! `verdict`: `LineupTest::new(..).seed(1)` at its defaults (the random sample, two workers, and the
 //! deepening's 10 s budget). `matrix_verdict` and `matrix_check_ms`: `lineup::check` of the line's
 //! matrix alone at `Config::default()`. Each part runs in a child process of this binary, stopped after
-//! [`CAP`]: a stopped part prints `null` and `"capped_s"`. No `tokio` line: the shuttle-tokio
-//! twins (future tasks, whose polls lineup does not see) are not written yet.
+//! [`CAP`]: a stopped part prints `null` and `"capped_s"`.
+//!
+//! The `tokio` lines: the queue is a `tokio::sync::Mutex` and a `Notify`, the register's actors
+//! are tasks on `mpsc` with `oneshot` replies, every operation an `async fn`. A lock-free stack
+//! has no tokio form (tokio has no atomics; tokio code uses std's, which under shuttle are the
+//! `shuttle` line's), so the `LockFreeStack` tokio line is the same stack's operations on a
+//! `Vec` behind a `tokio::sync::Mutex`: not lock-free, the way tokio code shares a stack.
 
 use std::io::Read;
 use std::process::{Command, Stdio};
@@ -25,19 +31,25 @@ const CAP: Duration = Duration::from_secs(60);
 const LINES: &[(&str, &str, &[&[usize]], &str)] = &[
     ("BlockingQueue", "lineup", &[&[0, 2], &[1, 3]], "PASS"),
     ("BlockingQueue", "shuttle", &[&[0, 2], &[1, 3]], "PASS"),
+    ("BlockingQueue", "tokio", &[&[0, 2], &[1, 3]], "PASS"),
     ("ReplicatedRegister", "lineup", &[&[0, 2], &[1, 2]], "PASS"),
     ("ReplicatedRegister", "shuttle", &[&[0, 2], &[1, 2]], "PASS"),
+    ("ReplicatedRegister", "tokio", &[&[0, 2], &[1, 2]], "PASS"),
     ("ReplicatedRegister(stale read)", "lineup", &[&[0, 2], &[1, 2]], "FAIL"),
     ("ReplicatedRegister(stale read)", "shuttle", &[&[0, 2], &[1, 2]], "FAIL"),
+    ("ReplicatedRegister(stale read)", "tokio", &[&[0, 2], &[1, 2]], "FAIL"),
     ("LockFreeStack", "lineup", &[&[0, 2], &[1, 2]], "PASS"),
     ("LockFreeStack", "shuttle", &[&[0, 2], &[1, 2]], "PASS"),
+    ("LockFreeStack", "tokio", &[&[0, 2], &[1, 2]], "PASS"),
 ];
 
 /// Runs `f` on the subject of line `i`.
 fn with_subject(i: usize, f: &mut dyn FnMut(&dyn Part) -> String) -> String {
     let (object, primitives, _, _) = LINES[i];
     let shuttle = primitives == "shuttle";
+    let tokio = primitives == "tokio";
     match object {
+        "BlockingQueue" if tokio => f(&native::tokio_queue()),
         "BlockingQueue" => {
             let (l, s) = native::queues();
             if shuttle {
@@ -45,6 +57,9 @@ fn with_subject(i: usize, f: &mut dyn FnMut(&dyn Part) -> String) -> String {
             } else {
                 f(&l)
             }
+        }
+        "ReplicatedRegister" | "ReplicatedRegister(stale read)" if tokio => {
+            f(&native::tokio_register(object != "ReplicatedRegister"))
         }
         "ReplicatedRegister" | "ReplicatedRegister(stale read)" => {
             let (l, s) = native::registers(object != "ReplicatedRegister");
@@ -54,6 +69,7 @@ fn with_subject(i: usize, f: &mut dyn FnMut(&dyn Part) -> String) -> String {
                 f(&l)
             }
         }
+        _ if tokio => f(&native::tokio_stack()),
         _ => {
             let (l, s) = native::stacks();
             if shuttle {

@@ -1,10 +1,13 @@
 //! The same objects written three ways, for the `native` benchmark and the soundness tests of
 //! the partial-order reduction on shuttle's own primitives: on `lineup::sync` (whose primitives
-//! announce what they touch) and on `lineup::shuttle::sync` used directly (whose steps lineup
-//! reads from shuttle's `tracing` events, or cannot see): a blocking queue (`Mutex` and
-//! `Condvar`), a register replicated over a primary and two backup actor threads on `mpsc`
-//! (correct, and with a stale read), a lock-free stack (atomics), and, on shuttle's primitives
-//! only, a map behind an `RwLock` and an object on a `Barrier` and a `Once`.
+//! announce what they touch), on `lineup::shuttle::sync` used directly (whose steps lineup
+//! reads from shuttle's `tracing` events, or cannot see), and against tokio through
+//! shuttle-tokio (tasks and `tokio::sync`, whose steps are shuttle's): a blocking queue (`Mutex`
+//! and `Condvar`; on tokio, `tokio::sync::Mutex` and `Notify`), a register replicated over a
+//! primary and two backup actors on `mpsc` (threads; on tokio, tasks with `oneshot` replies;
+//! correct, and with a stale read), a lock-free stack (atomics; tokio has no atomics of its own,
+//! so its form is the stack behind a `tokio::sync::Mutex`, see [`mod@tokio_stack`]), and, on shuttle's
+//! primitives only, a map behind an `RwLock` and an object on a `Barrier` and a `Once`.
 
 use std::collections::{HashMap, VecDeque};
 
@@ -278,6 +281,209 @@ pub mod shuttle_stack {
     lock_free_stack!(ShuttleStack);
 }
 
+/// The blocking queue against tokio: a `tokio::sync::Mutex` and a `tokio::sync::Notify`, on which
+/// a taker registers (`Notified::enable`) before it looks at the queue.
+pub mod tokio_queue {
+    use super::*;
+    use tokio::sync::{Mutex, Notify};
+
+    /// A correct FIFO queue: invocations 0 and 1 `add(200)`, `add(400)`, 2 `try_take()`,
+    /// 3 `take()`, all `async fn`s.
+    #[derive(Default)]
+    pub struct TokioQueue {
+        items: Mutex<VecDeque<u32>>,
+        not_empty: Notify,
+    }
+
+    #[invocations]
+    impl TokioQueue {
+        /// Appends `value`.
+        #[invoke(200, 400)]
+        pub async fn add(&self, value: u32) {
+            self.items.lock().await.push_back(value);
+            self.not_empty.notify_one();
+        }
+
+        /// The oldest element, if any.
+        #[invoke]
+        pub async fn try_take(&self) -> Option<u32> {
+            self.items.lock().await.pop_front()
+        }
+
+        /// The oldest element, once there is one.
+        #[invoke]
+        pub async fn take(&self) -> u32 {
+            loop {
+                // Registered before the check, so that each `notify_one` picks a distinct
+                // waiter: two takers that saw the queue empty and waited unregistered would
+                // share one stored permit (`notify_one`'s permits do not add up), and one would
+                // wait for good with an element in the queue, a bug lineup's default check
+                // found in this method's first version.
+                let mut notified = std::pin::pin!(self.not_empty.notified());
+                notified.as_mut().enable();
+                if let Some(value) = self.items.lock().await.pop_front() {
+                    return value;
+                }
+                notified.await;
+            }
+        }
+    }
+}
+
+/// The replicated register against tokio: the primary and the two backups are tasks
+/// (`tokio::spawn`) on `tokio::sync::mpsc` unbounded mailboxes, replies and acknowledgements go
+/// over `tokio::sync::oneshot`; the same protocol as the threads' register (`stale` too).
+pub mod tokio_register {
+    use tokio::sync::mpsc::{unbounded_channel, UnboundedReceiver, UnboundedSender};
+    use tokio::sync::oneshot;
+
+    use super::*;
+
+    /// A request to the primary.
+    enum Request {
+        Read(oneshot::Sender<u32>),
+        Write(u32, oneshot::Sender<()>),
+    }
+
+    /// A message to a backup: an update to apply and acknowledge, or a read.
+    enum ToBackup {
+        Update(u32, oneshot::Sender<()>),
+        Read(oneshot::Sender<u32>),
+    }
+
+    /// The client's handle: `write(1)`, `write(2)`, `read()`, `async fn`s. Correct: the primary
+    /// replies to a write once both backups have acknowledged it, and answers reads. With `stale`,
+    /// the primary replies to a write before the backups have it, and reads go to a backup: a read
+    /// that follows a write may return the old value.
+    pub struct TokioRegister {
+        primary: UnboundedSender<Request>,
+        backup: UnboundedSender<ToBackup>,
+        stale: bool,
+    }
+
+    async fn primary(mut mailbox: UnboundedReceiver<Request>, backups: Vec<UnboundedSender<ToBackup>>, stale: bool) {
+        let mut value = 0;
+        while let Some(request) = mailbox.recv().await {
+            match request {
+                Request::Read(reply) => {
+                    let _ = reply.send(value);
+                }
+                Request::Write(v, reply) => {
+                    value = v;
+                    let reply = if stale {
+                        let _ = reply.send(());
+                        None
+                    } else {
+                        Some(reply)
+                    };
+                    let acks: Vec<_> = backups
+                        .iter()
+                        .map(|backup| {
+                            let (ack, acked) = oneshot::channel();
+                            let _ = backup.send(ToBackup::Update(v, ack));
+                            acked
+                        })
+                        .collect();
+                    for acked in acks {
+                        let _ = acked.await;
+                    }
+                    if let Some(reply) = reply {
+                        let _ = reply.send(());
+                    }
+                }
+            }
+        }
+    }
+
+    async fn backup(mut mailbox: UnboundedReceiver<ToBackup>) {
+        let mut value = 0;
+        while let Some(message) = mailbox.recv().await {
+            match message {
+                ToBackup::Update(v, ack) => {
+                    value = v;
+                    let _ = ack.send(());
+                }
+                ToBackup::Read(reply) => {
+                    let _ = reply.send(value);
+                }
+            }
+        }
+    }
+
+    impl TokioRegister {
+        /// Spawns the primary and the two backups (tasks); the register holds 0.
+        pub fn new(stale: bool) -> Self {
+            let (to_first, first) = unbounded_channel();
+            let (to_second, second) = unbounded_channel();
+            tokio::spawn(backup(first));
+            tokio::spawn(backup(second));
+            let (to_primary, mailbox) = unbounded_channel();
+            tokio::spawn(primary(mailbox, vec![to_first.clone(), to_second], stale));
+            Self {
+                primary: to_primary,
+                backup: to_first,
+                stale,
+            }
+        }
+    }
+
+    #[invocations]
+    impl TokioRegister {
+        /// Writes `value`.
+        #[invoke(1, 2)]
+        pub async fn write(&self, value: u32) {
+            let (reply, answer) = oneshot::channel();
+            self.primary
+                .send(Request::Write(value, reply))
+                .expect("the primary runs");
+            answer.await.expect("the primary replies");
+        }
+
+        /// The register's value.
+        #[invoke]
+        pub async fn read(&self) -> u32 {
+            let (reply, answer) = oneshot::channel();
+            if self.stale {
+                self.backup.send(ToBackup::Read(reply)).expect("the backup runs");
+            } else {
+                self.primary.send(Request::Read(reply)).expect("the primary runs");
+            }
+            answer.await.expect("the register replies")
+        }
+    }
+}
+
+/// The stack against tokio. tokio has no atomics of its own (tokio code uses std's, which under
+/// shuttle are shuttle's: the `shuttle` form), so a lock-free stack has no tokio form; the tokio
+/// form of the same object is the stack as tokio code shares one, behind a `tokio::sync::Mutex`,
+/// with the same invocations. It is not lock-free: the `native` bench's tokio line for
+/// `LockFreeStack` measures this stack.
+pub mod tokio_stack {
+    use super::*;
+    use tokio::sync::Mutex;
+
+    /// A correct stack behind a `tokio::sync::Mutex`: `push(1)`, `push(2)`, `pop()`, `async fn`s.
+    #[derive(Default)]
+    pub struct TokioStack {
+        items: Mutex<Vec<u32>>,
+    }
+
+    #[invocations]
+    impl TokioStack {
+        /// Pushes `value`.
+        #[invoke(1, 2)]
+        pub async fn push(&self, value: u32) {
+            self.items.lock().await.push(value);
+        }
+
+        /// Pops the top value, if any.
+        #[invoke]
+        pub async fn pop(&self) -> Option<u32> {
+            self.items.lock().await.pop()
+        }
+    }
+}
+
 /// A map behind shuttle's `RwLock`: `insert(1, 10)`, `insert(2, 20)`, `get(1)`.
 #[derive(Default)]
 pub struct RwLockMap {
@@ -366,6 +572,24 @@ pub fn stacks() -> (Subject<lineup_stack::LineupStack>, Subject<shuttle_stack::S
         Subject::of("LockFreeStack(lineup::sync)", lineup_stack::LineupStack::default),
         Subject::of("LockFreeStack(shuttle::sync)", shuttle_stack::ShuttleStack::default),
     )
+}
+
+/// The blocking queue against tokio: `add(200)`, `add(400)`, `try_take()`, `take()`.
+pub fn tokio_queue() -> Subject<tokio_queue::TokioQueue> {
+    Subject::of("BlockingQueue(tokio)", tokio_queue::TokioQueue::default)
+}
+
+/// The replicated register against tokio (`stale`: with the stale read): `write(1)`,
+/// `write(2)`, `read()`.
+pub fn tokio_register(stale: bool) -> Subject<tokio_register::TokioRegister> {
+    Subject::of("ReplicatedRegister(tokio)", move || {
+        tokio_register::TokioRegister::new(stale)
+    })
+}
+
+/// The stack against tokio (behind a `tokio::sync::Mutex`): `push(1)`, `push(2)`, `pop()`.
+pub fn tokio_stack() -> Subject<tokio_stack::TokioStack> {
+    Subject::of("LockFreeStack(tokio)", tokio_stack::TokioStack::default)
 }
 
 /// The map behind shuttle's `RwLock`: `insert(1)`, `insert(2)`, `get()`.
