@@ -6,7 +6,8 @@
 //!
 //! `phase1_executions` and `phase1_ms`: phase 1 of the matrix at `Config::default()` (the
 //! reduction `auto`: on for objects with threads of their own), one worker. `default_check_s` and
-//! `verdict`: `LineupTest::new(..).seed(1)` at its defaults (the random sample, two workers, and the
+//! `verdict` (`PASS`, `FAIL` for a violation, `INCONCLUSIVE` for a check that reached neither):
+//! `LineupTest::new(..).seed(1)` at its defaults (the random sample, two workers, and the
 //! deepening's 10 s budget). `matrix_verdict` and `matrix_check_ms`: `lineup::check` of the line's
 //! matrix alone at `Config::default()`. Each part runs in a child process of this binary, stopped after
 //! [`CAP`]: a stopped part prints `null` and `"capped_s"`.
@@ -131,7 +132,13 @@ impl<O: Send + Sync + 'static> Part for Subject<O> {
         let outcome = LineupTest::new(&format!("native::{}", self.name()))
             .seed(1)
             .check_subject(self);
-        let verdict = if outcome.is_ok() { "PASS" } else { "FAIL" };
+        // Only a violation is a FAIL: a check without a verdict (out of time, inconclusive, an
+        // error) is said as such, never counted as either.
+        let verdict = match outcome {
+            Ok(_) => "PASS",
+            Err(lineup::TestFailure::Violation { .. }) => "FAIL",
+            Err(_) => "INCONCLUSIVE",
+        };
         format!("{:.2} {verdict}", start.elapsed().as_secs_f64())
     }
 }
