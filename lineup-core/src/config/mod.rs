@@ -328,6 +328,13 @@ pub enum ReductionFault {
     /// shuttle's events are taken to be reads (as if two write locks of one `RwLock`, or two waits
     /// at one `Barrier`, commuted), and the steps of a `Once`'s initializer are not opaque.
     ShuttleSyncStepsCommute,
+    /// The clone and the drop of an endpoint of shuttle's own `mpsc` channels touch nothing (the
+    /// events lineup's `vendor/shuttle-std` adds are ignored), as if the last receiver's drop
+    /// commuted with a send.
+    ShuttleChannelEndpointsUnseen,
+    /// Every receive of shuttle's own `mpsc` channels is taken to commute with sends (as if it
+    /// never found the channel empty), not only one that takes a message of an unbounded channel.
+    ShuttleReceivesCommute,
 }
 
 impl Default for Config {

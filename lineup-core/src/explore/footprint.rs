@@ -58,15 +58,6 @@ impl std::fmt::Debug for ObjectIdentity {
 const CREATED: u64 = 1 << 63;
 
 impl ObjectIdentity {
-    /// An object not touched yet, to be numbered at its first touch.
-    pub const fn new() -> Self {
-        Self {
-            stamp: AtomicU64::new(0),
-            id: AtomicU64::new(0),
-            site: None,
-        }
-    }
-
     /// [`new`](Self::new), for an object the user's code created at `site`.
     pub const fn at(site: &'static std::panic::Location<'static>) -> Self {
         Self {
@@ -313,6 +304,18 @@ impl FootprintLog {
     /// The step running now touches an object.
     pub(crate) fn push_step_access(&mut self, access: Access) {
         self.step.push(access);
+    }
+
+    /// The name of an object task `i` creates now, by its creation (as
+    /// [`ObjectIdentity::created`] names lineup's): a channel of shuttle's, whose creation
+    /// lineup reads from an event (see [`shuttle_events`]).
+    pub(crate) fn creation_name(&mut self, i: usize) -> u64 {
+        if self.created.len() <= i {
+            self.created.resize(i + 1, 0);
+        }
+        let count = self.created[i];
+        self.created[i] += 1;
+        CREATED | (i as u64) << 32 | u64::from(count)
     }
 
     /// How many objects have numbers so far in this execution.
@@ -568,6 +571,28 @@ pub(crate) fn touch_sync(object: &ObjectIdentity) {
 /// creation (whose task index stays far below bit 62) nor by address (bit 63 clear), never young.
 const TOKEN: u64 = CREATED | 1 << 62;
 
+/// The name of the order in which tasks are spawned (task ids are handed out in that order): a
+/// spawn writes it, so two spawns never commute and a spawn commutes with every other step.
+/// `TOKEN` with bit 61 (above every task index): never young, never a name by address.
+pub(crate) const SPAWN_ORDER: u64 = TOKEN | 1 << 61;
+
+/// [`announce_blocking`] for `lineup::thread::spawn`: a write of [`SPAWN_ORDER`], in the step
+/// running now and in the one that resumes from the spawn's scheduling point.
+pub(crate) fn announce_spawn() -> InFlight {
+    let task = with(|s| {
+        if !s.on {
+            return None;
+        }
+        let me = shuttle::current::try_get_current_task()?;
+        let access = Access {
+            object: SPAWN_ORDER,
+            kind: Kind::Write,
+        };
+        Some(s.push_in_flight(me, access, true))
+    });
+    InFlight { task }
+}
+
 /// [`announce`] (`acts_before`: [`announce_blocking`]) for `lineup::thread`'s park (of the
 /// current task) and unpark (of `task`): a write of `task`'s park token, named by the task (the
 /// same in every equivalent execution: tasks are named by their spawn order, and spawns depend
@@ -604,6 +629,14 @@ impl FootprintLog {
         self.in_flight[i].push(access);
         self.sites.in_flight[i] = None;
         i
+    }
+}
+
+impl FootprintLog {
+    /// A thread of shuttle's `spawn` is about to finish (its function returned): its last step
+    /// ends without a scheduling point (see [`note_finishing`]).
+    pub(crate) fn note_thread_finished(&mut self) {
+        self.finishing = true;
     }
 }
 

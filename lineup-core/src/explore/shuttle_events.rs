@@ -37,11 +37,29 @@
 //! release of the batch semaphore are opaque, from `"won the call_once race"` until the `Once`'s own
 //! mutex is released ([`ShuttleEvent::Initialize`]).
 //!
-//! Every other scheduling point (shuttle's atomics and channels, thread spawn and join, `yield_now`,
+//! **Channels.** shuttle's `mpsc` channels name their object in the events of a send and a
+//! receive, but the published shuttle-std changes a channel's counts of senders and receivers in
+//! the clone and the drop of an endpoint (which decide whether a later send or receive fails)
+//! without an event or a scheduling point. lineup's `vendor/shuttle-std` (the published crate
+//! with events added, no line moved: vendor/README.md) says when a channel is created and when an
+//! endpoint is cloned or dropped; a channel is named by its *creation* (the task and how many
+//! objects it created before, as lineup names its own channels), compared exactly across
+//! executions ([`ShuttleSteps::channels`]). A channel whose creation lineup did not see (the
+//! published crate, without the `[patch]` line) has no name, and every step that touches it is
+//! opaque, as before. A send and a receive switch first (mpsc.rs:212, :328) and name the channel
+//! after; a send or a receive that blocks keeps it in flight (mpsc.rs:248, :389). The `recv` of
+//! an unbounded channel's one consumer commutes with sends, as `lineup::sync::mpsc`'s receive
+//! does (`FootprintLog::shuttle_receive`); the drop of a sender writes the channel's count of
+//! senders only (`FootprintLog::shuttle_endpoint`).
+//!
+//! **Threads.** The spawn of a thread or a future task switches first (execution.rs:1028, :985)
+//! and creates the task after: the step that resumes there writes the order of spawns, as
+//! `lineup::thread::spawn` does. A thread's last step (`"thread finished"`) ends without a
+//! scheduling point, as the last step of one of `lineup::thread::spawn`'s does.
+//!
+//! Every other scheduling point (shuttle's atomics, `join`, `yield_now`,
 //! `RwLock::into_inner`'s `try_acquire`, the polls of future tasks, and any place not in the
-//! tables: another shuttle version) stays unseen, its steps opaque. shuttle's `mpsc` channels name their object, but the drop and the
-//! clone of a `Sender` or `Receiver` (which decide whether a later send or receive fails) emit no
-//! event and have no scheduling point: their steps cannot be told, so channels stay unseen.
+//! tables: another shuttle version) stays unseen, its steps opaque.
 //!
 //! **Names.** An address names an object only while it lives, and an allocator may give it to
 //! another object within an execution, in one execution and not in another: first-touch numbers
@@ -56,6 +74,7 @@
 
 use std::cell::{Cell, RefCell};
 use std::fmt::{self, Write as _};
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use rustc_hash::FxHashMap;
 use tracing::field::{Field, Visit};
@@ -65,7 +84,7 @@ use tracing::{Dispatch, Event, Metadata, Subscriber};
 
 use crate::config::ReductionFault;
 use crate::explore::context::ExecutionContext;
-use crate::explore::footprint::{Access, FootprintLog, Kind};
+use crate::explore::footprint::{Access, FootprintLog, Kind, SPAWN_ORDER};
 
 /// The names of objects named by their address have this bit set, their family in the bits below
 /// it (see the module).
@@ -84,6 +103,9 @@ enum Family {
     RwLock = 4,
     Barrier = 5,
     Once = 6,
+    /// shuttle's `mpsc` channels: named by their creation, not their address (see
+    /// [`ShuttleSteps::channels`]).
+    Channel = 7,
 }
 
 /// The name of the object numbered `n` in `family` (see the module).
@@ -121,6 +143,8 @@ enum Covers {
     CondvarWait,
     /// A barrier's `wait` that blocks: its block.
     BarrierWait,
+    /// A send or a receive of shuttle's `mpsc` that blocks: its block (mpsc.rs:248, :389).
+    ChannelBlock,
 }
 
 /// What the step resuming at a scheduling point must name (see [`SITES`]).
@@ -134,6 +158,13 @@ enum Reveal {
     /// (barrier.rs:117) *after* it read how many threads wait, and names the barrier only after
     /// the switch. The step that stops there counts as a write of every barrier ([`ANY`]).
     Barrier,
+    /// `"… starting send on channel {:p}"`, `"starting recv on channel {:p}"`: a send and a
+    /// receive of shuttle's `mpsc` switch first (mpsc.rs:212, :328) and look at the channel after.
+    Channel,
+    /// The spawn of a thread or a future task switches first (execution.rs:1028, :985) and
+    /// creates the task after: the step that resumes there writes the order of spawns
+    /// ([`SPAWN_ORDER`]), which the place alone says (no event is needed).
+    Spawn,
 }
 
 /// The places of shuttle's scheduling points that lineup knows (file, line), and what is known
@@ -185,6 +216,36 @@ const SITES: &[(&str, u32, Site)] = &[
         150,
         Site::Covered(Covers::BarrierWait),
     ),
+    (
+        "shuttle-engine-0.1.7/src/runtime/execution.rs",
+        1028,
+        Site::Revealed(Reveal::Spawn),
+    ),
+    (
+        "shuttle-engine-0.1.7/src/runtime/execution.rs",
+        985,
+        Site::Revealed(Reveal::Spawn),
+    ),
+    (
+        "shuttle-std-0.1.5/src/sync/mpsc.rs",
+        212,
+        Site::Revealed(Reveal::Channel),
+    ),
+    (
+        "shuttle-std-0.1.5/src/sync/mpsc.rs",
+        328,
+        Site::Revealed(Reveal::Channel),
+    ),
+    (
+        "shuttle-std-0.1.5/src/sync/mpsc.rs",
+        248,
+        Site::Covered(Covers::ChannelBlock),
+    ),
+    (
+        "shuttle-std-0.1.5/src/sync/mpsc.rs",
+        389,
+        Site::Covered(Covers::ChannelBlock),
+    ),
 ];
 
 /// What lineup knows about a scheduling point of shuttle's.
@@ -224,6 +285,20 @@ pub(crate) struct ShuttleSteps {
     initializing: Vec<Option<usize>>,
     /// The step running now may mark a `Once` complete: it is opaque.
     completes: bool,
+    /// The addresses of shuttle's `mpsc` channels to their names: the name of the channel's
+    /// *creation* (as [`ObjectIdentity::created`](crate::explore::footprint::ObjectIdentity::created)
+    /// names lineup's: the task and how many objects it created before), the same in every
+    /// execution that shares the schedule up to it, so compared exactly across executions. Only
+    /// lineup's `vendor/shuttle-std` says when a channel is created (`"created channel {:p}"`), and
+    /// only it says when an endpoint is cloned or dropped, without which a channel's steps cannot
+    /// be told: a channel whose creation lineup did not see (the published shuttle-std, or a
+    /// creation outside a task) has no name here, and every step that touches it is opaque. An
+    /// event lineup missed clears the map, so that no address keeps the name of a channel that
+    /// is gone.
+    channels: FxHashMap<usize, Channel>,
+    /// The channel the step running now receives from, and how (see
+    /// `FootprintLog::shuttle_receive`): a receive that blocks keeps that kind in flight.
+    receiving: Option<(u64, Kind)>,
 }
 
 thread_local! {
@@ -244,6 +319,8 @@ impl ShuttleSteps {
         acquired: None,
         initializing: Vec::new(),
         completes: false,
+        channels: FxHashMap::with_hasher(rustc_hash::FxBuildHasher),
+        receiving: None,
     };
 
     /// A new execution.
@@ -258,7 +335,19 @@ impl ShuttleSteps {
         self.acquired = None;
         self.initializing.clear();
         self.completes = false;
+        self.channels.clear();
+        self.receiving = None;
         MISSED.with(|m| m.set(false));
+    }
+
+    /// Takes the flag of an event missed while the footprints were borrowed: the step is opaque,
+    /// and the channels' names are forgotten (the event may have been a channel's creation).
+    fn take_missed(&mut self) -> bool {
+        let missed = MISSED.with(|m| m.replace(false));
+        if missed {
+            self.channels.clear();
+        }
+        missed
     }
 
     /// A step of task `i` begins: the accesses of its operations in flight go into `step`.
@@ -267,9 +356,17 @@ impl ShuttleSteps {
             step.extend(f.iter().map(|p| p.access));
         }
         self.expected = self.revealed_after.get_mut(i).and_then(Option::take);
-        self.missed = MISSED.with(|m| m.replace(false));
+        if self.expected == Some(Reveal::Spawn) {
+            self.expected = None;
+            step.push(Access {
+                object: SPAWN_ORDER,
+                kind: Kind::Write,
+            });
+        }
+        self.missed = self.take_missed();
         self.acquired = None;
         self.completes = false;
+        self.receiving = None;
     }
 
     /// Whether task `i` stopped at a scheduling point lineup sees through shuttle's events.
@@ -281,7 +378,8 @@ impl ShuttleSteps {
     /// was missed, or it may have marked a `Once` complete (see [`ShuttleEvent::Initialize`]).
     pub(crate) fn step_unseen(&mut self) -> bool {
         let completes = std::mem::take(&mut self.completes);
-        self.expected.take().is_some() || self.missed || MISSED.with(|m| m.replace(false)) || completes
+        let missed = self.take_missed();
+        self.expected.take().is_some() || self.missed || missed || completes
     }
 
     /// Whether one of task `i`'s operations in flight conflicts with an access of `step`.
@@ -294,6 +392,30 @@ impl ShuttleSteps {
         })
     }
 }
+
+/// A channel of shuttle's `mpsc` that lineup saw created (see [`ShuttleSteps::channels`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Channel {
+    /// Its name, by creation.
+    name: u64,
+    /// A `sync_channel`: its sends may block, and its receives may wake a sender.
+    bounded: bool,
+}
+
+/// What happened to an endpoint of a channel of shuttle's.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Endpoint {
+    /// `"cloned sender of channel {:p}"`.
+    SenderCloned,
+    /// `"dropped sender of channel {:p}"`.
+    SenderDropped,
+    /// `"dropped receiver of channel {:p}"`.
+    ReceiverDropped,
+}
+
+/// The name of a channel's count of senders, apart from the channel (see
+/// `FootprintLog::shuttle_endpoint`): bit 60 of a name by creation, above every task index.
+const SENDERS_OF: u64 = 1 << 60;
 
 /// A parsed event of shuttle's.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -315,6 +437,22 @@ enum ShuttleEvent {
     /// reads that, emits no event: so until that mutex is released, every step of the task that
     /// stops at a release (batch_semaphore.rs:876) is opaque.
     Initialize(usize),
+    /// A channel of shuttle's `mpsc` was created at the address (lineup's `vendor/shuttle-std`),
+    /// bounded or not.
+    Created(usize, bool),
+    /// A receive of the channel at the address looks at it (`"starting recv on channel {:p}"`,
+    /// after its switch; `"starting try_recv …"` in lineup's `vendor/shuttle-std`): `waits` when
+    /// it is a `recv` (it takes the oldest message, or blocks until one comes or the last sender
+    /// goes) and no receiver waits before it (from the event's `state` field).
+    Receive { address: usize, waits: bool },
+    /// An endpoint of the channel at the address was cloned or dropped (lineup's
+    /// `vendor/shuttle-std`; see `FootprintLog::shuttle_endpoint`), which
+    /// [`ReductionFault::ShuttleChannelEndpointsUnseen`] ignores.
+    Endpoint(usize, Endpoint),
+    /// A thread's function returned (`"thread finished, dropping thread locals"`,
+    /// thread_support.rs:36): its last step ends without a scheduling point, as the steps of the
+    /// threads of `lineup::thread::spawn` do.
+    Finished,
 }
 
 /// The address at the end of a message (`0x…`).
@@ -343,11 +481,17 @@ fn parse(message: &str) -> Option<ShuttleEvent> {
     if message == "switch between polls" {
         return Some(ShuttleEvent::Switch(None));
     }
+    if message == "thread finished, dropping thread locals" {
+        return Some(ShuttleEvent::Finished);
+    }
     let a = address(message);
     if let Some(event) = parse_rwlock(message, a) {
         return event;
     }
     if let Some(event) = parse_barrier_once(message, a) {
+        return event;
+    }
+    if let Some(event) = parse_channel(message, a) {
         return event;
     }
     let event = if message.starts_with("waiting to acquire mutex ") {
@@ -408,6 +552,37 @@ fn parse_barrier_once(message: &str, a: Option<usize>) -> Option<Option<ShuttleE
     Some(event)
 }
 
+/// Parses the messages of shuttle's `mpsc` (`Some(None)`: one of them without its address).
+fn parse_channel(message: &str, a: Option<usize>) -> Option<Option<ShuttleEvent>> {
+    let rest = message.strip_suffix(message.rsplit(' ').next()?)?;
+    let event = if rest == "created channel " || rest == "created bounded channel " {
+        a.map(|a| ShuttleEvent::Created(a, rest == "created bounded channel "))
+    } else if let Some(what) = rest.strip_suffix(" of channel ") {
+        let endpoint = match what {
+            "cloned sender" => Endpoint::SenderCloned,
+            "dropped sender" => Endpoint::SenderDropped,
+            "dropped receiver" => Endpoint::ReceiverDropped,
+            _ => return None,
+        };
+        a.map(|a| ShuttleEvent::Endpoint(a, endpoint))
+    } else if rest.ends_with(" starting send on channel ") {
+        a.map(|a| ShuttleEvent::Touch(Family::Channel, a, Some(Reveal::Channel)))
+    } else if rest == "starting recv on channel " || rest == "starting try_recv on channel " {
+        // Read with its state by `parse_receive`; without it, a write.
+        a.map(|a| ShuttleEvent::Receive {
+            address: a,
+            waits: false,
+        })
+    } else if rest.starts_with("blocking sender ") || rest.starts_with("blocking receiver ") {
+        a.map(|a| ShuttleEvent::Begin(Family::Channel, a, Covers::ChannelBlock))
+    } else if rest.starts_with("unblocked sender ") || rest.starts_with("unblocked receiver ") {
+        a.map(|a| ShuttleEvent::End(Family::Channel, a))
+    } else {
+        return None;
+    };
+    Some(event)
+}
+
 /// The callsites of shuttle's that lineup reads: their module and line (the message is checked
 /// when parsed).
 const CALLSITES: &[(&str, u32)] = &[
@@ -433,6 +608,16 @@ const CALLSITES: &[(&str, u32)] = &[
     ("shuttle_std::sync::barrier", 190),
     ("shuttle_std::sync::once", 134),
     ("shuttle_std::sync::once", 159),
+    ("shuttle_engine::thread_support", 36),
+    ("shuttle_std::sync::mpsc", 218),
+    ("shuttle_std::sync::mpsc", 235),
+    ("shuttle_std::sync::mpsc", 252),
+    ("shuttle_std::sync::mpsc", 334),
+    ("shuttle_std::sync::mpsc", 378),
+    ("shuttle_std::sync::mpsc", 393),
+    // lineup's `vendor/shuttle-std`: below the published file's last line.
+    ("shuttle_std::sync::mpsc", 724),
+    ("shuttle_std::sync::mpsc", 728),
 ];
 
 /// Whether lineup reads the events of this callsite.
@@ -440,6 +625,45 @@ fn wanted(meta: &Metadata<'_>) -> bool {
     meta.line()
         .is_some_and(|line| CALLSITES.iter().any(|&(t, l)| l == line && meta.target() == t))
         && meta.is_event()
+}
+
+/// lineup's `vendor/shuttle-std` is the shuttle-std of this process: a channel's creation was
+/// seen.
+static PATCHED: AtomicBool = AtomicBool::new(false);
+
+/// Whether the user was told how to let lineup see shuttle's channels.
+static TOLD: AtomicBool = AtomicBool::new(false);
+
+/// A step touched a channel of shuttle's that lineup cannot name. If no channel's creation was
+/// ever seen in this process, the shuttle-std is the published one: says once, on standard
+/// error, what to add to the workspace's `Cargo.toml` (the check goes on, as sound as before,
+/// with the channel's steps opaque to the reduction).
+fn tell_of_the_patch_once() {
+    if PATCHED.load(Ordering::Relaxed) || TOLD.swap(true, Ordering::Relaxed) {
+        return;
+    }
+    eprintln!(
+        "lineup: the object uses shuttle's own mpsc channels, which the partial-order reduction \
+         sees only with lineup's shuttle-std: their steps are opaque to it in this check (sound, \
+         but phase 1 of an object whose threads talk over them may not end within its budget). \
+         Add to your workspace's Cargo.toml:\n\n    [patch.crates-io]\n    shuttle-std = {{ path = \
+         \"<path to lineup>/vendor/shuttle-std-0.1.5\" }}\n\n(see lineup's vendor/README.md), or \
+         write the object on lineup::sync::mpsc."
+    );
+}
+
+/// The callsite of `"created channel {:p}"` (lineup's `vendor/shuttle-std`).
+const CREATED_CHANNEL: (&str, u32) = ("shuttle_std::sync::mpsc", 724);
+
+impl ShuttleSteps {
+    /// A channel was created where lineup does not name it (no step running, or inside one of
+    /// lineup's primitives): its address may be an old channel's, so every name is forgotten (the
+    /// steps of the channels created before are opaque from now on).
+    fn forget_channels_if_created(&mut self, meta: &Metadata<'_>) {
+        if meta.line() == Some(CREATED_CHANNEL.1) && meta.target() == CREATED_CHANNEL.0 {
+            self.channels.clear();
+        }
+    }
 }
 
 /// Whether the callsite is one of a scheduling point's (the first two of [`CALLSITES`]).
@@ -464,20 +688,36 @@ impl FootprintLog {
             _ if in_lineups => {}
             ShuttleEvent::Switch(site) => self.shuttle_switch(i, site),
             ShuttleEvent::Begin(family, address, covers) => {
-                let access = self.shuttle_touch(family, address);
+                let Some(access) = self.shuttle_begin(family, address) else {
+                    return;
+                };
                 let s = &mut self.shuttle;
                 if s.in_flight.len() <= i {
                     s.in_flight.resize_with(i + 1, Vec::new);
                 }
                 s.in_flight[i].push(Pending { access, covers });
+                if family == Family::Channel && access.kind == Kind::Write && s.receiving.is_some() {
+                    // A receive that does not consume looks at the count of senders again when
+                    // woken (see `shuttle_endpoint`).
+                    let senders = Access {
+                        object: access.object | SENDERS_OF,
+                        kind: Kind::Write,
+                    };
+                    s.in_flight[i].push(Pending {
+                        access: senders,
+                        covers,
+                    });
+                }
                 if family == Family::Barrier && s.expected == Some(Reveal::Barrier) {
                     s.expected = None;
                 }
             }
             ShuttleEvent::End(family, address) => {
-                let access = self.shuttle_touch(family, address);
+                let Some(access) = self.shuttle_end(i, family, address) else {
+                    return;
+                };
                 if let Some(f) = self.shuttle.in_flight.get_mut(i) {
-                    f.retain(|p| p.access.object != access.object);
+                    f.retain(|p| p.access.object != access.object && p.access.object != access.object | SENDERS_OF);
                 }
                 if family == Family::Mutex {
                     self.shuttle.acquired = Some(address);
@@ -489,7 +729,9 @@ impl FootprintLog {
                 }
             }
             ShuttleEvent::Touch(family, address, reveals) => {
-                self.shuttle_touch(family, address);
+                if self.shuttle_touch(family, address).is_none() {
+                    return;
+                }
                 let s = &mut self.shuttle;
                 if reveals.is_some() && s.expected == reveals {
                     s.expected = None;
@@ -500,6 +742,14 @@ impl FootprintLog {
                 }
             }
             ShuttleEvent::Initialize(address) => self.shuttle_initialize(i, address),
+            ShuttleEvent::Created(address, bounded) => {
+                PATCHED.store(true, Ordering::Relaxed);
+                let name = self.creation_name(i);
+                self.shuttle.channels.insert(address, Channel { name, bounded });
+            }
+            ShuttleEvent::Receive { address, waits } => self.shuttle_receive(address, waits),
+            ShuttleEvent::Endpoint(address, endpoint) => self.shuttle_endpoint(address, endpoint),
+            ShuttleEvent::Finished => self.note_thread_finished(),
         }
     }
 
@@ -545,8 +795,18 @@ impl FootprintLog {
         };
     }
 
-    /// The running step writes the object at `address` of `family`: its access.
-    fn shuttle_touch(&mut self, family: Family, address: usize) -> Access {
+    /// The running step writes the object at `address` of `family`: its access. `None` for a
+    /// channel without a name (see [`ShuttleSteps::channels`]): the step is opaque.
+    fn shuttle_touch(&mut self, family: Family, address: usize) -> Option<Access> {
+        if family == Family::Channel {
+            let channel = self.channel(address)?;
+            let access = Access {
+                object: channel.name,
+                kind: Kind::Write,
+            };
+            self.push_step_access(access);
+            return Some(access);
+        }
         let key = (address, family as u8);
         let number = match self.shuttle.numbers.get(&key) {
             Some(&number) => number,
@@ -563,7 +823,114 @@ impl FootprintLog {
             kind: self.sync_kind(family),
         };
         self.push_step_access(access);
-        access
+        Some(access)
+    }
+
+    /// An operation on the object at `address` of `family` begins and puts it in flight: its
+    /// access (a receive that blocks keeps the kind its look had: see [`Self::shuttle_receive`]).
+    fn shuttle_begin(&mut self, family: Family, address: usize) -> Option<Access> {
+        if family == Family::Channel {
+            let channel = self.channel(address)?;
+            if let Some((name, kind)) = self.shuttle.receiving.filter(|&(name, _)| name == channel.name) {
+                let access = Access { object: name, kind };
+                self.push_step_access(access);
+                return Some(access);
+            }
+        }
+        self.shuttle_touch(family, address)
+    }
+
+    /// The operation in flight for task `i` on the object at `address` of `family` ends in the
+    /// step running now: its access (for a channel, the one it had in flight).
+    fn shuttle_end(&mut self, i: usize, family: Family, address: usize) -> Option<Access> {
+        if family == Family::Channel {
+            let channel = self.channel(address)?;
+            let pending = self.shuttle.in_flight.get(i).and_then(|f| {
+                f.iter()
+                    .find(|p| p.covers == Covers::ChannelBlock && p.access.object == channel.name)
+                    .map(|p| p.access)
+            });
+            if let Some(access) = pending {
+                self.push_step_access(access);
+                return Some(access);
+            }
+        }
+        self.shuttle_touch(family, address)
+    }
+
+    /// An endpoint of the channel at `address` was cloned or dropped, which changes its count of
+    /// senders or receivers without a scheduling point (only lineup's `vendor/shuttle-std` says
+    /// so):
+    ///
+    /// * the drop of a receiver writes the channel (later sends fail);
+    /// * the drop of a sender writes the channel's count of senders (a name of its own,
+    ///   [`SENDERS_OF`]), which only a receive that does not consume reads (a `try_recv` that
+    ///   finds the channel empty says disconnected or empty). It commutes with sends (the sender
+    ///   that sends is not the one dropped, so the count stays above zero for the send, and a
+    ///   send does not look at it) and with a consuming receive, which ends the same either way
+    ///   (shuttle's receive looks again at the count after its block);
+    /// * the clone of a sender touches nothing: it raises a count that is at least one, and
+    ///   everything that reads the count asks whether it is zero.
+    fn shuttle_endpoint(&mut self, address: usize, endpoint: Endpoint) {
+        if self.fault == Some(ReductionFault::ShuttleChannelEndpointsUnseen) || endpoint == Endpoint::SenderCloned {
+            return;
+        }
+        let Some(channel) = self.channel(address) else {
+            return;
+        };
+        let object = match endpoint {
+            Endpoint::SenderDropped => channel.name | SENDERS_OF,
+            _ => channel.name,
+        };
+        self.push_step_access(Access {
+            object,
+            kind: Kind::Write,
+        });
+    }
+
+    /// The channel at `address`, if lineup saw it created; if not, the step running now is opaque.
+    fn channel(&mut self, address: usize) -> Option<Channel> {
+        let channel = self.shuttle.channels.get(&address).copied();
+        if channel.is_none() {
+            self.shuttle.missed = true;
+            tell_of_the_patch_once();
+        }
+        channel
+    }
+
+    /// A receive looks at the channel at `address` (see [`ShuttleEvent::Receive`]). The `recv`
+    /// of an unbounded channel's one waiting consumer is the receive of `lineup::sync::mpsc`'s
+    /// channel ([`Kind::Consume`]: it commutes with sends and with the drop and clone of
+    /// endpoints, and conflicts with another receive), in the step that looks, in its block and in
+    /// the step that resumes from it: it takes the oldest message whenever it runs; if there is
+    /// none it blocks, and the send (or the last sender's drop) that wakes it leaves it in the
+    /// state it would have found had the send come first (shuttle's receive looks again after
+    /// its block: mpsc.rs:398-404). Its switch before it looks (mpsc.rs:328) touches nothing.
+    /// Any other receive (a `try_recv`, which reports the channel empty; a receive of a
+    /// `sync_channel`, which may wake a sender; one that waits behind another receiver) writes
+    /// the channel.
+    fn shuttle_receive(&mut self, address: usize, waits: bool) {
+        let Some(channel) = self.channel(address) else {
+            return;
+        };
+        let consumes = (waits && !channel.bounded) || self.fault == Some(ReductionFault::ShuttleReceivesCommute);
+        let kind = if consumes { Kind::Consume } else { Kind::Write };
+        self.push_step_access(Access {
+            object: channel.name,
+            kind,
+        });
+        if !consumes {
+            // It may report the channel disconnected (see `shuttle_endpoint`).
+            self.push_step_access(Access {
+                object: channel.name | SENDERS_OF,
+                kind: Kind::Write,
+            });
+        }
+        let s = &mut self.shuttle;
+        s.receiving = Some((channel.name, kind));
+        if s.expected == Some(Reveal::Channel) {
+            s.expected = None;
+        }
     }
 
     /// How a step touches an object of `family`: a write, unless the reduction is broken on
@@ -572,7 +939,7 @@ impl FootprintLog {
         let fault = match family {
             Family::Mutex => ReductionFault::ShuttleLocksCommute,
             Family::RwLock | Family::Barrier | Family::Once => ReductionFault::ShuttleSyncStepsCommute,
-            Family::Condvar | Family::Semaphore => return Kind::Write,
+            Family::Condvar | Family::Semaphore | Family::Channel => return Kind::Write,
         };
         if self.fault == Some(fault) {
             Kind::Read
@@ -605,6 +972,43 @@ impl Visit for MessageOnly<'_> {
     }
 }
 
+/// The callsite of `"starting recv on channel {:p}"`, whose `state` field lineup reads too.
+const RECEIVE: (&str, u32) = ("shuttle_std::sync::mpsc", 334);
+
+/// Formats the `message` field, then the `state` field after a newline.
+struct MessageAndState<'a>(&'a mut String, String);
+
+impl Visit for MessageAndState<'_> {
+    fn record_debug(&mut self, field: &Field, value: &dyn fmt::Debug) {
+        match field.name() {
+            "message" => {
+                let _ = write!(self.0, "{value:?}");
+            }
+            "state" => {
+                let _ = write!(self.1, "{value:?}");
+            }
+            _ => {}
+        }
+    }
+}
+
+/// The receive of `"starting recv on channel {:p}"` (or `try_recv`) with the channel's `state`
+/// (its `Debug`: `"Channel { num_messages: 1 … waiting_receivers: [[]] }"`): whether it is a `recv`
+/// that no receiver waits before.
+fn parse_receive(message: &str, state: &str) -> Option<ShuttleEvent> {
+    if let Some(rest) = message.strip_prefix("starting try_recv on channel ") {
+        return Some(ShuttleEvent::Receive {
+            address: address(rest)?,
+            waits: false,
+        });
+    }
+    let address = address(message.strip_prefix("starting recv on channel ")?)?;
+    Some(ShuttleEvent::Receive {
+        address,
+        waits: state.contains("waiting_receivers: [[]] "),
+    })
+}
+
 /// Reads one event of a wanted callsite into the execution's footprints.
 fn read(event: &Event<'_>) {
     let _ = ExecutionContext::try_with(|cx| {
@@ -616,6 +1020,7 @@ fn read(event: &Event<'_>) {
             return;
         }
         let Some(task) = footprints.running_task() else {
+            footprints.shuttle.forget_channels_if_created(event.metadata());
             return;
         };
         if !footprints.in_flight(task).is_empty() {
@@ -623,11 +1028,24 @@ fn read(event: &Event<'_>) {
             if is_switch(event.metadata()) {
                 footprints.shuttle_event(ShuttleEvent::Switch(None));
             }
+            footprints.shuttle.forget_channels_if_created(event.metadata());
             return;
         }
+        let meta = event.metadata();
+        let receive = meta.line() == Some(RECEIVE.1) && meta.target() == RECEIVE.0;
         let parsed = MESSAGE.with(|buffer| {
             let mut buffer = buffer.borrow_mut();
             buffer.clear();
+            if receive {
+                let mut fields = MessageAndState(&mut buffer, String::new());
+                event.record(&mut fields);
+                // A receive whose message or state does not read as expected names no channel:
+                // its step stays opaque.
+                return Some(parse_receive(fields.0, &fields.1).unwrap_or(ShuttleEvent::Receive {
+                    address: 0,
+                    waits: false,
+                }));
+            }
             event.record(&mut MessageOnly(&mut buffer));
             parse(&buffer)
         });

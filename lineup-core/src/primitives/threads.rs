@@ -37,9 +37,9 @@ pub mod thread {
         T: Send + 'static,
     {
         use crate::explore::recording;
-        // Spawns commute with every step but other spawns.
-        static SPAWNS: crate::explore::footprint::ObjectIdentity = crate::explore::footprint::ObjectIdentity::new();
-        let _seen = crate::explore::footprint::announce_blocking(&SPAWNS, true);
+        // Spawns commute with every step but other spawns (shuttle's own `spawn` too: they write
+        // the same order of spawns).
+        let _seen = crate::explore::footprint::announce_spawn();
         let step = trace::begin(None, Some(Location::caller()));
         let inner = shuttle::thread::spawn(move || {
             let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f));

@@ -333,7 +333,7 @@ impl<T> Channel<T> {
 
         trace!(
             state = ?state,
-            "starting recv on channel {:p}",
+            "starting {}recv on channel {:p}", if can_block { "" } else { "try_" },
             self,
         );
         // Check if there are any senders left; if not, and the channel is empty, fail with error
@@ -721,7 +721,7 @@ mod tests {
 // endpoint is cloned or dropped, which change its counts of senders and receivers without a
 // scheduling point. Below every line of the published file, so that none of its lines moves.
 fn lineup_created<T>(channel: &Channel<T>) {
-    trace!("created channel {:p}", channel);
+    trace!("created {} {:p}", if channel.bound.is_some() { "bounded channel" } else { "channel" }, channel);
 }
 
 fn lineup_endpoint<T>(what: &'static str, channel: &Channel<T>) {
