@@ -608,8 +608,7 @@ impl SchedulerState {
             } else {
                 None
             };
-            let repeats_read =
-                self.settings.spin_pruning != SpinPruning::Off && self.repeats_read(&cx.footprints(), closed, current);
+            let repeats_read = self.repeated_read_matters(current) && self.repeats_read(&cx.footprints(), closed, current);
             let depth_before = self.tree.depth();
             let decision = self.decide(r, runnable, current, is_yielding, repeats_read, &mut members);
             if cx.is_tracing() {
@@ -698,6 +697,17 @@ impl SchedulerState {
         let history = r.events.len() != events_before;
         footprints.end_step(yielded, history, &mut self.execution.spin.closed)?;
         Some(task)
+    }
+
+    /// Whether the decision in progress looks at a repeated read of `current` at all: never
+    /// without the spin pruning, under [`SpinPruning::SwitchAfter`]`(n)` only once it has run `n`
+    /// steps in a row (see `spin_switch_due`), always under the others.
+    fn repeated_read_matters(&self, current: Option<TaskId>) -> bool {
+        match self.settings.spin_pruning {
+            SpinPruning::Off => false,
+            SpinPruning::SwitchAfter(_) => self.spin_switch_due(current),
+            SpinPruning::Preemptions | SpinPruning::Switch => true,
+        }
     }
 
     /// Whether `current` spins on an unchanged value (see
