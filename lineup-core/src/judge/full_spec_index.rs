@@ -22,7 +22,7 @@ use crate::spec::observation::ObservationSet;
 /// [`FullSpecProbe`] that maps its own response numbers into the index's.
 #[derive(Debug)]
 pub(crate) struct FullSpecIndex {
-    groups: FxHashMap<Vec<Option<u32>>, Vec<Box<[u32]>>>,
+    groups: FxHashMap<Vec<Option<u32>>, OrderTrie>,
     interner: ResponseInterner,
     ops: usize,
 }
@@ -60,13 +60,122 @@ impl FullSpecIndex {
                     .collect()
             })
             .collect();
-        let mut groups: FxHashMap<Vec<Option<u32>>, Vec<Box<[u32]>>> = FxHashMap::default();
+        let mut by_key: FxHashMap<Vec<Option<u32>>, Vec<Box<[u32]>>> = FxHashMap::default();
         for (key, orders) in keys.into_iter().zip(orders) {
             if let Some(key) = key {
-                groups.entry(key).or_default().extend(orders);
+                by_key.entry(key).or_default().extend(orders);
             }
         }
+        let groups = by_key
+            .into_iter()
+            .map(|(key, orders)| (key, OrderTrie::new(orders)))
+            .collect();
         Self { groups, interner, ops }
+    }
+}
+
+/// The serial orders of one group of full histories, as a trie of operations (orders that share a
+/// prefix share its nodes), so that a history is checked against every order at once and a
+/// prefix that breaks its real-time order rules out every order that begins with it.
+#[derive(Debug, Default)]
+struct OrderTrie {
+    /// The nodes; node 0 is the root (no operation), the others in depth-first order.
+    nodes: Vec<OrderNode>,
+}
+
+/// A node of an [`OrderTrie`]: the operation placed at its depth, and its links.
+#[derive(Clone, Copy, Debug)]
+struct OrderNode {
+    op: u32,
+    /// Its first child, or `NONE`.
+    first_child: u32,
+    /// Its next sibling, or `NONE`.
+    next_sibling: u32,
+    /// An order ends here.
+    ends: bool,
+}
+
+/// No node.
+const NONE: u32 = u32::MAX;
+
+impl OrderTrie {
+    /// The trie of `orders` (each of every operation of the matrix, numbered from 1).
+    fn new(mut orders: Vec<Box<[u32]>>) -> Self {
+        orders.sort_unstable();
+        orders.dedup();
+        let mut nodes = vec![OrderNode {
+            op: 0,
+            first_child: NONE,
+            next_sibling: NONE,
+            ends: false,
+        }];
+        // The path of the order added last, by depth (the root first).
+        let mut path: Vec<u32> = vec![0];
+        let mut previous: &[u32] = &[];
+        for order in &orders {
+            let shared = previous.iter().zip(order.iter()).take_while(|(a, b)| a == b).count();
+            path.truncate(shared + 1);
+            for &op in &order[shared..] {
+                let parent = *path.last().expect("the root");
+                let node = nodes.len() as u32;
+                nodes.push(OrderNode {
+                    op,
+                    first_child: NONE,
+                    next_sibling: NONE,
+                    ends: false,
+                });
+                // Sorted orders: a new child comes after its parent's last one.
+                let mut last = nodes[parent as usize].first_child;
+                if last == NONE {
+                    nodes[parent as usize].first_child = node;
+                } else {
+                    while nodes[last as usize].next_sibling != NONE {
+                        last = nodes[last as usize].next_sibling;
+                    }
+                    nodes[last as usize].next_sibling = node;
+                }
+                path.push(node);
+            }
+            let end = *path.last().expect("the root");
+            nodes[end as usize].ends = true;
+            previous = order;
+        }
+        Self { nodes }
+    }
+
+    /// Whether some order keeps the real-time order of a history with these call and return
+    /// positions (by `op - 1`): an operation may follow the ones before it unless it returned
+    /// before the latest call among them. `stack` is scratch space.
+    fn any_keeps(&self, calls: &[usize], returns: &[usize], stack: &mut Vec<(u32, usize)>) -> bool {
+        stack.clear();
+        // The children of a node are tried with the latest call among the operations above them.
+        let root = &self.nodes[0];
+        if root.ends {
+            return true;
+        }
+        let mut child = root.first_child;
+        while child != NONE {
+            // The first operation may be any.
+            let node = self.nodes[child as usize];
+            stack.push((child, calls[node.op as usize - 1]));
+            child = node.next_sibling;
+        }
+        while let Some((at, latest_call)) = stack.pop() {
+            let here = self.nodes[at as usize];
+            if here.ends {
+                return true;
+            }
+            let mut child = here.first_child;
+            while child != NONE {
+                let node = self.nodes[child as usize];
+                let op = node.op as usize - 1;
+                if returns[op] > latest_call {
+                    stack.push((child, latest_call.max(calls[op])));
+                }
+                child = node.next_sibling;
+            }
+        }
+        false
     }
 }
 
@@ -83,6 +192,8 @@ pub(crate) struct FullSpecProbe {
     /// Scratch: call and return positions of the history being judged, by `op - 1`.
     calls: Vec<usize>,
     returns: Vec<usize>,
+    /// Scratch: the search through an [`OrderTrie`].
+    stack: Vec<(u32, usize)>,
 }
 
 const UNSEEN: u32 = u32::MAX;
@@ -98,6 +209,7 @@ impl FullSpecProbe {
             key: Vec::with_capacity(ops),
             calls: vec![0; ops],
             returns: vec![0; ops],
+            stack: Vec::new(),
         }
     }
 
@@ -131,18 +243,7 @@ impl FullSpecProbe {
                 Event::Return(op) => self.returns[op - 1] = i,
             }
         }
-        let (calls, returns) = (&self.calls, &self.returns);
-        orders.iter().any(|order| {
-            // An operation may follow the ones before it unless it returned before the latest
-            // call among them.
-            let mut latest_call = 0;
-            order.iter().enumerate().all(|(j, &op)| {
-                let op = op as usize - 1;
-                let ok = j == 0 || returns[op] > latest_call;
-                latest_call = latest_call.max(calls[op]);
-                ok
-            })
-        })
+        orders.any_keeps(&self.calls, &self.returns, &mut self.stack)
     }
 }
 

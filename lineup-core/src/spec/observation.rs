@@ -3,6 +3,7 @@
 //! results, and differ only in how they interleave.
 
 use std::hash::BuildHasher;
+use std::sync::Arc;
 
 use rustc_hash::{FxBuildHasher, FxHashMap, FxHashSet};
 
@@ -67,14 +68,17 @@ pub struct Observation {
 
 /// The synthesized sequential specification of one test matrix: its full and stuck serial
 /// histories, grouped into observations.
+///
+/// Its contents are shared between clones, copied only when a clone is changed: a check that
+/// holds a specification for its phase 2 clones it for the price of a few reference counts.
 #[derive(Clone, Debug)]
 pub struct ObservationSet {
     ops: OpTable,
-    pub(crate) observations: Vec<Observation>,
+    pub(crate) observations: Arc<Vec<Observation>>,
     /// Groups by the hash of their key (collisions resolved by comparing keys).
-    index: FxHashMap<u64, Vec<usize>>,
+    index: Arc<FxHashMap<u64, Vec<usize>>>,
     /// Hashes of the histories held, to skip the exact duplicate search for new ones.
-    hashes: FxHashSet<u64>,
+    hashes: Arc<FxHashSet<u64>>,
     /// How many histories the set holds.
     count: usize,
 }
@@ -90,9 +94,9 @@ impl ObservationSet {
     pub fn new(ops: OpTable) -> Self {
         Self {
             ops,
-            observations: Vec::new(),
-            index: FxHashMap::default(),
-            hashes: FxHashSet::default(),
+            observations: Arc::default(),
+            index: Arc::default(),
+            hashes: Arc::default(),
             count: 0,
         }
     }
@@ -101,10 +105,10 @@ impl ObservationSet {
     pub fn insert(&mut self, h: History) -> bool {
         if self.hashes.len() < self.len() {
             // Histories added by `insert_new` are hashed on the first `insert` after them.
-            self.hashes = self.histories().map(|h| FxBuildHasher.hash_one(h)).collect();
+            self.hashes = Arc::new(self.histories().map(|h| FxBuildHasher.hash_one(h)).collect());
         }
         let hash = FxBuildHasher.hash_one(&h);
-        if !self.hashes.insert(hash)
+        if !Arc::make_mut(&mut self.hashes).insert(hash)
             && self
                 .group_index(&h)
                 .is_some_and(|g| self.observations[g].histories.contains(&h))
@@ -197,9 +201,9 @@ impl ObservationSet {
         }
         Self {
             ops,
-            observations,
-            index,
-            hashes: FxHashSet::default(),
+            observations: Arc::new(observations),
+            index: Arc::new(index),
+            hashes: Arc::default(),
             count,
         }
     }
@@ -223,21 +227,22 @@ impl ObservationSet {
         self.count += 1;
         let (called, pending) = ObservationKey::parts(&h);
         let hash = ObservationKey::hash_parts(h.responses(), pending, &called);
-        let groups = self.index.entry(hash).or_default();
+        let groups = Arc::make_mut(&mut self.index).entry(hash).or_default();
+        let observations = Arc::make_mut(&mut self.observations);
         match groups
             .iter()
             .copied()
-            .find(|&g| self.observations[g].key.matches(&h, &called, pending))
+            .find(|&g| observations[g].key.matches(&h, &called, pending))
         {
-            Some(g) => self.observations[g].histories.push(h),
+            Some(g) => observations[g].histories.push(h),
             None => {
-                groups.push(self.observations.len());
+                groups.push(observations.len());
                 let key = ObservationKey {
                     responses: h.responses().to_vec(),
                     pending,
                     called,
                 };
-                self.observations.push(Observation {
+                observations.push(Observation {
                     key,
                     histories: vec![h],
                 });
