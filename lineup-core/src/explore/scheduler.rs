@@ -613,7 +613,8 @@ impl SchedulerState {
             } else {
                 None
             };
-            let repeats_read = self.repeated_read_matters(current) && self.repeats_read(&cx.footprints(), closed, current);
+            let repeats_read =
+                self.repeated_read_matters(current) && self.repeats_read(&cx.footprints(), closed, current);
             let depth_before = self.tree.depth();
             let decision = self.decide(r, runnable, current, is_yielding, repeats_read, members);
             if cx.is_tracing() {

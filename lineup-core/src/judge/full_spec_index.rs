@@ -326,4 +326,56 @@ mod tests {
         assert_eq!(agreed, all.len() * 6);
         assert!(witnessed > 0 && witnessed < agreed);
     }
+
+    /// Whether `order` keeps the real-time order of the history with these call and return
+    /// positions: each order checked on its own, as the trie checks them all at once.
+    fn keeps(order: &[u32], calls: &[usize], returns: &[usize]) -> bool {
+        let mut latest_call = 0;
+        order.iter().enumerate().all(|(j, &op)| {
+            let op = op as usize - 1;
+            let ok = j == 0 || returns[op] > latest_call;
+            latest_call = latest_call.max(calls[op]);
+            ok
+        })
+    }
+
+    /// The trie of any set of serial orders of three operations answers as the orders one by one
+    /// do, for every placement of the three calls and returns.
+    #[test]
+    fn the_order_trie_agrees_with_each_order() {
+        let permutations: Vec<Box<[u32]>> = (1..=3u32)
+            .flat_map(|a| (1..=3u32).flat_map(move |b| (1..=3u32).map(move |c| [a, b, c])))
+            .filter(|[a, b, c]| a != b && b != c && a != c)
+            .map(|order| order.to_vec().into_boxed_slice())
+            .collect();
+        assert_eq!(permutations.len(), 6);
+        // Every placement of the six events at positions 0..6 with each call before its return.
+        let mut placements = Vec::new();
+        for call1 in 0..6 {
+            for ret1 in call1 + 1..6 {
+                for call2 in (0..6).filter(|&p| p != call1 && p != ret1) {
+                    for ret2 in (call2 + 1..6).filter(|&p| p != call1 && p != ret1) {
+                        let rest: Vec<usize> = (0..6).filter(|p| ![call1, ret1, call2, ret2].contains(p)).collect();
+                        placements.push(([call1, call2, rest[0]], [ret1, ret2, rest[1]]));
+                    }
+                }
+            }
+        }
+        assert_eq!(placements.len(), 90);
+        let mut stack = Vec::new();
+        for subset in 0u32..64 {
+            let orders: Vec<Box<[u32]>> = (0..6)
+                .filter(|k| subset & (1 << k) != 0)
+                .map(|k| permutations[k].clone())
+                .collect();
+            let trie = OrderTrie::new(orders.clone());
+            for (calls, returns) in &placements {
+                let one_by_one = orders.iter().any(|order| keeps(order, calls, returns));
+                assert_eq!(trie.any_keeps(calls, returns, &mut stack), one_by_one, "{orders:?}");
+            }
+        }
+        // No order; the empty order (a matrix without operations).
+        assert!(!OrderTrie::new(Vec::new()).any_keeps(&[], &[], &mut stack));
+        assert!(OrderTrie::new(vec![Vec::new().into_boxed_slice()]).any_keeps(&[], &[], &mut stack));
+    }
 }

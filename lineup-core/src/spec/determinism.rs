@@ -321,4 +321,66 @@ mod tests {
             Some(2)
         );
     }
+
+    /// The serial histories of a 2x2 matrix (ops 1, 2 on one thread, 3, 4 on the other), each
+    /// op's response given by `response(order, position)`.
+    fn serial_2x2(response: impl Fn(&[usize], usize) -> i32) -> Vec<History> {
+        use crate::model::history::op_table;
+        use crate::model::matrix::TestMatrix;
+        let matrix = TestMatrix::new(vec![vec![0, 0], vec![0, 0]]);
+        let ops = op_table(&matrix, &[InvocationLabel::new("op", vec![])]);
+        let orders = [
+            [1, 2, 3, 4],
+            [1, 3, 2, 4],
+            [1, 3, 4, 2],
+            [3, 1, 2, 4],
+            [3, 1, 4, 2],
+            [3, 4, 1, 2],
+        ];
+        orders
+            .iter()
+            .map(|order| {
+                let events = order
+                    .iter()
+                    .flat_map(|&op| [Event::Call(op), Event::Return(op)])
+                    .collect();
+                let mut responses = vec![None; 4];
+                for (position, &op) in order.iter().enumerate() {
+                    responses[op - 1] = Some(Response::returned(&response(order, position)));
+                }
+                History::new(ops.clone(), events, responses, false).expect("a serial history")
+            })
+            .collect()
+    }
+
+    /// The check of a specification group by group gives what the check of its histories one by
+    /// one gives: deterministic responses, responses that depend on the future, tolerated or not.
+    #[test]
+    fn the_check_of_a_spec_by_groups_agrees_with_the_one_by_histories() {
+        let kinds: [(&str, fn(&[usize], usize) -> i32); 3] = [
+            ("position", |_, position| position as i32),
+            ("next op", |order, position| {
+                order.get(position + 1).map_or(0, |&op| op as i32)
+            }),
+            ("op 3 first", |order, _| i32::from(order[0] == 3)),
+        ];
+        let mut nondeterministic = 0;
+        for (name, response) in kinds {
+            let histories = serial_2x2(response);
+            let mut spec = ObservationSet::new(histories[0].ops().clone());
+            for h in &histories {
+                spec.insert(h.clone());
+            }
+            for tolerated in [vec![], vec![true; 4], vec![false, true, false, true]] {
+                let by_histories = find_nondeterminism_tolerating(spec.histories(), &tolerated);
+                assert_eq!(
+                    find_nondeterminism_in(&spec, &tolerated),
+                    by_histories,
+                    "{name}, {tolerated:?}"
+                );
+                nondeterministic += usize::from(by_histories.is_some());
+            }
+        }
+        assert!(nondeterministic > 0, "some of the cases are nondeterministic");
+    }
 }
