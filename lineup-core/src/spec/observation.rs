@@ -81,6 +81,11 @@ pub struct ObservationSet {
     hashes: Arc<FxHashSet<u64>>,
     /// How many histories the set holds.
     count: usize,
+    /// The operations whose different results were tolerated (by `op - 1`) when phase 1 found
+    /// these histories deterministic, as they arrived (see
+    /// [`DeterminismWatch`](crate::spec::determinism::DeterminismWatch)); `None` for a set that
+    /// phase 1 did not certify, or that changed since.
+    deterministic_under: Option<Arc<[bool]>>,
 }
 
 impl PartialEq for ObservationSet {
@@ -98,11 +103,13 @@ impl ObservationSet {
             index: Arc::default(),
             hashes: Arc::default(),
             count: 0,
+            deterministic_under: None,
         }
     }
 
     /// Adds a serial history to its group; returns `false` if it was already there.
     pub fn insert(&mut self, h: History) -> bool {
+        self.deterministic_under = None;
         if self.hashes.len() < self.len() {
             // Histories added by `insert_new` are hashed on the first `insert` after them.
             self.hashes = Arc::new(self.histories().map(|h| FxBuildHasher.hash_one(h)).collect());
@@ -205,6 +212,7 @@ impl ObservationSet {
             index: Arc::new(index),
             hashes: Arc::default(),
             count,
+            deterministic_under: None,
         }
     }
 
@@ -224,6 +232,7 @@ impl ObservationSet {
 
     /// Adds a history known not to be in the set yet.
     pub(crate) fn insert_new(&mut self, h: History) {
+        self.deterministic_under = None;
         self.count += 1;
         let (called, pending) = ObservationKey::parts(&h);
         let hash = ObservationKey::hash_parts(h.responses(), pending, &called);
@@ -248,6 +257,19 @@ impl ObservationSet {
                 });
             }
         }
+    }
+
+    /// Phase 1 found every history of the set as it stands deterministic with the operations
+    /// marked in `tolerated` (by `op - 1`) tolerated: the determinism check of the set under the
+    /// same marks can only agree.
+    pub(crate) fn certify_deterministic(&mut self, tolerated: &[bool]) {
+        self.deterministic_under = Some(tolerated.into());
+    }
+
+    /// Whether phase 1 certified the set deterministic with exactly the operations marked in
+    /// `tolerated` tolerated (see [`certify_deterministic`](Self::certify_deterministic)).
+    pub(crate) fn is_certified_deterministic(&self, tolerated: &[bool]) -> bool {
+        self.deterministic_under.as_deref() == Some(tolerated)
     }
 
     /// How many histories the set holds.
