@@ -145,34 +145,35 @@ impl OrderTrie {
 
     /// Whether some order keeps the real-time order of a history with these call and return
     /// positions (by `op - 1`): an operation may follow the ones before it unless it returned
-    /// before the latest call among them. `stack` is scratch space.
-    fn any_keeps(&self, calls: &[usize], returns: &[usize], stack: &mut Vec<(u32, usize)>) -> bool {
-        stack.clear();
-        // The children of a node are tried with the latest call among the operations above them.
-        let root = &self.nodes[0];
-        if root.ends {
+    /// before the latest call among them. Depth first, each level's children tried in turn and the
+    /// first that may follow taken at once. `stack` is scratch space: per level, the next child to
+    /// try and the latest call among the operations above it (`None` at the first level, where
+    /// any operation may come first).
+    fn any_keeps(&self, calls: &[usize], returns: &[usize], stack: &mut Vec<(u32, Option<usize>)>) -> bool {
+        if self.nodes[0].ends {
             return true;
         }
-        let mut child = root.first_child;
-        while child != NONE {
-            // The first operation may be any.
-            let node = self.nodes[child as usize];
-            stack.push((child, calls[node.op as usize - 1]));
-            child = node.next_sibling;
-        }
-        while let Some((at, latest_call)) = stack.pop() {
-            let here = self.nodes[at as usize];
-            if here.ends {
-                return true;
-            }
-            let mut child = here.first_child;
-            while child != NONE {
+        stack.clear();
+        stack.push((self.nodes[0].first_child, None));
+        while let Some((next, latest_call)) = stack.last_mut() {
+            let latest_call = *latest_call;
+            let mut taken = None;
+            while *next != NONE {
+                let child = *next;
                 let node = self.nodes[child as usize];
+                *next = node.next_sibling;
                 let op = node.op as usize - 1;
-                if returns[op] > latest_call {
-                    stack.push((child, latest_call.max(calls[op])));
+                if latest_call.is_none_or(|latest| returns[op] > latest) {
+                    taken = Some((node, latest_call.map_or(calls[op], |latest| latest.max(calls[op]))));
+                    break;
                 }
-                child = node.next_sibling;
+            }
+            match taken {
+                Some((node, _)) if node.ends => return true,
+                Some((node, latest)) => stack.push((node.first_child, Some(latest))),
+                None => {
+                    stack.pop();
+                }
             }
         }
         false
@@ -193,7 +194,7 @@ pub(crate) struct FullSpecProbe {
     calls: Vec<usize>,
     returns: Vec<usize>,
     /// Scratch: the search through an [`OrderTrie`].
-    stack: Vec<(u32, usize)>,
+    stack: Vec<(u32, Option<usize>)>,
 }
 
 const UNSEEN: u32 = u32::MAX;
