@@ -362,7 +362,9 @@ mod tests {
     /// one gives: deterministic responses, responses that depend on the future, tolerated or not.
     #[test]
     fn the_check_of_a_spec_by_groups_agrees_with_the_one_by_histories() {
-        let kinds: [(&str, fn(&[usize], usize) -> i32); 3] = [
+        /// A serial order's response at a position.
+        type ResponseAt = fn(&[usize], usize) -> i32;
+        let kinds: [(&str, ResponseAt); 3] = [
             ("position", |_, position| position as i32),
             ("next op", |order, position| {
                 order.get(position + 1).map_or(0, |&op| op as i32)
