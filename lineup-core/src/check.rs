@@ -368,8 +368,7 @@ fn check_against_named_spec_unrecorded<O: Send + Sync + 'static>(
         spec_from_file: true,
         ..CheckStats::default()
     };
-    if let Some(nondeterminism) =
-        crate::spec::determinism::find_nondeterminism_tolerating(spec.histories(), &subject.tolerated_ops(matrix))
+    if let Some(nondeterminism) = crate::spec::determinism::find_nondeterminism_in(spec, &subject.tolerated_ops(matrix))
     {
         return confirm_nondeterminism(subject, matrix, &nondeterminism, source, config, environment, stats);
     }

@@ -295,7 +295,12 @@ fn run_op<O>(me: TaskId, subject: &Subject<O>, object: &O, slot: &OpSlot, handle
             }));
         })
     }));
-    let cancelled = recording::with(|r| r.end_cancellable(me));
+    // Only a cancellable operation was registered as one (above).
+    let cancelled = if invocation.is_cancellable() {
+        recording::with(|r| r.end_cancellable(me))
+    } else {
+        None
+    };
     if abandonment::is_abandoning() {
         // The stuck history was taken when the execution got stuck; the operation unwound with
         // `Abandoned` (or ended otherwise): nothing more is recorded.

@@ -128,11 +128,18 @@ impl Recording {
     };
 
     /// The role of `task`; a task not seen before takes the role its parent had at the spawn.
+    #[inline]
     pub fn role(&mut self, task: TaskId, parent: Option<TaskId>) -> Role {
-        let i = usize::from(task);
-        if let Some(Some(role)) = self.roles.get(i) {
-            return *role;
+        match self.roles.get(usize::from(task)) {
+            Some(Some(role)) => *role,
+            _ => self.inherit_role(task, parent),
         }
+    }
+
+    /// The role of `task`, seen for the first time: the one its parent had at the spawn (or
+    /// [`Role::Background`] without a parent), now its own.
+    #[cold]
+    fn inherit_role(&mut self, task: TaskId, parent: Option<TaskId>) -> Role {
         let at_spawn = |p: TaskId| {
             let p = usize::from(p);
             self.run_roles
@@ -148,6 +155,7 @@ impl Recording {
 
     /// The scheduler lets `task` run now: a worker at its gate begins its operation (its call
     /// is recorded), and the role it runs in is noted (see `run_roles`).
+    #[inline]
     pub fn let_run(&mut self, task: TaskId) {
         let i = usize::from(task);
         let mut role = self.roles.get(i).copied().flatten();
@@ -156,9 +164,16 @@ impl Recording {
             role = Some(Role::InOp(op));
             self.roles[i] = role;
         }
-        if self.run_roles.len() <= i {
-            self.run_roles.resize(i + 1, None);
+        match self.run_roles.get_mut(i) {
+            Some(run_role) => *run_role = role,
+            None => self.grow_run_roles(i, role),
         }
+    }
+
+    /// `run_roles` up to task `i`, whose role is `role`.
+    #[cold]
+    fn grow_run_roles(&mut self, i: usize, role: Option<Role>) {
+        self.run_roles.resize(i + 1, None);
         self.run_roles[i] = role;
     }
 
@@ -200,11 +215,19 @@ impl Recording {
     }
 
     /// Sets the role of `task`.
+    #[inline]
     pub fn set_role(&mut self, task: TaskId, role: Role) {
-        let i = usize::from(task);
-        if self.roles.len() <= i {
-            self.roles.resize(i + 1, None);
+        match self.roles.get_mut(usize::from(task)) {
+            Some(slot) => *slot = Some(role),
+            None => self.grow_roles(task, role),
         }
+    }
+
+    /// `roles` up to `task`, whose role is `role`.
+    #[cold]
+    fn grow_roles(&mut self, task: TaskId, role: Role) {
+        let i = usize::from(task);
+        self.roles.resize(i + 1, None);
         self.roles[i] = Some(role);
     }
 }
@@ -298,6 +321,7 @@ pub(crate) fn give_back(events: Vec<Event>, responses: Vec<Option<u32>>) {
 }
 
 /// Sets the role of a task.
+#[inline]
 pub(crate) fn set_role(task: TaskId, role: Role) {
     with(|r| r.set_role(task, role));
 }

@@ -157,7 +157,7 @@ fn run_on_shuttle<O: Send + Sync + 'static>(
     shuttle_config.silence_warnings = true;
     remember_panic_hook();
     recording::reset_interner();
-    let runner = Runner::new(LineupScheduler(Rc::clone(state)), shuttle_config);
+    let runner = Runner::new(LineupScheduler::new(Rc::clone(state)), shuttle_config);
     // Phase 1 chooses at every gate, so that an operation without a scheduling point of its own
     // can follow another thread's (harness.rs).
     let body = test_body(subject.clone(), matrix, mode == Mode::Serial);

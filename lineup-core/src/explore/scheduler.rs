@@ -391,8 +391,6 @@ pub(crate) struct SchedulerState {
     execution: ExecutionState,
     /// Replaced with `execution`; never touched while the reduction is off.
     reduction: ReductionState,
-    /// Only `next_task` holds it (taken out for the decision).
-    members: Members,
 }
 
 /// What the scheduler decided at one scheduling point.
@@ -467,7 +465,6 @@ impl SchedulerState {
             totals: ExplorationTotals::default(),
             execution: ExecutionState::default(),
             reduction: ReductionState::default(),
-            members: Members::default(),
         }
     }
 
@@ -591,12 +588,20 @@ impl SchedulerState {
         Some(Schedule::new(0))
     }
 
-    fn next_task(&mut self, runnable: &[&Task], current: Option<TaskId>, is_yielding: bool) -> Option<TaskId> {
+    /// Decides the scheduling point at which `runnable` may run (`current` ran last and yielded
+    /// if `is_yielding`), with `members` as the decision's buffer: the task that runs, or `None`
+    /// to stop the execution.
+    fn next_task(
+        &mut self,
+        runnable: &[&Task],
+        current: Option<TaskId>,
+        is_yielding: bool,
+        members: &mut Members,
+    ) -> Option<TaskId> {
         if let Some(abandonment) = &mut self.execution.abandonment {
             return abandonment.next_task(runnable);
         }
         self.execution.step += 1;
-        let mut members = std::mem::take(&mut self.members);
         members.clear();
         // One access to the execution context for the whole decision.
         let decision = ExecutionContext::with(|cx| {
@@ -609,9 +614,9 @@ impl SchedulerState {
                 None
             };
             let repeats_read =
-                self.settings.spin_pruning != SpinPruning::Off && self.repeats_read(&cx.footprints(), closed, current);
+                self.repeated_read_matters(current) && self.repeats_read(&cx.footprints(), closed, current);
             let depth_before = self.tree.depth();
-            let decision = self.decide(r, runnable, current, is_yielding, repeats_read, &mut members);
+            let decision = self.decide(r, runnable, current, is_yielding, repeats_read, members);
             if cx.is_tracing() {
                 self.note_decision(cx, r, runnable, current, is_yielding, &decision);
             }
@@ -627,7 +632,6 @@ impl SchedulerState {
             }
             decision
         });
-        self.members = members;
         self.carry_out(decision, runnable)
     }
 
@@ -698,6 +702,17 @@ impl SchedulerState {
         let history = r.events.len() != events_before;
         footprints.end_step(yielded, history, &mut self.execution.spin.closed)?;
         Some(task)
+    }
+
+    /// Whether the decision in progress looks at a repeated read of `current` at all: never
+    /// without the spin pruning, under [`SpinPruning::SwitchAfter`]`(n)` only once it has run `n`
+    /// steps in a row (see `spin_switch_due`), always under the others.
+    fn repeated_read_matters(&self, current: Option<TaskId>) -> bool {
+        match self.settings.spin_pruning {
+            SpinPruning::Off => false,
+            SpinPruning::SwitchAfter(_) => self.spin_switch_due(current),
+            SpinPruning::Preemptions | SpinPruning::Switch => true,
+        }
     }
 
     /// Whether `current` spins on an unchanged value (see
@@ -1178,15 +1193,33 @@ impl SchedulerState {
 }
 
 /// The [`Scheduler`] handed to shuttle; the exploration stays readable by the phase that runs it.
-pub(crate) struct LineupScheduler(pub Rc<RefCell<SchedulerState>>);
+pub(crate) struct LineupScheduler {
+    state: Rc<RefCell<SchedulerState>>,
+    /// The members of each decision: a buffer, outside the shared state so that a decision
+    /// borrows it without moving it.
+    members: Members,
+}
+
+impl LineupScheduler {
+    /// The scheduler of the exploration whose state is `state`.
+    pub fn new(state: Rc<RefCell<SchedulerState>>) -> Self {
+        Self {
+            state,
+            members: Members::default(),
+        }
+    }
+}
 
 impl Scheduler for LineupScheduler {
     fn new_execution(&mut self) -> Option<Schedule> {
-        self.0.borrow_mut().new_execution()
+        self.state.borrow_mut().new_execution()
     }
 
     fn next_task(&mut self, runnable: &[&Task], current: Option<TaskId>, is_yielding: bool) -> Option<TaskId> {
-        let next = self.0.borrow_mut().next_task(runnable, current, is_yielding);
+        let next = self
+            .state
+            .borrow_mut()
+            .next_task(runnable, current, is_yielding, &mut self.members);
         if next.is_none() {
             abandonment::note_stopped();
         }
@@ -1195,7 +1228,7 @@ impl Scheduler for LineupScheduler {
 
     fn next_u64(&mut self) -> u64 {
         if let Some(polls) = recording::with(|r| r.cancel_request.take()) {
-            return self.0.borrow_mut().cancellation_choice(polls);
+            return self.state.borrow_mut().cancellation_choice(polls);
         }
         // Data nondeterminism (shuttle::rand) is not explored: a fixed stream keeps executions
         // replayable. An object whose results depend on it fails the determinism check.

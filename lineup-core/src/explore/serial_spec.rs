@@ -65,9 +65,12 @@ pub(crate) fn build_spec(
                     .map(|(trace, _)| trace.as_ref().history(&interner, &ops))
                     .collect()
             });
-            Some(parallel_section(|| {
-                ObservationSet::from_distinct(ops.clone(), histories)
-            }))
+            let mut spec = parallel_section(|| ObservationSet::from_distinct(ops.clone(), histories));
+            if proof.is_none() {
+                // Every trace passed the determinism check with these marks (`ordered`).
+                spec.certify_deterministic(tolerated);
+            }
+            Some(spec)
         };
         let proof = proof.map(|proof| proof_of(proof, &entries, &interner, &ops));
         // Freed on the pool too: hundreds of thousands of traces.
@@ -317,8 +320,13 @@ mod tests {
             };
             vec![tolerant, WorkerTraces::default()]
         };
-        let (_, none) = build_spec(tolerant_worker(), ops(), &[false, true], 2, false).expect("built");
+        let (tolerant_spec, none) = build_spec(tolerant_worker(), ops(), &[false, true], 2, false).expect("built");
         assert!(none.is_none());
+        // Certified deterministic under the marks it was checked with, and under those only; a
+        // specification with a proof is not.
+        assert!(tolerant_spec.is_certified_deterministic(&[false, true]));
+        assert!(!tolerant_spec.is_certified_deterministic(&[false, false]));
+        assert!(!spec.is_certified_deterministic(&[false, false]));
         // Out of time: a proof is still found and the specification built up to it; without a
         // proof, none is built, and the count of distinct histories is given.
         let (_, out_of_time) = build_spec(two_workers(), ops(), &[false, false], 2, true).expect("a proof");

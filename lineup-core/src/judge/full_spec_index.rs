@@ -22,7 +22,7 @@ use crate::spec::observation::ObservationSet;
 /// [`FullSpecProbe`] that maps its own response numbers into the index's.
 #[derive(Debug)]
 pub(crate) struct FullSpecIndex {
-    groups: FxHashMap<Vec<Option<u32>>, Vec<Box<[u32]>>>,
+    groups: FxHashMap<Vec<Option<u32>>, OrderTrie>,
     interner: ResponseInterner,
     ops: usize,
 }
@@ -60,13 +60,123 @@ impl FullSpecIndex {
                     .collect()
             })
             .collect();
-        let mut groups: FxHashMap<Vec<Option<u32>>, Vec<Box<[u32]>>> = FxHashMap::default();
+        let mut by_key: FxHashMap<Vec<Option<u32>>, Vec<Box<[u32]>>> = FxHashMap::default();
         for (key, orders) in keys.into_iter().zip(orders) {
             if let Some(key) = key {
-                groups.entry(key).or_default().extend(orders);
+                by_key.entry(key).or_default().extend(orders);
             }
         }
+        let groups = by_key
+            .into_iter()
+            .map(|(key, orders)| (key, OrderTrie::new(orders)))
+            .collect();
         Self { groups, interner, ops }
+    }
+}
+
+/// The serial orders of one group of full histories, as a trie of operations (orders that share a
+/// prefix share its nodes), so that a history is checked against every order at once and a
+/// prefix that breaks its real-time order rules out every order that begins with it.
+#[derive(Debug, Default)]
+struct OrderTrie {
+    /// The nodes; node 0 is the root (no operation), the others in depth-first order.
+    nodes: Vec<OrderNode>,
+}
+
+/// A node of an [`OrderTrie`]: the operation placed at its depth, and its links.
+#[derive(Clone, Copy, Debug)]
+struct OrderNode {
+    op: u32,
+    /// Its first child, or `NONE`.
+    first_child: u32,
+    /// Its next sibling, or `NONE`.
+    next_sibling: u32,
+    /// An order ends here.
+    ends: bool,
+}
+
+/// No node.
+const NONE: u32 = u32::MAX;
+
+impl OrderTrie {
+    /// The trie of `orders` (each of every operation of the matrix, numbered from 1).
+    fn new(mut orders: Vec<Box<[u32]>>) -> Self {
+        orders.sort_unstable();
+        orders.dedup();
+        let mut nodes = vec![OrderNode {
+            op: 0,
+            first_child: NONE,
+            next_sibling: NONE,
+            ends: false,
+        }];
+        // The path of the order added last, by depth (the root first).
+        let mut path: Vec<u32> = vec![0];
+        let mut previous: &[u32] = &[];
+        for order in &orders {
+            let shared = previous.iter().zip(order.iter()).take_while(|(a, b)| a == b).count();
+            path.truncate(shared + 1);
+            for &op in &order[shared..] {
+                let parent = *path.last().expect("the root");
+                let node = nodes.len() as u32;
+                nodes.push(OrderNode {
+                    op,
+                    first_child: NONE,
+                    next_sibling: NONE,
+                    ends: false,
+                });
+                // Sorted orders: a new child comes after its parent's last one.
+                let mut last = nodes[parent as usize].first_child;
+                if last == NONE {
+                    nodes[parent as usize].first_child = node;
+                } else {
+                    while nodes[last as usize].next_sibling != NONE {
+                        last = nodes[last as usize].next_sibling;
+                    }
+                    nodes[last as usize].next_sibling = node;
+                }
+                path.push(node);
+            }
+            let end = *path.last().expect("the root");
+            nodes[end as usize].ends = true;
+            previous = order;
+        }
+        Self { nodes }
+    }
+
+    /// Whether some order keeps the real-time order of a history with these call and return
+    /// positions (by `op - 1`): an operation may follow the ones before it unless it returned
+    /// before the latest call among them. Depth first, each level's children tried in turn and the
+    /// first that may follow taken at once. `stack` is scratch space: per level, the next child to
+    /// try and the latest call among the operations above it (`None` at the first level, where
+    /// any operation may come first).
+    fn any_keeps(&self, calls: &[usize], returns: &[usize], stack: &mut Vec<(u32, Option<usize>)>) -> bool {
+        if self.nodes[0].ends {
+            return true;
+        }
+        stack.clear();
+        stack.push((self.nodes[0].first_child, None));
+        while let Some((next, latest_call)) = stack.last_mut() {
+            let latest_call = *latest_call;
+            let mut taken = None;
+            while *next != NONE {
+                let child = *next;
+                let node = self.nodes[child as usize];
+                *next = node.next_sibling;
+                let op = node.op as usize - 1;
+                if latest_call.is_none_or(|latest| returns[op] > latest) {
+                    taken = Some((node, latest_call.map_or(calls[op], |latest| latest.max(calls[op]))));
+                    break;
+                }
+            }
+            match taken {
+                Some((node, _)) if node.ends => return true,
+                Some((node, latest)) => stack.push((node.first_child, Some(latest))),
+                None => {
+                    stack.pop();
+                }
+            }
+        }
+        false
     }
 }
 
@@ -83,6 +193,8 @@ pub(crate) struct FullSpecProbe {
     /// Scratch: call and return positions of the history being judged, by `op - 1`.
     calls: Vec<usize>,
     returns: Vec<usize>,
+    /// Scratch: the search through an [`OrderTrie`].
+    stack: Vec<(u32, Option<usize>)>,
 }
 
 const UNSEEN: u32 = u32::MAX;
@@ -98,6 +210,7 @@ impl FullSpecProbe {
             key: Vec::with_capacity(ops),
             calls: vec![0; ops],
             returns: vec![0; ops],
+            stack: Vec::new(),
         }
     }
 
@@ -131,18 +244,7 @@ impl FullSpecProbe {
                 Event::Return(op) => self.returns[op - 1] = i,
             }
         }
-        let (calls, returns) = (&self.calls, &self.returns);
-        orders.iter().any(|order| {
-            // An operation may follow the ones before it unless it returned before the latest
-            // call among them.
-            let mut latest_call = 0;
-            order.iter().enumerate().all(|(j, &op)| {
-                let op = op as usize - 1;
-                let ok = j == 0 || returns[op] > latest_call;
-                latest_call = latest_call.max(calls[op]);
-                ok
-            })
-        })
+        orders.any_keeps(&self.calls, &self.returns, &mut self.stack)
     }
 }
 
@@ -224,5 +326,57 @@ mod tests {
         }
         assert_eq!(agreed, all.len() * 6);
         assert!(witnessed > 0 && witnessed < agreed);
+    }
+
+    /// Whether `order` keeps the real-time order of the history with these call and return
+    /// positions: each order checked on its own, as the trie checks them all at once.
+    fn keeps(order: &[u32], calls: &[usize], returns: &[usize]) -> bool {
+        let mut latest_call = 0;
+        order.iter().enumerate().all(|(j, &op)| {
+            let op = op as usize - 1;
+            let ok = j == 0 || returns[op] > latest_call;
+            latest_call = latest_call.max(calls[op]);
+            ok
+        })
+    }
+
+    /// The trie of any set of serial orders of three operations answers as the orders one by one
+    /// do, for every placement of the three calls and returns.
+    #[test]
+    fn the_order_trie_agrees_with_each_order() {
+        let permutations: Vec<Box<[u32]>> = (1..=3u32)
+            .flat_map(|a| (1..=3u32).flat_map(move |b| (1..=3u32).map(move |c| [a, b, c])))
+            .filter(|[a, b, c]| a != b && b != c && a != c)
+            .map(|order| order.to_vec().into_boxed_slice())
+            .collect();
+        assert_eq!(permutations.len(), 6);
+        // Every placement of the six events at positions 0..6 with each call before its return.
+        let mut placements = Vec::new();
+        for call1 in 0..6 {
+            for ret1 in call1 + 1..6 {
+                for call2 in (0..6).filter(|&p| p != call1 && p != ret1) {
+                    for ret2 in (call2 + 1..6).filter(|&p| p != call1 && p != ret1) {
+                        let rest: Vec<usize> = (0..6).filter(|p| ![call1, ret1, call2, ret2].contains(p)).collect();
+                        placements.push(([call1, call2, rest[0]], [ret1, ret2, rest[1]]));
+                    }
+                }
+            }
+        }
+        assert_eq!(placements.len(), 90);
+        let mut stack = Vec::new();
+        for subset in 0u32..64 {
+            let orders: Vec<Box<[u32]>> = (0..6)
+                .filter(|k| subset & (1 << k) != 0)
+                .map(|k| permutations[k].clone())
+                .collect();
+            let trie = OrderTrie::new(orders.clone());
+            for (calls, returns) in &placements {
+                let one_by_one = orders.iter().any(|order| keeps(order, calls, returns));
+                assert_eq!(trie.any_keeps(calls, returns, &mut stack), one_by_one, "{orders:?}");
+            }
+        }
+        // No order; the empty order (a matrix without operations).
+        assert!(!OrderTrie::new(Vec::new()).any_keeps(&[], &[], &mut stack));
+        assert!(OrderTrie::new(vec![Vec::new().into_boxed_slice()]).any_keeps(&[], &[], &mut stack));
     }
 }

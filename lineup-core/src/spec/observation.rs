@@ -3,6 +3,7 @@
 //! results, and differ only in how they interleave.
 
 use std::hash::BuildHasher;
+use std::sync::Arc;
 
 use rustc_hash::{FxBuildHasher, FxHashMap, FxHashSet};
 
@@ -67,16 +68,24 @@ pub struct Observation {
 
 /// The synthesized sequential specification of one test matrix: its full and stuck serial
 /// histories, grouped into observations.
+///
+/// Its contents are shared between clones, copied only when a clone is changed: a check that
+/// holds a specification for its phase 2 clones it for the price of a few reference counts.
 #[derive(Clone, Debug)]
 pub struct ObservationSet {
     ops: OpTable,
-    pub(crate) observations: Vec<Observation>,
+    pub(crate) observations: Arc<Vec<Observation>>,
     /// Groups by the hash of their key (collisions resolved by comparing keys).
-    index: FxHashMap<u64, Vec<usize>>,
+    index: Arc<FxHashMap<u64, Vec<usize>>>,
     /// Hashes of the histories held, to skip the exact duplicate search for new ones.
-    hashes: FxHashSet<u64>,
+    hashes: Arc<FxHashSet<u64>>,
     /// How many histories the set holds.
     count: usize,
+    /// The operations whose different results were tolerated (by `op - 1`) when phase 1 found
+    /// these histories deterministic, as they arrived (see
+    /// [`DeterminismWatch`](crate::spec::determinism::DeterminismWatch)); `None` for a set that
+    /// phase 1 did not certify, or that changed since.
+    deterministic_under: Option<Arc<[bool]>>,
 }
 
 impl PartialEq for ObservationSet {
@@ -90,21 +99,23 @@ impl ObservationSet {
     pub fn new(ops: OpTable) -> Self {
         Self {
             ops,
-            observations: Vec::new(),
-            index: FxHashMap::default(),
-            hashes: FxHashSet::default(),
+            observations: Arc::default(),
+            index: Arc::default(),
+            hashes: Arc::default(),
             count: 0,
+            deterministic_under: None,
         }
     }
 
     /// Adds a serial history to its group; returns `false` if it was already there.
     pub fn insert(&mut self, h: History) -> bool {
+        self.deterministic_under = None;
         if self.hashes.len() < self.len() {
             // Histories added by `insert_new` are hashed on the first `insert` after them.
-            self.hashes = self.histories().map(|h| FxBuildHasher.hash_one(h)).collect();
+            self.hashes = Arc::new(self.histories().map(|h| FxBuildHasher.hash_one(h)).collect());
         }
         let hash = FxBuildHasher.hash_one(&h);
-        if !self.hashes.insert(hash)
+        if !Arc::make_mut(&mut self.hashes).insert(hash)
             && self
                 .group_index(&h)
                 .is_some_and(|g| self.observations[g].histories.contains(&h))
@@ -197,10 +208,11 @@ impl ObservationSet {
         }
         Self {
             ops,
-            observations,
-            index,
-            hashes: FxHashSet::default(),
+            observations: Arc::new(observations),
+            index: Arc::new(index),
+            hashes: Arc::default(),
             count,
+            deterministic_under: None,
         }
     }
 
@@ -220,29 +232,44 @@ impl ObservationSet {
 
     /// Adds a history known not to be in the set yet.
     pub(crate) fn insert_new(&mut self, h: History) {
+        self.deterministic_under = None;
         self.count += 1;
         let (called, pending) = ObservationKey::parts(&h);
         let hash = ObservationKey::hash_parts(h.responses(), pending, &called);
-        let groups = self.index.entry(hash).or_default();
+        let groups = Arc::make_mut(&mut self.index).entry(hash).or_default();
+        let observations = Arc::make_mut(&mut self.observations);
         match groups
             .iter()
             .copied()
-            .find(|&g| self.observations[g].key.matches(&h, &called, pending))
+            .find(|&g| observations[g].key.matches(&h, &called, pending))
         {
-            Some(g) => self.observations[g].histories.push(h),
+            Some(g) => observations[g].histories.push(h),
             None => {
-                groups.push(self.observations.len());
+                groups.push(observations.len());
                 let key = ObservationKey {
                     responses: h.responses().to_vec(),
                     pending,
                     called,
                 };
-                self.observations.push(Observation {
+                observations.push(Observation {
                     key,
                     histories: vec![h],
                 });
             }
         }
+    }
+
+    /// Phase 1 found every history of the set as it stands deterministic with the operations
+    /// marked in `tolerated` (by `op - 1`) tolerated: the determinism check of the set under the
+    /// same marks can only agree.
+    pub(crate) fn certify_deterministic(&mut self, tolerated: &[bool]) {
+        self.deterministic_under = Some(tolerated.into());
+    }
+
+    /// Whether phase 1 certified the set deterministic with exactly the operations marked in
+    /// `tolerated` tolerated (see [`certify_deterministic`](Self::certify_deterministic)).
+    pub(crate) fn is_certified_deterministic(&self, tolerated: &[bool]) -> bool {
+        self.deterministic_under.as_deref() == Some(tolerated)
     }
 
     /// How many histories the set holds.

@@ -110,9 +110,14 @@ impl SchedulingStrategy for PbDfs {
         let chosen = if count == 1 {
             0
         } else {
-            let asleep = (1..count.min(64))
-                .filter(|&k| point.is_asleep(member(k)))
-                .fold(0u64, |mask, k| mask | (1 << k));
+            // Nothing asleep (the reduction off, or no sleeper here): no option to look at.
+            let asleep = if point.asleep == 0 {
+                0
+            } else {
+                (1..count.min(64))
+                    .filter(|&k| point.is_asleep(member(k)))
+                    .fold(0u64, |mask, k| mask | (1 << k))
+            };
             tree.choose_awake(count, asleep)?
         };
         if chosen == 0 {
