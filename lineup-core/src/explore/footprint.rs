@@ -414,7 +414,9 @@ impl FootprintLog {
         into.accesses.extend_from_slice(&self.step);
         into.resumed = self.resumed;
         into.history = history;
-        into.opaque = self.begun_unseen || stop == StepEnd::Unseen || self.shuttle.step_unseen();
+        // Always asked (not after a short circuit): it takes what the step left in the record.
+        let unseen_by_shuttle_events = self.shuttle.step_unseen();
+        into.opaque = self.begun_unseen || stop == StepEnd::Unseen || unseen_by_shuttle_events;
         self.sites.closed = self.sites.step.take();
         Some(task)
     }

@@ -661,6 +661,8 @@ impl ShuttleSteps {
     /// steps of the channels created before are opaque from now on).
     fn forget_channels_if_created(&mut self, meta: &Metadata<'_>) {
         if meta.line() == Some(CREATED_CHANNEL.1) && meta.target() == CREATED_CHANNEL.0 {
+            // Only lineup's shuttle-std has this callsite.
+            PATCHED.store(true, Ordering::Relaxed);
             self.channels.clear();
         }
     }
@@ -1147,6 +1149,75 @@ mod tests {
     }
 
     #[test]
+    fn channel_and_thread_messages_parse_into_events() {
+        assert_eq!(parse("created channel 0x30"), Some(ShuttleEvent::Created(0x30, false)));
+        assert_eq!(
+            parse("created bounded channel 0x30"),
+            Some(ShuttleEvent::Created(0x30, true))
+        );
+        assert_eq!(
+            parse("dropped sender of channel 0x30"),
+            Some(ShuttleEvent::Endpoint(0x30, Endpoint::SenderDropped))
+        );
+        assert_eq!(
+            parse("dropped receiver of channel 0x30"),
+            Some(ShuttleEvent::Endpoint(0x30, Endpoint::ReceiverDropped))
+        );
+        assert_eq!(
+            parse("cloned sender of channel 0x30"),
+            Some(ShuttleEvent::Endpoint(0x30, Endpoint::SenderCloned))
+        );
+        assert_eq!(parse("moved sender of channel 0x30"), None);
+        assert_eq!(
+            parse("sender TaskId(2) starting send on channel 0x30"),
+            Some(ShuttleEvent::Touch(Family::Channel, 0x30, Some(Reveal::Channel)))
+        );
+        assert_eq!(
+            parse("blocking receiver TaskId(1) on channel 0x30"),
+            Some(ShuttleEvent::Begin(Family::Channel, 0x30, Covers::ChannelBlock))
+        );
+        assert_eq!(
+            parse("unblocked sender TaskId(1) on channel 0x30"),
+            Some(ShuttleEvent::End(Family::Channel, 0x30))
+        );
+        assert_eq!(
+            parse("thread finished, dropping thread locals"),
+            Some(ShuttleEvent::Finished)
+        );
+        assert_eq!(
+            parse("switch from /r/shuttle-engine-0.1.7/src/runtime/execution.rs:1028:9"),
+            Some(ShuttleEvent::Switch(Some(Site::Revealed(Reveal::Spawn))))
+        );
+        assert_eq!(
+            parse("switch from vendor/shuttle-std-0.1.5/src/sync/mpsc.rs:389:13"),
+            Some(ShuttleEvent::Switch(Some(Site::Covered(Covers::ChannelBlock))))
+        );
+    }
+
+    /// A `recv` that no receiver waits before consumes; a `try_recv`, or a `recv` behind a waiting
+    /// receiver, does not; a receive whose state does not read as expected is not one.
+    #[test]
+    fn a_receive_waits_only_as_recv_with_no_receiver_before_it() {
+        let state = |waiting: &str| {
+            format!("Channel {{ num_messages: 0 known_senders 1 known_receivers 1 waiting_senders: [[]] waiting_receivers: [{waiting}] }}")
+        };
+        let receive = |address, waits| Some(ShuttleEvent::Receive { address, waits });
+        assert_eq!(
+            parse_receive("starting recv on channel 0x40", &state("[]")),
+            receive(0x40, true)
+        );
+        assert_eq!(
+            parse_receive("starting recv on channel 0x40", &state("[TaskId(3)]")),
+            receive(0x40, false)
+        );
+        assert_eq!(
+            parse_receive("starting try_recv on channel 0x40", &state("[]")),
+            receive(0x40, false)
+        );
+        assert_eq!(parse_receive("starting peek on channel 0x40", &state("[]")), None);
+    }
+
+    #[test]
     fn rwlock_barrier_and_once_messages_parse_into_events() {
         let rw = |c| Some(ShuttleEvent::Begin(Family::RwLock, 0x20, c));
         assert_eq!(parse("acquiring Read lock on rwlock 0x20"), rw(Covers::Acquire));
@@ -1289,6 +1360,44 @@ mod tests {
         log.begin_step(TaskId::from(2));
         log.shuttle_event(ShuttleEvent::Switch(Some(Site::Revealed(Reveal::Barrier))));
         assert!(end(&mut log).opaque);
+    }
+
+    /// A receive resumed from its switch (mpsc.rs:328), on a channel whose creation lineup saw
+    /// (its `vendor/shuttle-std`) and on one whose creation it did not (the published crate).
+    fn receive_step(created: bool) -> Footprint {
+        let mut log = log_running(3);
+        if created {
+            log.shuttle_event(ShuttleEvent::Created(0x50, false));
+        }
+        log.shuttle_event(ShuttleEvent::Switch(Some(Site::Revealed(Reveal::Channel))));
+        end(&mut log);
+        log.begin_step(TaskId::from(3));
+        log.shuttle_event(ShuttleEvent::Receive {
+            address: 0x50,
+            waits: true,
+        });
+        // The next receive's switch.
+        log.shuttle_event(ShuttleEvent::Switch(Some(Site::Revealed(Reveal::Channel))));
+        end(&mut log)
+    }
+
+    #[test]
+    fn a_channel_lineup_saw_created_is_named_and_one_it_did_not_is_opaque() {
+        let seen = receive_step(true);
+        assert!(!seen.opaque);
+        assert!(seen.accesses.iter().any(|a| a.kind == Kind::Consume));
+        assert!(receive_step(false).opaque);
+    }
+
+    /// A creation lineup could not name forgets every name: the address may be an old channel's.
+    #[test]
+    fn a_creation_lineup_cannot_name_forgets_the_channels() {
+        let mut log = log_running(3);
+        log.shuttle_event(ShuttleEvent::Created(0x50, false));
+        assert_eq!(log.shuttle.channels.len(), 1);
+        MISSED.with(|m| m.set(true));
+        end(&mut log);
+        assert!(log.shuttle.channels.is_empty());
     }
 
     #[test]
