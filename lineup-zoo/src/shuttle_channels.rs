@@ -125,3 +125,40 @@ impl Tally {
 pub fn tally() -> Subject<Tally> {
     Subject::of("Tally(shuttle::sync::mpsc)", Tally::default)
 }
+
+/// A queue whose one receiver the operations share (shuttle's `Receiver` is `Sync`, unlike
+/// std's): `put(v)` sends `v`, `take()` waits for a message. Two `take()`s on two threads receive
+/// from one channel, so the receive of one is not the only receive of its channel: which of them
+/// looks first decides which gets the first message. The superset test shows that the receive's
+/// look then covers nothing (tests/shuttle_channels.rs).
+pub struct SharedTakers {
+    sender: Sender<u32>,
+    receiver: Receiver<u32>,
+}
+
+impl Default for SharedTakers {
+    fn default() -> Self {
+        let (sender, receiver) = channel();
+        Self { sender, receiver }
+    }
+}
+
+#[invocations]
+impl SharedTakers {
+    /// Sends `value`.
+    #[invoke(1, 2)]
+    pub fn put(&self, value: u32) {
+        self.sender.send(value).expect("the receiver is here");
+    }
+
+    /// The next message, waiting for it.
+    #[invoke]
+    pub fn take(&self) -> u32 {
+        self.receiver.recv().expect("the sender is here")
+    }
+}
+
+/// The queue with a shared receiver: `put(1)`, `put(2)`, `take()`.
+pub fn shared_takers() -> Subject<SharedTakers> {
+    Subject::of("SharedTakers(shuttle::sync::mpsc)", SharedTakers::default)
+}

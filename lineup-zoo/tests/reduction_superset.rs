@@ -157,6 +157,17 @@ fn commuting_sends_lose_a_history() {
     assert!(!broken.sound(), "the broken reduction lost nothing: {broken:?}");
 }
 
+/// With every explored option taken to cover its later siblings (not only a step that touched
+/// nothing or only its own receive), the actor queue loses serial histories: phase 1's first
+/// choice of operation covers the other orders.
+#[test]
+fn covering_any_step_loses_a_history() {
+    let subject = objects::actors::actor_queue();
+    let matrix = TestMatrix::new(vec![vec![0], vec![2]]);
+    let broken = compare(&subject, &matrix, 2, Some(ReductionFault::CoverAnyStep));
+    assert!(!broken.sound(), "the broken reduction lost nothing: {broken:?}");
+}
+
 /// With call and return events independent of each other, `try_take() | add(200)` on the blocking
 /// queue loses a history: `add`'s return commutes with `try_take`'s call, so "add returned before
 /// try_take was called" and "try_take was called while add was pending" are taken to be one.

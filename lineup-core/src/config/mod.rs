@@ -335,6 +335,13 @@ pub enum ReductionFault {
     /// Every receive of shuttle's own `mpsc` channels is taken to commute with sends (as if it
     /// never found the channel empty), not only one that takes a message of an unbounded channel.
     ShuttleReceivesCommute,
+    /// In phase 1, every explored option covers its later siblings (see
+    /// `docs/partial-order-reduction.md` section 3.11), not only one whose step touched nothing or
+    /// only the receive of its own channel.
+    CoverAnyStep,
+    /// A second thread that receives from one channel goes unnoticed, so a receive's look covers
+    /// its later siblings even when another thread shares its receiver.
+    SharedReceiversUnseen,
 }
 
 impl Default for Config {

@@ -14,8 +14,10 @@
 //! With the partial-order reduction, a branch point also keeps the options explored there (their
 //! thread and footprint, [`SleepRecord`]) for the sleep sets of later siblings, and never explores
 //! an option whose thread was asleep when the point was met (see
-//! [`sleep`](crate::explore::sleep)). Options keep their numbers, so a reduced execution's replay
-//! token replays without any sleep set.
+//! [`sleep`](crate::explore::sleep)). An explored option whose step covers its later siblings
+//! ([`covers_siblings`](crate::explore::sleep::covers_siblings)) ends its branch point once its
+//! subtree is complete. Options keep their numbers, so a reduced execution's replay token replays
+//! without any sleep set.
 
 use crate::explore::sleep::SleepRecord;
 
@@ -36,6 +38,10 @@ struct Branch {
     /// The subtree of the option explored now gave way with a choice of fair thread, or switched
     /// for fairness: its record may not sleep in later siblings.
     tainted: bool,
+    /// The subtree of the option explored now gave way at all (a yield or a fair switch, with any
+    /// number of candidates), or had two threads receive from one channel: its record may not
+    /// cover later siblings (see [`covers_siblings`](crate::explore::sleep::covers_siblings)).
+    covers_nothing: bool,
 }
 
 impl Branch {
@@ -47,6 +53,7 @@ impl Branch {
             asleep: 0,
             records: Vec::new(),
             tainted: false,
+            covers_nothing: false,
         }
     }
 
@@ -270,10 +277,14 @@ impl DecisionTree {
             let branch = self.path.last_mut().expect("longer than the floor");
             // The option explored so far is complete: whether its record may sleep is final.
             let (chosen, tainted) = (branch.chosen, std::mem::take(&mut branch.tainted));
+            let covers_nothing = std::mem::take(&mut branch.covers_nothing);
+            // An option that covers its later siblings ends the branch point.
+            let mut covered = false;
             if let Some(record) = branch.records.iter_mut().find(|r| r.option == chosen) {
                 record.eligible &= !tainted;
+                covered = record.eligible && record.covers && !covers_nothing;
             }
-            if let Some(next) = branch.next_awake(branch.chosen + 1) {
+            if let Some(next) = branch.next_awake(branch.chosen + 1).filter(|_| !covered) {
                 branch.chosen = next;
                 return true;
             }
@@ -326,6 +337,16 @@ impl DecisionTree {
         let depth = depth.min(self.path.len());
         for branch in &mut self.path[..depth] {
             branch.tainted = true;
+        }
+    }
+
+    /// The execution in progress gave way (with any number of candidates), or a second thread
+    /// received from a channel, after `depth` branch points: the options it took at those may not
+    /// cover their later siblings.
+    pub fn mark_covers_nothing(&mut self, depth: usize) {
+        let depth = depth.min(self.path.len());
+        for branch in &mut self.path[..depth] {
+            branch.covers_nothing = true;
         }
     }
 
@@ -455,6 +476,55 @@ mod tests {
                 found_options: 3,
                 from_token: false
             })
+        );
+    }
+
+    /// The leaves of a tree of two branch points of three options each, where option 0 of the
+    /// first point keeps a record that covers (or not), and its subtree gave way (or not).
+    fn leaves_with_first_record(covers: bool, covers_nothing: bool) -> Vec<Vec<usize>> {
+        use crate::explore::footprint::Footprint;
+        use shuttle::current::TaskId;
+        let mut tree = DecisionTree::new();
+        let mut leaves = vec![];
+        loop {
+            let a = tree.choose(3).unwrap();
+            if a == 0 {
+                let record = SleepRecord {
+                    option: 0,
+                    task: TaskId::from(1),
+                    footprint: Footprint::default(),
+                    young_from: 0,
+                    eligible: true,
+                    covers,
+                };
+                tree.keep_record(0, record);
+            }
+            let b = tree.choose(3).unwrap();
+            if covers_nothing {
+                tree.mark_covers_nothing(1);
+            }
+            leaves.push(vec![a, b]);
+            if !tree.advance() {
+                break;
+            }
+        }
+        leaves
+    }
+
+    #[test]
+    fn an_option_that_covers_ends_its_branch_point() {
+        let all = leaves_with_first_record(false, false);
+        assert_eq!(all.len(), 9);
+        let covered = leaves_with_first_record(true, false);
+        assert_eq!(
+            covered,
+            vec![vec![0, 0], vec![0, 1], vec![0, 2]],
+            "options 1 and 2 covered"
+        );
+        assert_eq!(
+            leaves_with_first_record(true, true),
+            all,
+            "a subtree that gave way, or shared a receiver, covers nothing"
         );
     }
 

@@ -168,6 +168,15 @@ impl Footprint {
     }
 }
 
+/// The receivers of the execution's channels (see [`FootprintLog::note_receive`]).
+#[derive(Debug)]
+struct Receivers {
+    /// Each channel received from, by name, with the first thread that received from it.
+    first: Vec<(u64, usize)>,
+    /// A second thread received from one of them since the scheduler last asked.
+    second: bool,
+}
+
 /// How a task's last step ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum StepEnd {
@@ -213,6 +222,9 @@ pub(crate) struct FootprintLog {
     sites: LoadSites,
     /// What shuttle's own primitives touch, from their events.
     pub(crate) shuttle: ShuttleSteps,
+    /// Which thread received from each channel first in this execution, and whether another one
+    /// received from it since (see [`FootprintLog::note_receive`]).
+    receivers: Receivers,
 }
 
 /// A place in the source (of a call of an atomic's `load`).
@@ -261,6 +273,10 @@ impl FootprintLog {
             closed: None,
         },
         shuttle: ShuttleSteps::EMPTY,
+        receivers: Receivers {
+            first: Vec::new(),
+            second: false,
+        },
     };
 
     /// Starts the record of a new execution (`on`: the reduction is on for it; `fault`: a
@@ -289,6 +305,25 @@ impl FootprintLog {
         self.sites.step = None;
         self.sites.closed = None;
         self.shuttle.begin_execution();
+        self.receivers.first.clear();
+        self.receivers.second = false;
+    }
+
+    /// Task `task` receives from the channel named `object`. A receive covers its branch point's
+    /// later options only if no other thread can receive from its channel (see
+    /// [`covers_siblings`](crate::explore::sleep::covers_siblings)); channels' receivers are
+    /// `Sync` in shuttle and in lineup, so a receiver may be shared: a second thread that receives
+    /// from one channel is noted here, for the scheduler.
+    pub(crate) fn note_receive(&mut self, object: u64, task: usize) {
+        match self.receivers.first.iter().find(|&&(o, _)| o == object) {
+            Some(&(_, first)) => self.receivers.second |= first != task,
+            None => self.receivers.first.push((object, task)),
+        }
+    }
+
+    /// Whether a second thread received from some channel since the last call.
+    pub(crate) fn take_second_receiver(&mut self) -> bool {
+        std::mem::take(&mut self.receivers.second) && self.fault != Some(ReductionFault::SharedReceiversUnseen)
     }
 
     /// Whether footprints are recorded now.
@@ -528,6 +563,9 @@ fn announce_access(object: &ObjectIdentity, kind: Kind, acts_before: bool) -> In
             s.sites.in_flight.resize(i + 1, None);
         }
         s.in_flight[i].push(access);
+        if kind == Kind::Consume {
+            s.note_receive(access.object, i);
+        }
         // A load sets its site after this; anything else in flight has none.
         s.sites.in_flight[i] = None;
         Some(i)

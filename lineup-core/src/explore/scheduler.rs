@@ -57,7 +57,7 @@ use crate::explore::footprint::{Footprint, FootprintLog, Kind};
 use crate::explore::recording;
 use crate::explore::recording::Recording;
 use crate::explore::role::Role;
-use crate::explore::sleep::{SleepRecord, SleepSet};
+use crate::explore::sleep::{covers_siblings, SleepRecord, SleepSet};
 use crate::explore::split::{SplitQueue, SplitWorker};
 use crate::explore::strategy::{Point, SchedulingStrategy};
 use crate::explore::trace;
@@ -317,11 +317,20 @@ struct ReductionState {
     /// The execution gave way with a choice of fair thread, or switched for fairness, after this
     /// many branch points (the deepest such point).
     taint_depth: Option<usize>,
+    /// The execution gave way at all, or a second thread received from a channel, after this
+    /// many branch points (the deepest such point).
+    covers_nothing_depth: Option<usize>,
     /// The decision in progress gives way (a yield or a fair switch).
     gives_way: bool,
 }
 
 impl ReductionState {
+    /// The options taken at the first `depth` branch points of this execution may not cover their
+    /// later siblings (see [`covers_siblings`]).
+    fn covers_nothing_below(&mut self, depth: usize) {
+        self.covers_nothing_depth = Some(self.covers_nothing_depth.map_or(depth, |d| d.max(depth)));
+    }
+
     /// The state of the next execution: fresh, in this one's buffers.
     fn next(self) -> Self {
         let Self {
@@ -479,6 +488,9 @@ impl SchedulerState {
         self.strategy.execution_ended();
         if let Some(depth) = self.reduction.taint_depth.take() {
             self.tree.taint_path(depth);
+        }
+        if let Some(depth) = self.reduction.covers_nothing_depth.take() {
+            self.tree.mark_covers_nothing(depth);
         }
         self.totals.executions += 1;
         self.totals.steps += self.execution.step;
@@ -769,6 +781,10 @@ impl SchedulerState {
         let history = history && self.settings.reduction_fault != Some(ReductionFault::HistoryIndependent);
         let reduction = &mut self.reduction;
         footprints.end_step(yielded, history, &mut reduction.closed)?;
+        if footprints.take_second_receiver() {
+            // A receiver shared by two threads: a receive no longer covers its siblings.
+            reduction.covers_nothing_below(self.tree.depth());
+        }
         reduction.sleep.step(task, &reduction.closed, |t, step| {
             footprints.in_flight_conflicts(t, step)
         });
@@ -780,6 +796,8 @@ impl SchedulerState {
                     || unable_to_go_on
                     || self.settings.reduction_fault == Some(ReductionFault::IgnoreBound));
             let closed = &self.reduction.closed;
+            let covers = eligible
+                && (covers_siblings(closed) || self.settings.reduction_fault == Some(ReductionFault::CoverAnyStep));
             self.tree.keep_record(
                 index,
                 SleepRecord {
@@ -793,6 +811,7 @@ impl SchedulerState {
                     },
                     young_from: grant.young_from,
                     eligible,
+                    covers,
                 },
             );
         }
@@ -1114,8 +1133,9 @@ impl SchedulerState {
     fn give_way(&mut self, give_way: GiveWay, member_count: usize) {
         self.reduction.gives_way = true;
         self.reduction.sleep.clear();
+        let depth = self.tree.depth();
+        self.reduction.covers_nothing_below(depth);
         if give_way.fair_switch || member_count > 2 {
-            let depth = self.tree.depth();
             self.reduction.taint_depth = Some(self.reduction.taint_depth.map_or(depth, |d| d.max(depth)));
         }
     }

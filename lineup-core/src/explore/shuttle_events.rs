@@ -915,6 +915,9 @@ impl FootprintLog {
         let Some(channel) = self.channel(address) else {
             return;
         };
+        // A receive outside a step (never seen) counts as a second receiver: nothing covers.
+        let task = self.running_task().map_or(usize::MAX, usize::from);
+        self.note_receive(channel.name, task);
         let consumes = (waits && !channel.bounded) || self.fault == Some(ReductionFault::ShuttleReceivesCommute);
         let kind = if consumes { Kind::Consume } else { Kind::Write };
         self.push_step_access(Access {

@@ -25,7 +25,7 @@
 
 use shuttle::current::TaskId;
 
-use crate::explore::footprint::Footprint;
+use crate::explore::footprint::{Footprint, Kind};
 
 /// An option explored at a branch point, kept so that later siblings can put it to sleep.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -40,6 +40,40 @@ pub(crate) struct SleepRecord {
     pub young_from: u32,
     /// Whether it may sleep in later siblings (the preemption-bound and fairness rules above).
     pub eligible: bool,
+    /// Whether, once explored (and still `eligible`), it covers every later sibling: in phase 1,
+    /// its step touched nothing, or only the receive of a channel whose one consumer is its
+    /// thread (see [`covers_siblings`]).
+    pub covers: bool,
+}
+
+/// Whether a step of phase 1 with footprint `step` (all its accesses, those it began with
+/// included) covers the later options of its branch point: `{its thread}` is a persistent set
+/// there, so the executions that begin with another option are equivalent to executions that
+/// begin with it, which its own subtree explores.
+///
+/// A step that touched no object and recorded nothing commutes with every step of every other
+/// thread. So does a step whose only accesses are [`Kind::Consume`]s of one channel, a receive,
+/// as long as no other thread receives from that channel: a receive commutes with sends and with
+/// the drop of senders (the argument of [`Kind::Consume`]) and conflicts only with another
+/// receive. Receivers are `Sync` in shuttle and in lineup, so the scheduler marks a subtree in
+/// which a second thread received from a channel as covering nothing
+/// ([`FootprintLog::note_receive`](crate::explore::footprint::FootprintLog::note_receive)).
+/// Either way, every execution from
+/// the branch point in which other threads run first (and this step later, or never: it records
+/// nothing) is equivalent to one that runs this step first, with the same history. Phase 1 has no
+/// preemption bound, so moving the step to the front costs nothing; a subtree that gave way with a
+/// fair choice is not `eligible` and covers nothing (see [`crate::explore::decision_tree`]).
+/// The argument is in `docs/partial-order-reduction.md`, section 3.11.
+pub(crate) fn covers_siblings(step: &Footprint) -> bool {
+    if step.opaque || step.history {
+        return false;
+    }
+    let Some(first) = step.accesses.first() else {
+        return true;
+    };
+    step.accesses
+        .iter()
+        .all(|a| a.kind == Kind::Consume && a.object == first.object)
 }
 
 /// A sleeping thread.
@@ -113,6 +147,7 @@ mod tests {
             },
             young_from: 100,
             eligible: true,
+            covers: false,
         }
     }
 
@@ -126,6 +161,38 @@ mod tests {
         let reader = record(2, 3, false).footprint;
         sleep.step(TaskId::from(2), &reader, |_, _| false);
         assert!(!sleep.contains(TaskId::from(1)));
+    }
+
+    #[test]
+    fn a_step_covers_its_siblings_if_it_touched_nothing_or_only_its_own_receive() {
+        let consume = |object| Access {
+            object,
+            kind: Kind::Consume,
+        };
+        let step = |accesses: Vec<Access>, history: bool, opaque: bool| Footprint {
+            accesses,
+            history,
+            opaque,
+            resumed: 0,
+        };
+        assert!(covers_siblings(&step(vec![], false, false)));
+        assert!(covers_siblings(&step(vec![consume(7), consume(7)], false, false)));
+        assert!(
+            !covers_siblings(&step(vec![], true, false)),
+            "it recorded a call or a return"
+        );
+        assert!(!covers_siblings(&step(vec![], false, true)), "opaque");
+        assert!(
+            !covers_siblings(&step(vec![consume(7), consume(8)], false, false)),
+            "two channels"
+        );
+        let send = record(1, 7, true).footprint.accesses[0];
+        assert!(
+            !covers_siblings(&step(vec![consume(7), send], false, false)),
+            "and a send"
+        );
+        let read = record(1, 9, false).footprint.accesses[0];
+        assert!(!covers_siblings(&step(vec![read], false, false)), "a read");
     }
 
     #[test]
