@@ -168,6 +168,18 @@ fn covering_any_step_loses_a_history() {
     assert!(!broken.sound(), "the broken reduction lost nothing: {broken:?}");
 }
 
+/// With the conflicts of a chosen step with later steps of other threads unwatched, so that every
+/// step that recorded nothing covers its later siblings, the actor queue loses histories: a send
+/// to the store covers the other threads' sends that the store would have received first.
+#[test]
+fn covering_steps_whose_conflicts_go_unwatched_lose_a_history() {
+    let subject = objects::actors::actor_queue();
+    let matrix = TestMatrix::new(vec![vec![0], vec![1], vec![2]]);
+    assert!(compare(&subject, &matrix, 1, None).sound());
+    let broken = compare(&subject, &matrix, 1, Some(ReductionFault::CoverRacedSteps));
+    assert!(!broken.superset, "the broken reduction lost nothing: {broken:?}");
+}
+
 /// With call and return events independent of each other, `try_take() | add(200)` on the blocking
 /// queue loses a history: `add`'s return commutes with `try_take`'s call, so "add returned before
 /// try_take was called" and "try_take was called while add was pending" are taken to be one.

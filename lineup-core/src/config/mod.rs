@@ -342,6 +342,9 @@ pub enum ReductionFault {
     /// A second thread that receives from one channel goes unnoticed, so a receive's look covers
     /// its later siblings even when another thread shares its receiver.
     SharedReceiversUnseen,
+    /// A step of another thread that conflicts with a step chosen at a branch point goes
+    /// unnoticed, so that step covers its later siblings whatever came after it.
+    CoverRacedSteps,
 }
 
 impl Default for Config {

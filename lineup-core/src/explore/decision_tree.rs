@@ -39,7 +39,8 @@ struct Branch {
     /// for fairness: its record may not sleep in later siblings.
     tainted: bool,
     /// The subtree of the option explored now gave way at all (a yield or a fair switch, with any
-    /// number of candidates), or had two threads receive from one channel: its record may not
+    /// number of candidates), had two threads receive from one channel, or had a step of another
+    /// thread conflict with the option's before the history was complete: its record may not
     /// cover later siblings (see [`covers_siblings`](crate::explore::sleep::covers_siblings)).
     covers_nothing: bool,
 }
@@ -346,6 +347,14 @@ impl DecisionTree {
     pub fn mark_covers_nothing(&mut self, depth: usize) {
         let depth = depth.min(self.path.len());
         for branch in &mut self.path[..depth] {
+            branch.covers_nothing = true;
+        }
+    }
+
+    /// A step of another thread conflicted with the one chosen at branch point `index`: that
+    /// option may not cover its later siblings.
+    pub fn mark_covers_nothing_at(&mut self, index: usize) {
+        if let Some(branch) = self.path.get_mut(index) {
             branch.covers_nothing = true;
         }
     }

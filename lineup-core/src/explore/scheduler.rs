@@ -57,7 +57,7 @@ use crate::explore::footprint::{Footprint, FootprintLog, Kind};
 use crate::explore::recording;
 use crate::explore::recording::Recording;
 use crate::explore::role::Role;
-use crate::explore::sleep::{covers_siblings, SleepRecord, SleepSet};
+use crate::explore::sleep::{commutes_with_all, covers_siblings, SleepRecord, SleepSet};
 use crate::explore::split::{SplitQueue, SplitWorker};
 use crate::explore::strategy::{Point, SchedulingStrategy};
 use crate::explore::trace;
@@ -322,6 +322,21 @@ struct ReductionState {
     covers_nothing_depth: Option<usize>,
     /// The decision in progress gives way (a yield or a fair switch).
     gives_way: bool,
+    /// The steps chosen at the branch points of this execution's path that may still cover their
+    /// later siblings: no step of another thread has conflicted with them since (see
+    /// [`covers_siblings`]).
+    covering: Vec<Covering>,
+}
+
+/// A step chosen at a branch point that may cover the point's later options, while no step of
+/// another thread conflicts with it before the history is complete.
+#[derive(Debug)]
+struct Covering {
+    /// The branch point.
+    index: usize,
+    task: TaskId,
+    /// All its accesses, numbered in this execution.
+    footprint: Footprint,
 }
 
 impl ReductionState {
@@ -334,16 +349,21 @@ impl ReductionState {
     /// The state of the next execution: fresh, in this one's buffers.
     fn next(self) -> Self {
         let Self {
-            mut sleep, mut closed, ..
+            mut sleep,
+            mut closed,
+            mut covering,
+            ..
         } = self;
         sleep.clear();
         closed.accesses.clear();
+        covering.clear();
         Self {
             sleep,
             closed: Footprint {
                 accesses: closed.accesses,
                 ..Footprint::default()
             },
+            covering,
             ..Self::default()
         }
     }
@@ -785,6 +805,19 @@ impl SchedulerState {
             // A receiver shared by two threads: a receive no longer covers its siblings.
             reduction.covers_nothing_below(self.tree.depth());
         }
+        if !r.done && self.settings.reduction_fault != Some(ReductionFault::CoverRacedSteps) {
+            // A step that conflicts with a covering step of another thread, before the history
+            // is complete: that step covers nothing (its siblings may order the two otherwise).
+            let tree = &mut self.tree;
+            let closed = &reduction.closed;
+            reduction.covering.retain(|c| {
+                let raced = c.task != task && closed.conflicts(&c.footprint, u32::MAX);
+                if raced {
+                    tree.mark_covers_nothing_at(c.index);
+                }
+                !raced
+            });
+        }
         reduction.sleep.step(task, &reduction.closed, |t, step| {
             footprints.in_flight_conflicts(t, step)
         });
@@ -796,8 +829,16 @@ impl SchedulerState {
                     || unable_to_go_on
                     || self.settings.reduction_fault == Some(ReductionFault::IgnoreBound));
             let closed = &self.reduction.closed;
-            let covers = eligible
-                && (covers_siblings(closed) || self.settings.reduction_fault == Some(ReductionFault::CoverAnyStep));
+            let any = self.settings.reduction_fault == Some(ReductionFault::CoverAnyStep);
+            let covers = eligible && (covers_siblings(closed) || any);
+            if covers && !any && !commutes_with_all(closed) {
+                self.reduction.covering.push(Covering {
+                    index,
+                    task,
+                    footprint: closed.clone(),
+                });
+            }
+            let closed = &self.reduction.closed;
             self.tree.keep_record(
                 index,
                 SleepRecord {

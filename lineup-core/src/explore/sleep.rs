@@ -40,40 +40,48 @@ pub(crate) struct SleepRecord {
     pub young_from: u32,
     /// Whether it may sleep in later siblings (the preemption-bound and fairness rules above).
     pub eligible: bool,
-    /// Whether, once explored (and still `eligible`), it covers every later sibling: in phase 1,
-    /// its step touched nothing, or only the receive of a channel whose one consumer is its
-    /// thread (see [`covers_siblings`]).
+    /// Whether, once its subtree is explored (and it is still `eligible`), it covers every later
+    /// sibling (see [`covers_siblings`]).
     pub covers: bool,
 }
 
-/// Whether a step of phase 1 with footprint `step` (all its accesses, those it began with
-/// included) covers the later options of its branch point: `{its thread}` is a persistent set
-/// there, so the executions that begin with another option are equivalent to executions that
-/// begin with it, which its own subtree explores.
+/// Whether a step with footprint `step` (all its accesses, those it began with included) may
+/// cover the later options of its branch point, once its subtree is explored: `{its thread}` is
+/// then a persistent set there, so the executions that begin with another option are equivalent
+/// to executions that begin with it, which its own subtree explores.
 ///
-/// A step that touched no object and recorded nothing commutes with every step of every other
-/// thread. So does a step whose only accesses are [`Kind::Consume`]s of one channel, a receive,
-/// as long as no other thread receives from that channel: a receive commutes with sends and with
-/// the drop of senders (the argument of [`Kind::Consume`]) and conflicts only with another
-/// receive. Receivers are `Sync` in shuttle and in lineup, so the scheduler marks a subtree in
-/// which a second thread received from a channel as covering nothing
-/// ([`FootprintLog::note_receive`](crate::explore::footprint::FootprintLog::note_receive)).
-/// Either way, every execution from
-/// the branch point in which other threads run first (and this step later, or never: it records
-/// nothing) is equivalent to one that runs this step first, with the same history. Phase 1 has no
-/// preemption bound, so moving the step to the front costs nothing; a subtree that gave way with a
-/// fair choice is not `eligible` and covers nothing (see [`crate::explore::decision_tree`]).
-/// The argument is in `docs/partial-order-reduction.md`, section 3.11.
+/// It may if it recorded no call or return and was not opaque. It does if, besides, in every
+/// execution of its subtree, no step of another thread conflicted with it before the history was
+/// complete (the scheduler watches), no decision gave way, and no second thread received from a
+/// channel. Then every execution from the branch point in which other threads run first (and this
+/// step later, or never) is equivalent to one that runs this step first, up to its last return: a
+/// step of another thread that conflicted with it before the history was complete would, with the
+/// steps of its thread before it (independent of this one), have conflicted with it in this
+/// step's subtree too. A receive ([`Kind::Consume`]) conflicts only with another receive, and
+/// receivers are `Sync` in shuttle and in lineup, so a second receiver is watched apart
+/// ([`FootprintLog::note_receive`](crate::explore::footprint::FootprintLog::note_receive)): a
+/// receive behind a waiting one writes the channel, which a receive does not conflict with.
+/// Under the preemption bound, moving the step to the front costs no more preemptions when it is
+/// `eligible` (section 3.4's proof); a fair choice after a give-way depends on the order in which
+/// threads ran, so a subtree that gave way covers nothing. The argument is in
+/// `docs/partial-order-reduction.md`, section 3.11.
 pub(crate) fn covers_siblings(step: &Footprint) -> bool {
-    if step.opaque || step.history {
-        return false;
-    }
+    !step.opaque && !step.history
+}
+
+/// Whether a step that [may cover](covers_siblings) its siblings commutes with every step of every
+/// other thread, whatever that step touched (an opaque one included), so that no conflict need be
+/// watched for: it touched nothing, or only one channel, as receives ([`Kind::Consume`]), which
+/// only another receive of that channel conflicts with (watched apart).
+pub(crate) fn commutes_with_all(step: &Footprint) -> bool {
     let Some(first) = step.accesses.first() else {
-        return true;
+        return covers_siblings(step);
     };
-    step.accesses
-        .iter()
-        .all(|a| a.kind == Kind::Consume && a.object == first.object)
+    covers_siblings(step)
+        && step
+            .accesses
+            .iter()
+            .all(|a| a.kind == Kind::Consume && a.object == first.object)
 }
 
 /// A sleeping thread.
@@ -164,35 +172,16 @@ mod tests {
     }
 
     #[test]
-    fn a_step_covers_its_siblings_if_it_touched_nothing_or_only_its_own_receive() {
-        let consume = |object| Access {
-            object,
-            kind: Kind::Consume,
-        };
-        let step = |accesses: Vec<Access>, history: bool, opaque: bool| Footprint {
-            accesses,
+    fn a_step_may_cover_its_siblings_unless_it_recorded_history_or_was_opaque() {
+        let step = |history: bool, opaque: bool| Footprint {
+            accesses: record(1, 7, true).footprint.accesses,
             history,
             opaque,
             resumed: 0,
         };
-        assert!(covers_siblings(&step(vec![], false, false)));
-        assert!(covers_siblings(&step(vec![consume(7), consume(7)], false, false)));
-        assert!(
-            !covers_siblings(&step(vec![], true, false)),
-            "it recorded a call or a return"
-        );
-        assert!(!covers_siblings(&step(vec![], false, true)), "opaque");
-        assert!(
-            !covers_siblings(&step(vec![consume(7), consume(8)], false, false)),
-            "two channels"
-        );
-        let send = record(1, 7, true).footprint.accesses[0];
-        assert!(
-            !covers_siblings(&step(vec![consume(7), send], false, false)),
-            "and a send"
-        );
-        let read = record(1, 9, false).footprint.accesses[0];
-        assert!(!covers_siblings(&step(vec![read], false, false)), "a read");
+        assert!(covers_siblings(&step(false, false)));
+        assert!(!covers_siblings(&step(true, false)), "it recorded a call or a return");
+        assert!(!covers_siblings(&step(false, true)), "opaque");
     }
 
     #[test]
