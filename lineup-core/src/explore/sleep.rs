@@ -185,6 +185,28 @@ mod tests {
     }
 
     #[test]
+    fn a_step_commutes_with_all_if_it_touched_nothing_or_only_receives_of_one_channel() {
+        let consume = |object| Access {
+            object,
+            kind: Kind::Consume,
+        };
+        let step = |accesses: Vec<Access>| Footprint {
+            accesses,
+            ..Footprint::default()
+        };
+        assert!(commutes_with_all(&step(vec![])));
+        assert!(commutes_with_all(&step(vec![consume(7), consume(7)])));
+        assert!(!commutes_with_all(&step(vec![consume(7), consume(8)])), "two channels");
+        let send = record(1, 7, true).footprint.accesses[0];
+        assert!(!commutes_with_all(&step(vec![consume(7), send])), "and a send");
+        let history = Footprint {
+            history: true,
+            ..step(vec![])
+        };
+        assert!(!commutes_with_all(&history), "it recorded a call or a return");
+    }
+
+    #[test]
     fn a_thread_that_runs_is_awake() {
         let mut sleep = SleepSet::default();
         sleep.add(&record(1, 3, true));
