@@ -6,6 +6,7 @@
 
 use std::time::{Duration, Instant};
 
+use lineup::shuttle::sync::atomic::{AtomicU64, Ordering::SeqCst};
 use lineup::shuttle::sync::mpsc::{channel, Receiver, Sender};
 use lineup::{check, CheckError, Config, Invocation, LineupTest, Reduction, Subject, TestFailure, TestMatrix, Verdict};
 
@@ -16,19 +17,19 @@ enum Request {
 }
 
 /// A register replicated over a primary and two backups, three threads of the object that talk
-/// over shuttle's own channels (`lineup::shuttle::sync::mpsc`, which the partial-order reduction
-/// cannot see): its serial executions are every interleaving of those threads.
+/// over shuttle's own channels (`lineup::shuttle::sync::mpsc`) and keep their values in shuttle's
+/// own atomics, whose steps the partial-order reduction cannot see (each is taken to conflict
+/// with every step): its serial executions are nearly every interleaving of those threads.
 struct ShuttleRegister {
     primary: Sender<Request>,
 }
 
 fn backup(inbox: Receiver<(u64, Sender<()>)>) {
-    let mut value = 0;
+    let value = AtomicU64::new(0);
     while let Ok((v, ack)) = inbox.recv() {
-        value = v;
+        value.store(v, SeqCst);
         let _ = ack.send(());
     }
-    let _ = value;
 }
 
 impl ShuttleRegister {
@@ -42,11 +43,11 @@ impl ShuttleRegister {
             })
             .collect();
         lineup::shuttle::thread::spawn(move || {
-            let mut value = 0;
+            let value = AtomicU64::new(0);
             while let Ok(request) = requests.recv() {
                 match request {
                     Request::Write(v, done) => {
-                        value = v;
+                        value.store(v, SeqCst);
                         for to_backup in &backups {
                             let (ack, acked) = channel();
                             let _ = to_backup.send((v, ack));
@@ -55,7 +56,7 @@ impl ShuttleRegister {
                         let _ = done.send(());
                     }
                     Request::Read(answer) => {
-                        let _ = answer.send(value);
+                        let _ = answer.send(value.load(SeqCst));
                     }
                 }
             }

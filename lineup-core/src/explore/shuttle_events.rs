@@ -417,6 +417,19 @@ enum Endpoint {
 /// `FootprintLog::shuttle_endpoint`): bit 60 of a name by creation, above every task index.
 const SENDERS_OF: u64 = 1 << 60;
 
+/// The name of a channel's receivers, apart from the channel: every receive of shuttle's writes
+/// it (bit 59 of a name by creation). shuttle's `Receiver` is `Sync`, so two threads may receive
+/// from one channel, and which looks first decides which gets a message; a receive behind a
+/// waiting one writes the channel, which a `Consume` does not conflict with. Through this name
+/// any two receives of one channel conflict, while sends, which do not touch it, still commute
+/// with a receive.
+const RECEIVERS_OF: u64 = 1 << 59;
+
+/// The name of the receivers of the channel named `channel` (see [`RECEIVERS_OF`]).
+pub(crate) fn receivers_of(channel: u64) -> u64 {
+    channel | RECEIVERS_OF
+}
+
 /// A parsed event of shuttle's.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum ShuttleEvent {
@@ -698,6 +711,17 @@ impl FootprintLog {
                     s.in_flight.resize_with(i + 1, Vec::new);
                 }
                 s.in_flight[i].push(Pending { access, covers });
+                if family == Family::Channel && s.receiving.is_some() {
+                    // A receive that waits takes its message, or not, against the other
+                    // receivers when woken (see `RECEIVERS_OF`).
+                    s.in_flight[i].push(Pending {
+                        access: Access {
+                            object: receivers_of(access.object),
+                            kind: Kind::Write,
+                        },
+                        covers,
+                    });
+                }
                 if family == Family::Channel && access.kind == Kind::Write && s.receiving.is_some() {
                     // A receive that does not consume looks at the count of senders again when
                     // woken (see `shuttle_endpoint`).
@@ -719,7 +743,11 @@ impl FootprintLog {
                     return;
                 };
                 if let Some(f) = self.shuttle.in_flight.get_mut(i) {
-                    f.retain(|p| p.access.object != access.object && p.access.object != access.object | SENDERS_OF);
+                    f.retain(|p| {
+                        p.access.object != access.object
+                            && p.access.object != access.object | SENDERS_OF
+                            && p.access.object != receivers_of(access.object)
+                    });
                 }
                 if family == Family::Mutex {
                     self.shuttle.acquired = Some(address);
@@ -923,6 +951,10 @@ impl FootprintLog {
         self.push_step_access(Access {
             object: channel.name,
             kind,
+        });
+        self.push_step_access(Access {
+            object: receivers_of(channel.name),
+            kind: Kind::Write,
         });
         if !consumes {
             // It may report the channel disconnected (see `shuttle_endpoint`).

@@ -26,6 +26,7 @@
 use shuttle::current::TaskId;
 
 use crate::explore::footprint::{Footprint, Kind};
+use crate::explore::shuttle_events::receivers_of;
 
 /// An option explored at a branch point, kept so that later siblings can put it to sleep.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -71,17 +72,18 @@ pub(crate) fn covers_siblings(step: &Footprint) -> bool {
 
 /// Whether a step that [may cover](covers_siblings) its siblings commutes with every step of every
 /// other thread, whatever that step touched (an opaque one included), so that no conflict need be
-/// watched for: it touched nothing, or only one channel, as receives ([`Kind::Consume`]), which
-/// only another receive of that channel conflicts with (watched apart).
+/// watched for: it touched nothing, or only one channel, as receives ([`Kind::Consume`], with
+/// shuttle's name of the channel's receivers), which only another receive of that channel
+/// conflicts with (watched apart).
 pub(crate) fn commutes_with_all(step: &Footprint) -> bool {
-    let Some(first) = step.accesses.first() else {
-        return covers_siblings(step);
-    };
+    let channel = step.accesses.iter().find(|a| a.kind == Kind::Consume).map(|a| a.object);
     covers_siblings(step)
-        && step
-            .accesses
-            .iter()
-            .all(|a| a.kind == Kind::Consume && a.object == first.object)
+        && step.accesses.iter().all(|a| {
+            // A receive of shuttle's also writes its channel's receivers, which only another
+            // receive of that channel touches.
+            Some(a.object) == channel && a.kind == Kind::Consume
+                || channel.is_some_and(|c| a.object == receivers_of(c) && a.kind == Kind::Write)
+        })
 }
 
 /// A sleeping thread.
@@ -197,6 +199,14 @@ mod tests {
         assert!(commutes_with_all(&step(vec![])));
         assert!(commutes_with_all(&step(vec![consume(7), consume(7)])));
         assert!(!commutes_with_all(&step(vec![consume(7), consume(8)])), "two channels");
+        let receivers = Access {
+            object: receivers_of(7),
+            kind: Kind::Write,
+        };
+        assert!(
+            commutes_with_all(&step(vec![consume(7), receivers])),
+            "a receive of shuttle's"
+        );
         let send = record(1, 7, true).footprint.accesses[0];
         assert!(!commutes_with_all(&step(vec![consume(7), send])), "and a send");
         let history = Footprint {

@@ -20,8 +20,9 @@
 //! let _ = requests;
 //! ```
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::collections::VecDeque;
+use std::marker::PhantomData;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -181,6 +182,7 @@ pub fn channel<T>() -> (Sender<T>, Receiver<T>) {
             chan: Arc::clone(&chan),
         },
         Receiver {
+            _not_sync: PhantomData,
             inner: Inner::Unbounded(chan),
         },
     )
@@ -197,6 +199,7 @@ pub fn sync_channel<T>(bound: usize) -> (SyncSender<T>, Receiver<T>) {
             identity: Arc::clone(&identity),
         },
         Receiver {
+            _not_sync: PhantomData,
             inner: Inner::Bounded(rx, identity),
         },
     )
@@ -279,9 +282,23 @@ impl<T> Clone for SyncSender<T> {
     }
 }
 
-/// The receiving half of a channel.
+/// The receiving half of a channel. Like std's, it can be sent to another thread but not shared
+/// (it is not `Sync`): a receive is the one consumer's, which lineup's reduction counts on (see
+/// `Kind::Consume`) and the channel keeps one waiting receiver.
+///
+/// ```compile_fail
+/// fn shared<T: Sync>() {}
+/// shared::<lineup_core::sync::mpsc::Receiver<u32>>();
+/// ```
+///
+/// ```
+/// fn sent<T: Send>() {}
+/// sent::<lineup_core::sync::mpsc::Receiver<u32>>();
+/// ```
 pub struct Receiver<T> {
     inner: Inner<T>,
+    /// Not `Sync`, as std's.
+    _not_sync: PhantomData<Cell<()>>,
 }
 
 enum Inner<T> {
