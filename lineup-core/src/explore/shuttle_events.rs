@@ -75,6 +75,7 @@
 use std::cell::{Cell, RefCell};
 use std::fmt::{self, Write as _};
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::OnceLock;
 
 use rustc_hash::FxHashMap;
 use tracing::field::{Field, Visit};
@@ -994,8 +995,57 @@ pub(crate) struct ShuttleEvents {
 
 /// Makes [`ShuttleEvents`] the default subscriber of this OS thread until the guard drops.
 pub(crate) fn install() -> tracing::subscriber::DefaultGuard {
+    KEEP_INTEREST.get_or_init(|| Dispatch::new(KeepInterest));
     let inner = tracing::dispatcher::get_default(Dispatch::clone);
     tracing::subscriber::set_default(ShuttleEvents { inner })
+}
+
+/// A dispatcher that lives as long as the process, so that `tracing` never caches "never" for a
+/// callsite lineup reads (see [`KeepInterest`]).
+static KEEP_INTEREST: OnceLock<Dispatch> = OnceLock::new();
+
+/// Keeps the callsites lineup reads enabled in every thread's view of them. `tracing` computes a
+/// callsite's interest once, when some thread first reaches it, from the dispatchers alive then,
+/// and caches it for the process. A thread of a check that installs no [`ShuttleEvents`] (the
+/// reduction off) may be first to reach one of shuttle's callsites while no [`ShuttleEvents`]
+/// lives, or while one is being installed; "never" was then cached, and another thread's check
+/// lost those events for a whole phase (its steps opaque: sound, but phase 1 of an object with
+/// threads of its own may then not finish; lineup-zoo/tests/parallel_checks.rs). With this one
+/// alive, each such callsite's interest is at least "sometimes": `tracing` asks the thread's own
+/// dispatcher on every event, and only a [`ShuttleEvents`] says yes. It is never any thread's
+/// default, so it receives no event.
+struct KeepInterest;
+
+impl Subscriber for KeepInterest {
+    fn register_callsite(&self, meta: &'static Metadata<'static>) -> Interest {
+        if wanted(meta) {
+            Interest::sometimes()
+        } else {
+            Interest::never()
+        }
+    }
+
+    fn max_level_hint(&self) -> Option<tracing::level_filters::LevelFilter> {
+        Some(tracing::level_filters::LevelFilter::TRACE)
+    }
+
+    fn enabled(&self, meta: &Metadata<'_>) -> bool {
+        wanted(meta)
+    }
+
+    fn new_span(&self, _span: &Attributes<'_>) -> Id {
+        Id::from_u64(1)
+    }
+
+    fn record(&self, _span: &Id, _values: &Record<'_>) {}
+
+    fn record_follows_from(&self, _span: &Id, _follows: &Id) {}
+
+    fn event(&self, _event: &Event<'_>) {}
+
+    fn enter(&self, _span: &Id) {}
+
+    fn exit(&self, _span: &Id) {}
 }
 
 /// Formats the `message` field only.
