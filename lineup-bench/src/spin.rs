@@ -103,7 +103,8 @@ const SMALL: usize = 10;
 /// Runs the `spin` lines.
 pub fn run() {
     line("ticket lock (std::hint::spin_loop)", &ticket_lock_counter(), true);
-    // shuttle's atomics are opaque to lineup: nothing to prune, and minutes for the whole sample.
+    // shuttle's atomics name no call site for the spin pruning (the reduction sees them only
+    // through lineup's vendor/shuttle-std): nothing to prune, and minutes for the whole sample.
     line(
         "ticket lock on shuttle atomics (std::hint::spin_loop)",
         &shuttle_ticket_lock(),

@@ -10,6 +10,7 @@ pub mod collections;
 mod first_bug;
 pub mod native;
 pub mod reduction;
+pub mod shuttle_atomics;
 pub mod shuttle_channels;
 pub mod shuttle_sync;
 pub mod single_consumer;

@@ -335,6 +335,9 @@ pub enum ReductionFault {
     /// Every receive of shuttle's own `mpsc` channels is taken to commute with sends (as if it
     /// never found the channel empty), not only one that takes a message of an unbounded channel.
     ShuttleReceivesCommute,
+    /// Every access of shuttle's own atomics that lineup reads from the events of lineup's
+    /// `vendor/shuttle-std` is taken to be a load (as if two stores to one atomic commuted).
+    ShuttleAtomicsCommute,
     /// In phase 1, every explored option covers its later siblings (see
     /// `docs/partial-order-reduction.md` section 3.11), not only one whose step touched nothing or
     /// only the receive of its own channel.

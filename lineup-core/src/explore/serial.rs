@@ -98,11 +98,11 @@ fn unfinished_cause<O: Send + Sync + 'static>(subject: &Subject<O>, matrix: &Tes
         _ => {
             "their steps are seen by the partial-order reduction through lineup::sync's primitives and, of \
              shuttle's own used directly (`lineup::shuttle::sync`), through its Mutex, Condvar, RwLock, Barrier, \
-             Once and thread spawns, and its mpsc channels only with lineup's shuttle-std (a `[patch.crates-io]` \
-             line: lineup's vendor/README.md); a step of shuttle's atomics, of a join, of shuttle-tokio, or of a \
-             channel without that line depends on every other step, so every interleaving of the threads around \
-             it is a serial execution of its own, and even with it shuttle's receive has a scheduling point \
-             before it looks, which lineup::sync's has not: build the object on lineup::sync"
+             Once and thread spawns, and its mpsc channels and atomics only with lineup's shuttle-std (a \
+             `[patch.crates-io]` line: lineup's vendor/README.md); a step of a join, of a future's poll, of \
+             shuttle-tokio, or of a channel or an atomic without that line depends on every other step, so every \
+             interleaving of the threads around it is a serial execution of its own: build the object on \
+             lineup::sync"
         }
     };
     format!(

@@ -1,8 +1,9 @@
 //! What shuttle's own primitives touch, read from the `tracing` events shuttle emits, for the
 //! partial-order reduction (see [`footprint`](crate::explore::footprint)): a step of an object
 //! written on `shuttle::sync::{Mutex, Condvar, RwLock, Barrier, Once}` directly is no longer
-//! opaque. Every access read here is a *write* of its object (two steps on one object never
-//! commute; a read lock of an `RwLock` too: see docs/partial-order-reduction.md, §2.5).
+//! opaque (nor, with lineup's `vendor/shuttle-std`, one on its `mpsc` and atomics). Every access
+//! read here is a *write* of its object (two steps on one object never commute; a read lock of an
+//! `RwLock` too: see docs/partial-order-reduction.md, §2.5), but an atomic's load, a read.
 //!
 //! While an exploration that records footprints runs (the reduction or the spin pruning on: see
 //! `explore/run.rs`), lineup installs [`ShuttleEvents`] as the default `tracing`
@@ -57,7 +58,13 @@
 //! `lineup::thread::spawn` does. A thread's last step (`"thread finished"`) ends without a
 //! scheduling point, as the last step of one of `lineup::thread::spawn`'s does.
 //!
-//! Every other scheduling point (shuttle's atomics, `join`, `yield_now`,
+//! **Atomics.** Each access of shuttle's atomics switches first (atomic/mod.rs:165, :174, :183,
+//! :204) and performs the access after; lineup's `vendor/shuttle-std` names the atomic and the
+//! access just before the switch (`"atomic read of {:p}"`, `"atomic write of {:p}"`), which puts it
+//! in flight for the step that resumes there ([`Covers::Atomic`]). Without the patch the switch is
+//! unknown, and the steps around it opaque.
+//!
+//! Every other scheduling point (`join`, `yield_now`,
 //! `RwLock::into_inner`'s `try_acquire`, the polls of future tasks, and any place not in the
 //! tables: another shuttle version) stays unseen, its steps opaque.
 //!
@@ -66,7 +73,7 @@
 //! of addresses would then differ between executions that share a prefix. So an object named by
 //! its address is numbered by first touch within the execution, apart from the objects lineup
 //! names (two objects that share an address there count as one: more dependent, never less), and
-//! two such objects of one *family* (mutex, condvar, semaphore, `RwLock`, barrier, `Once`) are
+//! two such objects of one *family* (mutex, condvar, semaphore, `RwLock`, barrier, `Once`, atomic) are
 //! taken to be the same when accesses of different executions are compared ([`may_be_same`]).
 //! Objects of different families never are: an address names one object at a time, and one
 //! object belongs to one family. (A mutex's or an `RwLock`'s batch semaphore is a family of its
@@ -107,6 +114,9 @@ enum Family {
     /// shuttle's `mpsc` channels: named by their creation, not their address (see
     /// [`ShuttleSteps::channels`]).
     Channel = 7,
+    /// shuttle's atomics (`AtomicBool`, the integers, `AtomicPtr`), seen through lineup's
+    /// `vendor/shuttle-std` only.
+    Atomic = 8,
 }
 
 /// The name of the object numbered `n` in `family` (see the module).
@@ -146,6 +156,11 @@ enum Covers {
     BarrierWait,
     /// A send or a receive of shuttle's `mpsc` that blocks: its block (mpsc.rs:248, :389).
     ChannelBlock,
+    /// An access of shuttle's atomics: its switch (atomic/mod.rs:165, :174, :183, :204), just
+    /// after lineup's `vendor/shuttle-std` named the atomic (`"atomic read of {:p}"`, `"atomic
+    /// write of {:p}"`). The step that resumes there performs the access. The published
+    /// shuttle-std names nothing there, so its atomics' steps stay opaque.
+    Atomic,
 }
 
 /// What the step resuming at a scheduling point must name (see [`SITES`]).
@@ -241,6 +256,26 @@ const SITES: &[(&str, u32, Site)] = &[
         "shuttle-std-0.1.5/src/sync/mpsc.rs",
         248,
         Site::Covered(Covers::ChannelBlock),
+    ),
+    (
+        "shuttle-std-0.1.5/src/sync/atomic/mod.rs",
+        165,
+        Site::Covered(Covers::Atomic),
+    ),
+    (
+        "shuttle-std-0.1.5/src/sync/atomic/mod.rs",
+        174,
+        Site::Covered(Covers::Atomic),
+    ),
+    (
+        "shuttle-std-0.1.5/src/sync/atomic/mod.rs",
+        183,
+        Site::Covered(Covers::Atomic),
+    ),
+    (
+        "shuttle-std-0.1.5/src/sync/atomic/mod.rs",
+        204,
+        Site::Covered(Covers::Atomic),
     ),
     (
         "shuttle-std-0.1.5/src/sync/mpsc.rs",
@@ -463,6 +498,9 @@ enum ShuttleEvent {
     /// `vendor/shuttle-std`; see `FootprintLog::shuttle_endpoint`), which
     /// [`ReductionFault::ShuttleChannelEndpointsUnseen`] ignores.
     Endpoint(usize, Endpoint),
+    /// An access of the atomic at the address, a store, a swap or a read-modify-write if `write`
+    /// (lineup's `vendor/shuttle-std`: `"atomic read of {:p}"`, `"atomic write of {:p}"`).
+    Atomic { address: usize, write: bool },
     /// A thread's function returned (`"thread finished, dropping thread locals"`,
     /// thread_support.rs:36): its last step ends without a scheduling point, as the steps of the
     /// threads of `lineup::thread::spawn` do.
@@ -508,7 +546,12 @@ fn parse(message: &str) -> Option<ShuttleEvent> {
     if let Some(event) = parse_channel(message, a) {
         return event;
     }
-    let event = if message.starts_with("waiting to acquire mutex ") {
+    let event = if message.starts_with("atomic read of ") || message.starts_with("atomic write of ") {
+        ShuttleEvent::Atomic {
+            address: a?,
+            write: message.starts_with("atomic write"),
+        }
+    } else if message.starts_with("waiting to acquire mutex ") {
         ShuttleEvent::Begin(Family::Mutex, a?, Covers::Acquire)
     } else if message.starts_with("trying to acquire mutex ") {
         ShuttleEvent::Begin(Family::Mutex, a?, Covers::TryAcquire)
@@ -632,6 +675,7 @@ const CALLSITES: &[(&str, u32)] = &[
     // lineup's `vendor/shuttle-std`: below the published file's last line.
     ("shuttle_std::sync::mpsc", 724),
     ("shuttle_std::sync::mpsc", 728),
+    ("shuttle_std::sync::atomic", 331),
 ];
 
 /// Whether lineup reads the events of this callsite.
@@ -641,28 +685,29 @@ fn wanted(meta: &Metadata<'_>) -> bool {
         && meta.is_event()
 }
 
-/// lineup's `vendor/shuttle-std` is the shuttle-std of this process: a channel's creation was
-/// seen.
+/// lineup's `vendor/shuttle-std` is the shuttle-std of this process: a channel's creation or an
+/// atomic's access was seen.
 static PATCHED: AtomicBool = AtomicBool::new(false);
 
 /// Whether the user was told how to let lineup see shuttle's channels.
 static TOLD: AtomicBool = AtomicBool::new(false);
 
-/// A step touched a channel of shuttle's that lineup cannot name. If no channel's creation was
-/// ever seen in this process, the shuttle-std is the published one: says once, on standard
-/// error, what to add to the workspace's `Cargo.toml` (the check goes on, as sound as before,
-/// with the channel's steps opaque to the reduction).
+/// A step touched a channel of shuttle's that lineup cannot name, or an atomic of shuttle's that
+/// named nothing before its switch. If no channel's creation and no atomic's access was ever
+/// seen in this process, the shuttle-std is the published one: says once, on standard error,
+/// what to add to the workspace's `Cargo.toml` (the check goes on, as sound as before, with those
+/// steps opaque to the reduction).
 fn tell_of_the_patch_once() {
     if PATCHED.load(Ordering::Relaxed) || TOLD.swap(true, Ordering::Relaxed) {
         return;
     }
     eprintln!(
-        "lineup: the object uses shuttle's own mpsc channels, which the partial-order reduction \
-         sees only with lineup's shuttle-std: their steps are opaque to it in this check (sound, \
+        "lineup: the object uses shuttle's own mpsc channels or atomics, which the partial-order \
+         reduction sees only with lineup's shuttle-std: their steps are opaque to it in this check (sound, \
          but phase 1 of an object whose threads talk over them may not end within its budget). \
          Add to your workspace's Cargo.toml:\n\n    [patch.crates-io]\n    shuttle-std = {{ path = \
          \"<path to lineup>/vendor/shuttle-std-0.1.5\" }}\n\n(see lineup's vendor/README.md), or \
-         write the object on lineup::sync::mpsc."
+         write the object on lineup::sync."
     );
 }
 
@@ -780,8 +825,34 @@ impl FootprintLog {
             }
             ShuttleEvent::Receive { address, waits } => self.shuttle_receive(address, waits),
             ShuttleEvent::Endpoint(address, endpoint) => self.shuttle_endpoint(address, endpoint),
+            ShuttleEvent::Atomic { address, write } => self.shuttle_atomic(i, address, write),
             ShuttleEvent::Finished => self.note_thread_finished(),
         }
+    }
+
+    /// Task `i` is about to access the atomic at `address` (see [`Covers::Atomic`]): the access
+    /// is in flight until the task's next scheduling point after the one that follows, so that it
+    /// counts in the step that resumes there (and, while the task waits, in what lineup knows of
+    /// its next step), as `lineup::sync::atomic`'s announcements do. The atomic is numbered by first
+    /// touch, as every object named by its address.
+    fn shuttle_atomic(&mut self, i: usize, address: usize, write: bool) {
+        let kind = if write && self.fault != Some(ReductionFault::ShuttleAtomicsCommute) {
+            Kind::Write
+        } else {
+            Kind::Read
+        };
+        PATCHED.store(true, Ordering::Relaxed);
+        let object = self.addressed(Family::Atomic, address);
+        let s = &mut self.shuttle;
+        if s.in_flight.len() <= i {
+            s.in_flight.resize_with(i + 1, Vec::new);
+        }
+        // The access before, if any, was performed in the step ending now.
+        s.in_flight[i].retain(|p| p.covers != Covers::Atomic);
+        s.in_flight[i].push(Pending {
+            access: Access { object, kind },
+            covers: Covers::Atomic,
+        });
     }
 
     /// Task `i` runs the initializer of the `Once` at `address` (see [`ShuttleEvent::Initialize`]).
@@ -811,6 +882,15 @@ impl FootprintLog {
             });
         }
         let s = &mut self.shuttle;
+        if site == Some(Site::Covered(Covers::Atomic))
+            && !s
+                .in_flight
+                .get(i)
+                .is_some_and(|f| f.iter().any(|p| p.covers == Covers::Atomic))
+        {
+            // An atomic of the published shuttle-std, which names nothing.
+            tell_of_the_patch_once();
+        }
         if let Some(f) = s.in_flight.get_mut(i) {
             f.retain(|p| site == Some(Site::Covered(p.covers)));
         }
@@ -838,8 +918,19 @@ impl FootprintLog {
             self.push_step_access(access);
             return Some(access);
         }
+        let access = Access {
+            object: self.addressed(family, address),
+            kind: self.sync_kind(family),
+        };
+        self.push_step_access(access);
+        Some(access)
+    }
+
+    /// The name of the object at `address` of `family` in this execution: its number by first
+    /// touch.
+    fn addressed(&mut self, family: Family, address: usize) -> u64 {
         let key = (address, family as u8);
-        let number = match self.shuttle.numbers.get(&key) {
+        match self.shuttle.numbers.get(&key) {
             Some(&number) => number,
             None => {
                 // Numbered apart from the objects lineup names: whether two addresses coincide may
@@ -848,13 +939,7 @@ impl FootprintLog {
                 self.shuttle.numbers.insert(key, number);
                 number
             }
-        };
-        let access = Access {
-            object: number,
-            kind: self.sync_kind(family),
-        };
-        self.push_step_access(access);
-        Some(access)
+        }
     }
 
     /// An operation on the object at `address` of `family` begins and puts it in flight: its
@@ -977,7 +1062,7 @@ impl FootprintLog {
         let fault = match family {
             Family::Mutex => ReductionFault::ShuttleLocksCommute,
             Family::RwLock | Family::Barrier | Family::Once => ReductionFault::ShuttleSyncStepsCommute,
-            Family::Condvar | Family::Semaphore | Family::Channel => return Kind::Write,
+            Family::Condvar | Family::Semaphore | Family::Channel | Family::Atomic => return Kind::Write,
         };
         if self.fault == Some(fault) {
             Kind::Read
@@ -1227,10 +1312,106 @@ mod tests {
             Some(ShuttleEvent::Switch(None))
         );
         assert_eq!(
-            parse("switch from /r/shuttle-std-0.1.5/src/sync/atomic/mod.rs:165:9"),
+            parse("switch from /r/shuttle-std-0.1.5/src/sync/atomic/mod.rs:165:38"),
+            Some(ShuttleEvent::Switch(Some(Site::Covered(Covers::Atomic))))
+        );
+        assert_eq!(
+            parse("switch from /r/shuttle-std-0.1.5/src/sync/atomic/mod.rs:166:9"),
             Some(ShuttleEvent::Switch(None))
         );
+        assert_eq!(
+            parse("atomic read of 0x20"),
+            Some(ShuttleEvent::Atomic {
+                address: 0x20,
+                write: false
+            })
+        );
+        assert_eq!(
+            parse("atomic write of 0x20"),
+            Some(ShuttleEvent::Atomic {
+                address: 0x20,
+                write: true
+            })
+        );
+        assert_eq!(parse("atomic write of"), None);
         assert_eq!(parse("Acquire::poll for x"), None);
+    }
+
+    /// Task 2 names the atomic access `next` (if any) and stops at an atomic's switch: the
+    /// footprint of the step ending there.
+    fn atomic_stop(log: &mut FootprintLog, next: Option<(usize, bool)>) -> Footprint {
+        if let Some((address, write)) = next {
+            log.shuttle_event(ShuttleEvent::Atomic { address, write });
+        }
+        log.shuttle_event(ShuttleEvent::Switch(Some(Site::Covered(Covers::Atomic))));
+        let f = end(log);
+        log.begin_step(TaskId::from(2));
+        f
+    }
+
+    #[test]
+    fn the_step_resumed_at_an_atomic_s_switch_reads_or_writes_the_atomic_named_before_it() {
+        let mut log = log_running(2);
+        let before = atomic_stop(&mut log, Some((0x20, false)));
+        assert!(!before.opaque);
+        assert!(before.accesses.is_empty(), "the load is performed after the switch");
+        let load = atomic_stop(&mut log, Some((0x20, true)));
+        assert!(!load.opaque);
+        assert_eq!(
+            load.accesses,
+            vec![Access {
+                object: named(Family::Atomic, 0),
+                kind: Kind::Read
+            }],
+            "the load, not the store named before the next switch"
+        );
+        let store = atomic_stop(&mut log, Some((0x28, true)));
+        assert_eq!(
+            store.accesses,
+            vec![Access {
+                object: named(Family::Atomic, 0),
+                kind: Kind::Write
+            }]
+        );
+        let probe = Footprint {
+            accesses: vec![Access {
+                object: named(Family::Atomic, 1),
+                kind: Kind::Read,
+            }],
+            ..Footprint::default()
+        };
+        assert!(
+            log.in_flight_conflicts(TaskId::from(2), &probe),
+            "the store to another atomic is in flight"
+        );
+        // Its step then stops at an unknown switch: the access is no longer in flight.
+        log.shuttle_event(ShuttleEvent::Switch(None));
+        let other = end(&mut log);
+        assert_eq!(other.accesses[0].object, named(Family::Atomic, 1));
+        assert!(other.opaque, "an unknown switch");
+        assert!(!log.in_flight_conflicts(TaskId::from(2), &probe));
+    }
+
+    #[test]
+    fn an_atomic_s_switch_without_its_event_is_unseen() {
+        // The published shuttle-std names no atomic before the switch: both steps are opaque.
+        let mut log = log_running(2);
+        assert!(atomic_stop(&mut log, None).opaque);
+        log.shuttle_event(ShuttleEvent::Atomic {
+            address: 0x20,
+            write: true,
+        });
+        log.shuttle_event(ShuttleEvent::Switch(Some(Site::Covered(Covers::Atomic))));
+        assert!(end(&mut log).opaque, "resumed from an unseen switch");
+    }
+
+    #[test]
+    fn stores_to_one_shuttle_atomic_commute_only_under_their_fault() {
+        let mut log = log_running(2);
+        log.fault = Some(ReductionFault::ShuttleAtomicsCommute);
+        atomic_stop(&mut log, Some((0x20, true)));
+        let store = atomic_stop(&mut log, None);
+        assert_eq!(store.accesses[0].kind, Kind::Read);
     }
 
     #[test]
