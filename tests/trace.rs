@@ -1,6 +1,6 @@
 //! The steps of a violating execution (the report's "interleaving" section): each kind of step is
 //! recorded on the right thread, with the right values, at the right line of this file (so that a
-//! lost `#[track_caller]` fails here), switches say why, primitives lineup does not see are
+//! lost `#[track_caller]` fails here), switches say why, primitives lineup does not wrap are
 //! scheduling points and nothing more, and the record is the same every run.
 
 use lineup::sync::atomic::{AtomicBool, AtomicU32, Ordering::SeqCst};
@@ -450,7 +450,8 @@ fn an_await_that_suspended_is_a_step() {
     assert_at(awaits[0], "// step: block_on");
 }
 
-/// A lost update on shuttle's own atomics, which lineup does not see.
+/// A lost update on shuttle's own atomics, which lineup does not wrap (the reduction sees them
+/// through lineup's vendor/shuttle-std; the trace records nothing of them).
 #[derive(Default)]
 struct Unseen {
     x: lineup::shuttle::sync::atomic::AtomicU32,
@@ -481,7 +482,9 @@ fn steps_of_primitives_lineup_does_not_see_are_scheduling_points_only() {
         assert_eq!(step.action, Action::Unseen, "nothing invented: {step:?}");
         assert_eq!((&step.object, &step.location), (&None, &None));
     }
-    assert!(violation.to_string().contains("a primitive lineup does not see"));
+    assert!(violation
+        .to_string()
+        .contains("scheduling point of a shuttle primitive (no values recorded)"));
 }
 
 /// A latch whose `wait` checks the flag before it takes the lock: a `set` in between is a lost

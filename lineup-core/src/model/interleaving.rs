@@ -234,7 +234,8 @@ pub enum Action {
         /// The poll after which the future was dropped (from 1).
         polls: u32,
     },
-    /// A scheduling point of a primitive lineup does not see (shuttle's own, used directly): only
+    /// A scheduling point of a primitive lineup does not wrap (shuttle's own, used directly; the
+    /// partial-order reduction may see what it touches, the trace records nothing of it): only
     /// the thread and the place in the schedule are known.
     Unseen,
     /// A scheduling point of a primitive of the backend's own that lineup does not wrap (loom's,
@@ -291,7 +292,7 @@ impl Action {
             Action::Yield => "yield".to_string(),
             Action::Await => ".await resumed".to_string(),
             Action::Cancel { polls } => format!("future dropped after poll {polls}: cancelled"),
-            Action::Unseen => "scheduling point (a primitive lineup does not see)".to_string(),
+            Action::Unseen => "scheduling point of a shuttle primitive (no values recorded)".to_string(),
             Action::Backend { event } => format!("{event}{o} (loom's own primitive: values not seen)"),
             Action::Switch { to: Some(to), reason } => format!("-- {reason}, switch to task {to} --"),
             Action::Switch { to: None, reason } => format!("-- {reason}, no thread can run --"),
