@@ -79,6 +79,9 @@ pub(crate) fn explore_keeping_tree<O: Send + Sync + 'static>(
     let settings = settings_for(subject, matrix, config, mode, &tree, strategy.as_ref());
     // shuttle's own primitives seen by the reduction (the spin bound has no use for them: their
     // steps are never repeated reads of lineup's atomics).
+    // Every exploration keeps `tracing`'s interest in the callsites lineup reads, whether or not it
+    // reads them: one that does not may be the first of the process to reach them.
+    crate::explore::shuttle_events::keep_interest();
     let _shuttle_events = settings.reduction.then(crate::explore::shuttle_events::install);
     let state = Rc::new(RefCell::new(SchedulerState::new(
         settings,

@@ -1080,7 +1080,7 @@ pub(crate) struct ShuttleEvents {
 
 /// Makes [`ShuttleEvents`] the default subscriber of this OS thread until the guard drops.
 pub(crate) fn install() -> tracing::subscriber::DefaultGuard {
-    KEEP_INTEREST.get_or_init(|| Dispatch::new(KeepInterest));
+    keep_interest();
     let inner = tracing::dispatcher::get_default(Dispatch::clone);
     tracing::subscriber::set_default(ShuttleEvents { inner })
 }
@@ -1088,6 +1088,13 @@ pub(crate) fn install() -> tracing::subscriber::DefaultGuard {
 /// A dispatcher that lives as long as the process, so that `tracing` never caches "never" for a
 /// callsite lineup reads (see [`KeepInterest`]).
 static KEEP_INTEREST: OnceLock<Dispatch> = OnceLock::new();
+
+/// Makes sure [`KEEP_INTEREST`] lives: every exploration calls it before it runs shuttle, with the
+/// reduction on or off, so that no thread of lineup's reaches one of shuttle's callsites first
+/// without it.
+pub(crate) fn keep_interest() {
+    KEEP_INTEREST.get_or_init(|| Dispatch::new(KeepInterest));
+}
 
 /// Keeps the callsites lineup reads enabled in every thread's view of them. `tracing` computes a
 /// callsite's interest once, when some thread first reaches it, from the dispatchers alive then,
