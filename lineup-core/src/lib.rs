@@ -43,9 +43,10 @@
 //!   (`spawn`, `current`, `park`, `Thread::unpark`, `yield_now`), [`hint`], [`future`]: the one
 //!   import path objects use. They report the object of every step to the partial-order reduction
 //!   and let lineup end a stuck execution cleanly. shuttle's own (`lineup_core::shuttle::sync`)
-//!   used directly get less: only their `Mutex`, `Condvar`, `RwLock`, `Barrier` and `Once` are seen
-//!   by the reduction (the other steps are opaque), a stuck execution in them is stopped rather than ended, and they do not
-//!   switch to loom.
+//!   used directly get less: only their `Mutex`, `Condvar`, `RwLock`, `Barrier`, `Once` and thread
+//!   spawns are seen by the reduction, and their `mpsc` channels and atomics only with lineup's
+//!   `vendor/shuttle-std` (the other steps are opaque), a stuck execution in them is stopped rather
+//!   than ended, and they do not switch to loom.
 //! * Settings: [`Config`]. Stored specifications: [`observation_file`], and committed ones compared
 //!   like snapshots in [`spec_snapshot`]. Reports: the text of [`Violation`]'s `Display`, and HTML
 //!   pages from [`report_html`].
