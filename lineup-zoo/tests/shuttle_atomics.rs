@@ -61,6 +61,35 @@ fn the_reduction_keeps_every_history_of_shuttle_s_atomics_and_reduces() {
     );
 }
 
+/// Whichever atomics the stack is written on, the reduction explores about as much: shuttle's, seen
+/// through the events of lineup's `vendor/shuttle-std`, within twice `lineup::sync::atomic`'s
+/// phase-2 executions (shuttle's atomics are named by their address, compared across executions
+/// by family only; lineup's by their creation), with the same histories.
+#[test]
+fn the_stack_on_shuttle_s_atomics_is_reduced_within_twice_lineup_s() {
+    let (ours, theirs) = native::stacks();
+    for (matrix, bound) in [(m(&[&[0, 2], &[1, 2]]), 2), (m(&[&[0, 2], &[1, 2], &[2]]), 1)] {
+        let (ours, theirs) = (
+            compare(&ours, &matrix, bound, None),
+            compare(&theirs, &matrix, bound, None),
+        );
+        eprintln!(
+            "{} bound {bound}: lineup::sync {} -> {}, shuttle {} -> {}",
+            ours.notation,
+            ours.executions_plain,
+            ours.executions_reduced,
+            theirs.executions_plain,
+            theirs.executions_reduced
+        );
+        assert_sound(&[ours.clone(), theirs.clone()]);
+        assert_eq!(ours.histories_reduced, theirs.histories_reduced);
+        assert!(
+            theirs.executions_reduced <= 2 * ours.executions_reduced,
+            "shuttle's atomics: {theirs:?}; lineup's: {ours:?}"
+        );
+    }
+}
+
 /// With every access of shuttle's atomics taken to be a load, two stores (or compare-and-swaps)
 /// commute, and the stack loses histories.
 #[test]
