@@ -552,22 +552,11 @@ fn announce_access(object: &ObjectIdentity, kind: Kind, acts_before: bool) -> In
             object: s.number(object),
             kind,
         };
-        if acts_before {
-            s.step.push(access);
-        }
-        let i = usize::from(me);
-        if s.in_flight.len() <= i {
-            s.in_flight.resize_with(i + 1, Vec::new);
-        }
-        if s.sites.in_flight.len() <= i {
-            s.sites.in_flight.resize(i + 1, None);
-        }
-        s.in_flight[i].push(access);
+        // A load sets its site after this; anything else in flight has none.
+        let i = s.push_in_flight(me, access, acts_before);
         if kind == Kind::Consume {
             s.note_receive(access.object, i);
         }
-        // A load sets its site after this; anything else in flight has none.
-        s.sites.in_flight[i] = None;
         Some(i)
     });
     InFlight { task }

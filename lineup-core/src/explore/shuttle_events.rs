@@ -405,6 +405,14 @@ impl ShuttleSteps {
         self.receiving = None;
     }
 
+    /// Task `i`'s operations in flight (grown to hold it).
+    fn in_flight_of(&mut self, i: usize) -> &mut Vec<Pending> {
+        if self.in_flight.len() <= i {
+            self.in_flight.resize_with(i + 1, Vec::new);
+        }
+        &mut self.in_flight[i]
+    }
+
     /// Whether task `i` stopped at a scheduling point lineup sees through shuttle's events.
     pub(crate) fn stop_seen(&self, i: usize) -> bool {
         self.in_flight.get(i).is_some_and(|f| !f.is_empty()) || self.revealed_after.get(i).is_some_and(Option::is_some)
@@ -753,10 +761,7 @@ impl FootprintLog {
                     return;
                 };
                 let s = &mut self.shuttle;
-                if s.in_flight.len() <= i {
-                    s.in_flight.resize_with(i + 1, Vec::new);
-                }
-                s.in_flight[i].push(Pending { access, covers });
+                s.in_flight_of(i).push(Pending { access, covers });
                 if family == Family::Channel && s.receiving.is_some() {
                     // A receive that waits takes its message, or not, against the other
                     // receivers when woken (see `RECEIVERS_OF`).
@@ -843,13 +848,10 @@ impl FootprintLog {
         };
         PATCHED.store(true, Ordering::Relaxed);
         let object = self.addressed(Family::Atomic, address);
-        let s = &mut self.shuttle;
-        if s.in_flight.len() <= i {
-            s.in_flight.resize_with(i + 1, Vec::new);
-        }
+        let mine = self.shuttle.in_flight_of(i);
         // The access before, if any, was performed in the step ending now.
-        s.in_flight[i].retain(|p| p.covers != Covers::Atomic);
-        s.in_flight[i].push(Pending {
+        mine.retain(|p| p.covers != Covers::Atomic);
+        mine.push(Pending {
             access: Access { object, kind },
             covers: Covers::Atomic,
         });
