@@ -4,7 +4,7 @@
 //! sender, each in a step of its own between steps of `lineup::sync` (tests/shuttle_channels.rs,
 //! with the replicated register of [`native`](crate::native) on the same channels).
 
-use lineup::shuttle::sync::mpsc::{channel, Receiver, Sender, TryRecvError};
+use lineup::shuttle::sync::mpsc::{channel, sync_channel, Receiver, Sender, SyncSender, TryRecvError};
 use lineup::sync::atomic::{AtomicU32, Ordering::SeqCst};
 use lineup::sync::Mutex;
 use lineup::{invocations, Subject};
@@ -79,12 +79,37 @@ pub fn inbox() -> Subject<Inbox> {
 /// count after it, `get()` answers the count. An actor as small as actors get, for the
 /// superset test (tests/shuttle_channels.rs).
 pub struct Tally {
-    mailbox: Sender<(bool, Sender<u32>)>,
+    mailbox: Mailbox,
+}
+
+/// The counter's mailbox: a `channel`, or a `sync_channel` ([`Tally::bounded`]).
+enum Mailbox {
+    Unbounded(Sender<(bool, Sender<u32>)>),
+    Bounded(SyncSender<(bool, Sender<u32>)>),
 }
 
 impl Default for Tally {
     fn default() -> Self {
         let (mailbox, requests) = channel::<(bool, Sender<u32>)>();
+        Self::run(requests);
+        Self {
+            mailbox: Mailbox::Unbounded(mailbox),
+        }
+    }
+}
+
+impl Tally {
+    /// The counter with a mailbox of `bound` messages (`sync_channel`): a receive of it may wake
+    /// a sender, so it does not commute with sends.
+    pub fn bounded(bound: usize) -> Self {
+        let (mailbox, requests) = sync_channel::<(bool, Sender<u32>)>(bound);
+        Self::run(requests);
+        Self {
+            mailbox: Mailbox::Bounded(mailbox),
+        }
+    }
+
+    fn run(requests: Receiver<(bool, Sender<u32>)>) {
         lineup::shuttle::thread::spawn(move || {
             let mut count = 0;
             while let Ok((add, reply)) = requests.recv() {
@@ -94,7 +119,6 @@ impl Default for Tally {
                 let _ = reply.send(count);
             }
         });
-        Self { mailbox }
     }
 }
 
@@ -116,7 +140,10 @@ impl Tally {
 impl Tally {
     fn ask(&self, add: bool) -> u32 {
         let (reply, answer) = channel();
-        self.mailbox.send((add, reply)).expect("the counter runs");
+        match &self.mailbox {
+            Mailbox::Unbounded(mailbox) => mailbox.send((add, reply)).expect("the counter runs"),
+            Mailbox::Bounded(mailbox) => mailbox.send((add, reply)).expect("the counter runs"),
+        }
         answer.recv().expect("the counter answers")
     }
 }
@@ -124,6 +151,11 @@ impl Tally {
 /// The counter on shuttle's channels and thread: `add()`, `get()`.
 pub fn tally() -> Subject<Tally> {
     Subject::of("Tally(shuttle::sync::mpsc)", Tally::default)
+}
+
+/// The counter with a mailbox of one message (`sync_channel(1)`): `add()`, `get()`.
+pub fn bounded_tally() -> Subject<Tally> {
+    Subject::of("Tally(shuttle::sync::mpsc::sync_channel(1))", || Tally::bounded(1))
 }
 
 /// A queue whose one receiver the operations share (shuttle's `Receiver` is `Sync`, unlike

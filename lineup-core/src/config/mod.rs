@@ -338,6 +338,11 @@ pub enum ReductionFault {
     /// Every access of shuttle's own atomics that lineup reads from the events of lineup's
     /// `vendor/shuttle-std` is taken to be a load (as if two stores to one atomic commuted).
     ShuttleAtomicsCommute,
+    /// A step whose record waits for the look of a receive of shuttle's own `mpsc` after it (and
+    /// then counts as one step with that look) is not watched for conflicts with other threads'
+    /// steps, so that it covers its later siblings even when one conflicted with it (see
+    /// `docs/partial-order-reduction.md` section 3.12).
+    ShuttleLookUnwatched,
     /// In phase 1, every explored option covers its later siblings (see
     /// `docs/partial-order-reduction.md` section 3.11), not only one whose step touched nothing or
     /// only the receive of its own channel.

@@ -146,6 +146,17 @@ pub(crate) struct Footprint {
 }
 
 impl Footprint {
+    /// The step's own part: its accesses but those it began with, its call or return, whether it
+    /// was opaque (what a branch point keeps of the option explored there).
+    pub(crate) fn own_part(&self) -> Footprint {
+        Footprint {
+            accesses: self.accesses[self.resumed..].to_vec(),
+            history: self.history,
+            opaque: self.opaque,
+            resumed: 0,
+        }
+    }
+
     /// Whether a step with this footprint and one with `other` may not commute. Objects numbered
     /// by first touch `young_from` or higher were first touched after the point where this
     /// footprint was recorded, in an execution other than `other`'s, so their numbers do not
@@ -324,6 +335,12 @@ impl FootprintLog {
     /// Whether a second thread received from some channel since the last call.
     pub(crate) fn take_second_receiver(&mut self) -> bool {
         std::mem::take(&mut self.receivers.second) && self.fault != Some(ReductionFault::SharedReceiversUnseen)
+    }
+
+    /// Whether `task` stopped at the switch of a receive of shuttle's `mpsc` before its look (see
+    /// [`ShuttleSteps::stopped_before_look`]).
+    pub(crate) fn stopped_before_look(&self, task: TaskId) -> bool {
+        self.shuttle.stopped_before_look(usize::from(task))
     }
 
     /// Whether footprints are recorded now.

@@ -326,6 +326,30 @@ struct ReductionState {
     /// later siblings: no step of another thread has conflicted with them since (see
     /// [`covers_siblings`]).
     covering: Vec<Covering>,
+    /// The step chosen at a branch point that stopped before the look of a receive of shuttle's
+    /// `mpsc`: its record waits for the next step (see [`Deferred`]).
+    deferred: Option<Deferred>,
+}
+
+/// A step chosen at a branch point whose thread stopped at the switch of a receive of shuttle's
+/// `mpsc` before its look (mpsc.rs:328), runnable. `lineup::sync::mpsc`'s receive has no switch
+/// there: its look belongs to the step before, and when it blocks, that step ends with its thread
+/// unable to go on, which makes it eligible (it may sleep in, and cover, its later siblings).
+/// shuttle's switch splits the two, so the first step alone is never eligible. Its record waits
+/// for the next step: when that is its thread's look (the thread went on, at no cost under the
+/// bound), commuting with every step (a receive of an unbounded channel's one consumer:
+/// [`commutes_with_all`]), and blocks, the two count as one step that ends unable to go on
+/// (see `docs/partial-order-reduction.md`, section 3.12); otherwise the first is recorded alone,
+/// as before.
+#[derive(Debug)]
+struct Deferred {
+    index: usize,
+    option: u32,
+    task: TaskId,
+    young_from: u32,
+    /// The first step's own accesses (without those it began with), its call or return, and
+    /// whether it was opaque.
+    footprint: Footprint,
 }
 
 /// A step chosen at a branch point that may cover the point's later options, while no step of
@@ -821,6 +845,9 @@ impl SchedulerState {
         reduction.sleep.step(task, &reduction.closed, |t, step| {
             footprints.in_flight_conflicts(t, step)
         });
+        if let Some(deferred) = self.reduction.deferred.take() {
+            self.keep_deferred_record(deferred, task, runs, grant.give_way);
+        }
         if let Some((index, option)) = grant.branch {
             let unable_to_go_on = !runs || matches!(role, Some(Role::Harness | Role::Waiting));
             let eligible = !grant.give_way
@@ -831,6 +858,10 @@ impl SchedulerState {
             let closed = &self.reduction.closed;
             let any = self.settings.reduction_fault == Some(ReductionFault::CoverAnyStep);
             let covers = eligible && (covers_siblings(closed) || any);
+            if !eligible && !grant.give_way && footprints.stopped_before_look(task) {
+                self.defer_record(index, option, task, grant.young_from);
+                return Some(task);
+            }
             if covers && !any && !commutes_with_all(closed) {
                 self.reduction.covering.push(Covering {
                     index,
@@ -844,12 +875,7 @@ impl SchedulerState {
                 SleepRecord {
                     option,
                     task,
-                    footprint: Footprint {
-                        accesses: closed.accesses[closed.resumed..].to_vec(),
-                        history: closed.history,
-                        opaque: closed.opaque,
-                        resumed: 0,
-                    },
+                    footprint: closed.own_part(),
                     young_from: grant.young_from,
                     eligible,
                     covers,
@@ -857,6 +883,56 @@ impl SchedulerState {
             );
         }
         Some(task)
+    }
+
+    /// The step just closed, chosen at branch point `index`, stopped before the look of a receive
+    /// of shuttle's (see [`Deferred`]): its record waits for the next step. Its conflicts with
+    /// other threads' steps are watched from now on, as those of a step that covers, in every
+    /// execution through it (the record, kept once, may say that it covers).
+    fn defer_record(&mut self, index: usize, option: u32, task: TaskId, young_from: u32) {
+        let closed = &self.reduction.closed;
+        let unwatched = self.settings.reduction_fault == Some(ReductionFault::ShuttleLookUnwatched);
+        if !unwatched && covers_siblings(closed) && !commutes_with_all(closed) {
+            self.reduction.covering.push(Covering {
+                index,
+                task,
+                footprint: closed.clone(),
+            });
+        }
+        self.reduction.deferred = Some(Deferred {
+            index,
+            option,
+            task,
+            young_from,
+            footprint: closed.own_part(),
+        });
+    }
+
+    /// Keeps the record of a [`Deferred`] step, now that the step after it, of `task` (which `runs`
+    /// on after it; granted where the current thread gave way if `gave_way`), is closed: the two
+    /// as one eligible step if that was the deferred thread's look, which commutes with every step
+    /// and blocks, else the first alone, not eligible.
+    fn keep_deferred_record(&mut self, deferred: Deferred, task: TaskId, runs: bool, gave_way: bool) {
+        let look = &self.reduction.closed;
+        let joins = task == deferred.task && !gave_way && !runs && commutes_with_all(look);
+        let mut footprint = deferred.footprint;
+        if joins {
+            footprint.accesses.extend_from_slice(&look.accesses);
+            footprint.history |= look.history;
+            footprint.opaque |= look.opaque;
+        }
+        let covers = joins && covers_siblings(&footprint);
+        self.tree.keep_record(
+            deferred.index,
+            SleepRecord {
+                option: deferred.option,
+                task: deferred.task,
+                footprint,
+                young_from: deferred.young_from,
+                eligible: joins,
+                covers,
+            },
+        );
     }
 
     /// The decision grants a step to `task`; if it was a choice at a branch point, the options

@@ -174,9 +174,15 @@ enum Reveal {
     /// (barrier.rs:117) *after* it read how many threads wait, and names the barrier only after
     /// the switch. The step that stops there counts as a write of every barrier ([`ANY`]).
     Barrier,
-    /// `"… starting send on channel {:p}"`, `"starting recv on channel {:p}"`: a send and a
-    /// receive of shuttle's `mpsc` switch first (mpsc.rs:212, :328) and look at the channel after.
+    /// `"… starting send on channel {:p}"`: a send of shuttle's `mpsc` switches first
+    /// (mpsc.rs:212) and looks at the channel after.
     Channel,
+    /// `"starting recv on channel {:p}"`: a receive of shuttle's `mpsc` switches first
+    /// (mpsc.rs:328) and looks at the channel after. The step that stops here is followed by the
+    /// look; when the look commutes with every step and blocks, the scheduler counts the two as one
+    /// step for the covering of the branch point the first was chosen at, as if the receive had no
+    /// switch before its look, as `lineup::sync::mpsc`'s has none (see [`ShuttleSteps::stopped_before_look`]).
+    Look,
     /// The spawn of a thread or a future task switches first (execution.rs:1028, :985) and
     /// creates the task after: the step that resumes there writes the order of spawns
     /// ([`SPAWN_ORDER`]), which the place alone says (no event is needed).
@@ -247,11 +253,7 @@ const SITES: &[(&str, u32, Site)] = &[
         212,
         Site::Revealed(Reveal::Channel),
     ),
-    (
-        "shuttle-std-0.1.5/src/sync/mpsc.rs",
-        328,
-        Site::Revealed(Reveal::Channel),
-    ),
+    ("shuttle-std-0.1.5/src/sync/mpsc.rs", 328, Site::Revealed(Reveal::Look)),
     (
         "shuttle-std-0.1.5/src/sync/mpsc.rs",
         248,
@@ -424,6 +426,12 @@ impl ShuttleSteps {
         let completes = std::mem::take(&mut self.completes);
         let missed = self.take_missed();
         self.expected.take().is_some() || self.missed || missed || completes
+    }
+
+    /// Whether task `i` stopped at the switch of a receive of shuttle's `mpsc` before its look
+    /// (mpsc.rs:328): its next step looks at the channel ([`Reveal::Look`]).
+    pub(crate) fn stopped_before_look(&self, i: usize) -> bool {
+        self.revealed_after.get(i) == Some(&Some(Reveal::Look))
     }
 
     /// Whether one of task `i`'s operations in flight conflicts with an access of `step`.
@@ -1053,7 +1061,7 @@ impl FootprintLog {
         }
         let s = &mut self.shuttle;
         s.receiving = Some((channel.name, kind));
-        if s.expected == Some(Reveal::Channel) {
+        if matches!(s.expected, Some(Reveal::Channel | Reveal::Look)) {
             s.expected = None;
         }
     }
@@ -1644,7 +1652,8 @@ mod tests {
         if created {
             log.shuttle_event(ShuttleEvent::Created(0x50, false));
         }
-        log.shuttle_event(ShuttleEvent::Switch(Some(Site::Revealed(Reveal::Channel))));
+        log.shuttle_event(ShuttleEvent::Switch(Some(Site::Revealed(Reveal::Look))));
+        assert!(log.shuttle.stopped_before_look(3));
         end(&mut log);
         log.begin_step(TaskId::from(3));
         log.shuttle_event(ShuttleEvent::Receive {
@@ -1652,7 +1661,7 @@ mod tests {
             waits: true,
         });
         // The next receive's switch.
-        log.shuttle_event(ShuttleEvent::Switch(Some(Site::Revealed(Reveal::Channel))));
+        log.shuttle_event(ShuttleEvent::Switch(Some(Site::Revealed(Reveal::Look))));
         end(&mut log)
     }
 
