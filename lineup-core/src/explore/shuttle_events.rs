@@ -1198,6 +1198,111 @@ fn parse_receive(message: &str, state: &str) -> Option<ShuttleEvent> {
     })
 }
 
+/// The fields `lineup.*` that lineup's `vendor/shuttle-std` adds to the events of its channels
+/// and atomics: the object's address (what the message's `{:p}` prints) and what else the message
+/// and the `state` field say, read without formatting either (formatting every event's message
+/// was about a third of an execution's time on shuttle's channels). An event without them (the
+/// published shuttle-std) is parsed from its message, as before.
+#[derive(Debug, Default, PartialEq)]
+struct LineupFields {
+    /// `lineup.channel`: the channel's address.
+    channel: Option<usize>,
+    /// `lineup.atomic`: the atomic's address.
+    atomic: Option<usize>,
+    /// `lineup.waits` (a receive), `lineup.bounded` (a creation) or `lineup.write` (an atomic's
+    /// access).
+    flag: Option<bool>,
+    /// `lineup.endpoint`: which endpoint was cloned or dropped (`None` also for a name lineup does
+    /// not know).
+    endpoint: Option<Endpoint>,
+}
+
+impl Visit for LineupFields {
+    fn record_u64(&mut self, field: &Field, value: u64) {
+        match field.name() {
+            "lineup.channel" => self.channel = usize::try_from(value).ok(),
+            "lineup.atomic" => self.atomic = usize::try_from(value).ok(),
+            _ => {}
+        }
+    }
+
+    fn record_bool(&mut self, field: &Field, value: bool) {
+        if matches!(field.name(), "lineup.waits" | "lineup.bounded" | "lineup.write") {
+            self.flag = Some(value);
+        }
+    }
+
+    fn record_str(&mut self, field: &Field, value: &str) {
+        if field.name() == "lineup.endpoint" {
+            self.endpoint = match value {
+                "cloned sender" => Some(Endpoint::SenderCloned),
+                "dropped sender" => Some(Endpoint::SenderDropped),
+                "dropped receiver" => Some(Endpoint::ReceiverDropped),
+                _ => None,
+            };
+        }
+    }
+
+    /// The message and the `state` field: not formatted.
+    fn record_debug(&mut self, _field: &Field, _value: &dyn fmt::Debug) {}
+}
+
+impl LineupFields {
+    /// The event of a callsite with the fields `lineup.*`, from its line and those fields; `None`
+    /// for a callsite without them, or one whose fields do not say what its message would (which
+    /// is then parsed from its message).
+    fn read(event: &Event<'_>) -> Option<ShuttleEvent> {
+        let meta = event.metadata();
+        let fields = meta.fields();
+        if fields.field("lineup.channel").is_none() && fields.field("lineup.atomic").is_none() {
+            return None;
+        }
+        let mut read = LineupFields::default();
+        event.record(&mut read);
+        read.event(meta.target(), meta.line()?)
+    }
+
+    /// What the event of the callsite at `line` of `target` says, with these fields.
+    fn event(&self, target: &str, line: u32) -> Option<ShuttleEvent> {
+        if target == ATOMIC_ACCESS.0 && line == ATOMIC_ACCESS.1 {
+            return Some(ShuttleEvent::Atomic {
+                address: self.atomic?,
+                write: self.flag?,
+            });
+        }
+        if target != RECEIVE.0 {
+            return None;
+        }
+        let a = self.channel?;
+        let event = match line {
+            SEND => ShuttleEvent::Touch(Family::Channel, a, Some(Reveal::Channel)),
+            BLOCKING_SENDER | BLOCKING_RECEIVER => ShuttleEvent::Begin(Family::Channel, a, Covers::ChannelBlock),
+            UNBLOCKED_SENDER | UNBLOCKED_RECEIVER => ShuttleEvent::End(Family::Channel, a),
+            line if line == RECEIVE.1 => ShuttleEvent::Receive {
+                address: a,
+                waits: self.flag?,
+            },
+            line if line == CREATED_CHANNEL.1 => ShuttleEvent::Created(a, self.flag?),
+            ENDPOINT => ShuttleEvent::Endpoint(a, self.endpoint?),
+            _ => return None,
+        };
+        Some(event)
+    }
+}
+
+/// The lines of the callsites of shuttle's `mpsc` (module [`RECEIVE`]`.0`) whose events
+/// [`LineupFields`] reads: a send's look, a sender's or receiver's block and unblock, and (lineup's
+/// `vendor/shuttle-std`) an endpoint's clone or drop.
+const SEND: u32 = 218;
+const BLOCKING_SENDER: u32 = 235;
+const UNBLOCKED_SENDER: u32 = 252;
+const BLOCKING_RECEIVER: u32 = 378;
+const UNBLOCKED_RECEIVER: u32 = 393;
+const ENDPOINT: u32 = 728;
+
+/// The callsite of `"atomic {read|write} of {:p}"` (lineup's `vendor/shuttle-std`).
+const ATOMIC_ACCESS: (&str, u32) = ("shuttle_std::sync::atomic", 331);
+
 /// Reads one event of a wanted callsite into the execution's footprints.
 fn read(event: &Event<'_>) {
     let _ = ExecutionContext::try_with(|cx| {
@@ -1221,6 +1326,10 @@ fn read(event: &Event<'_>) {
             return;
         }
         let meta = event.metadata();
+        if let Some(parsed) = LineupFields::read(event) {
+            footprints.shuttle_event(parsed);
+            return;
+        }
         let receive = meta.line() == Some(RECEIVE.1) && meta.target() == RECEIVE.0;
         let parsed = MESSAGE.with(|buffer| {
             let mut buffer = buffer.borrow_mut();
@@ -1309,6 +1418,115 @@ mod tests {
     use super::*;
     use crate::explore::footprint::Footprint;
     use shuttle::current::TaskId;
+
+    /// Reads every event of lineup's `vendor/shuttle-std` that has the fields `lineup.*` both
+    /// ways, from the fields and from the message (and `state`), and keeps both.
+    struct BothWays(std::sync::Mutex<Vec<ReadBothWays>>);
+
+    /// An event's line, and the event read from its fields and from its message.
+    type ReadBothWays = (u32, Option<ShuttleEvent>, Option<ShuttleEvent>);
+
+    impl Subscriber for BothWays {
+        fn register_callsite(&self, _meta: &'static Metadata<'static>) -> Interest {
+            Interest::always()
+        }
+        fn enabled(&self, _meta: &Metadata<'_>) -> bool {
+            true
+        }
+        fn new_span(&self, _span: &Attributes<'_>) -> Id {
+            Id::from_u64(1)
+        }
+        fn record(&self, _span: &Id, _values: &Record<'_>) {}
+        fn record_follows_from(&self, _span: &Id, _follows: &Id) {}
+        fn event(&self, event: &Event<'_>) {
+            let meta = event.metadata();
+            if !wanted(meta) {
+                return;
+            }
+            let Some(from_fields) = LineupFields::read(event) else {
+                return;
+            };
+            let (mut message, mut state) = (String::new(), String::new());
+            let mut both = MessageAndState(&mut message, String::new());
+            event.record(&mut both);
+            state.push_str(&both.1);
+            let from_message = if meta.line() == Some(RECEIVE.1) && meta.target() == RECEIVE.0 {
+                parse_receive(&message, &state)
+            } else {
+                parse(&message)
+            };
+            let line = meta.line().unwrap_or(0);
+            self.0.lock().unwrap().push((line, Some(from_fields), from_message));
+        }
+        fn enter(&self, _span: &Id) {}
+        fn exit(&self, _span: &Id) {}
+    }
+
+    #[test]
+    fn the_fields_of_lineup_s_shuttle_std_say_what_its_messages_say() {
+        use shuttle::sync::atomic::{AtomicUsize, Ordering as AtomicOrdering};
+        use shuttle::sync::mpsc::{channel, sync_channel};
+        use std::sync::Arc;
+        let both = Arc::new(BothWays(std::sync::Mutex::new(Vec::new())));
+        let dispatch = Dispatch::from(Arc::clone(&both));
+        tracing::dispatcher::with_default(&dispatch, || {
+            shuttle::check_random(
+                || {
+                    let (tx, rx) = channel::<u32>();
+                    let (btx, brx) = sync_channel::<u32>(0);
+                    let count = Arc::new(AtomicUsize::new(0));
+                    let tx2 = tx.clone();
+                    let c = Arc::clone(&count);
+                    let t = shuttle::thread::spawn(move || {
+                        tx2.send(1).unwrap();
+                        btx.send(2).unwrap();
+                        tx2.send(3).unwrap();
+                        c.fetch_add(1, AtomicOrdering::SeqCst);
+                    });
+                    let _ = rx.try_recv();
+                    let _ = brx.recv();
+                    let _ = rx.recv();
+                    drop(tx);
+                    let _ = rx.recv();
+                    t.join().unwrap();
+                    count.load(AtomicOrdering::SeqCst);
+                    count.store(5, AtomicOrdering::SeqCst);
+                    drop(rx);
+                },
+                20,
+            );
+        });
+        let seen = both.0.lock().unwrap();
+        for (line, from_fields, from_message) in seen.iter() {
+            assert_eq!(from_fields, from_message, "the event of line {line}");
+        }
+        let mut lines: Vec<u32> = seen.iter().map(|(line, _, _)| *line).collect();
+        lines.sort_unstable();
+        lines.dedup();
+        let wanted = [
+            SEND,
+            BLOCKING_SENDER,
+            UNBLOCKED_SENDER,
+            RECEIVE.1,
+            BLOCKING_RECEIVER,
+            UNBLOCKED_RECEIVER,
+            CREATED_CHANNEL.1,
+            ENDPOINT,
+            ATOMIC_ACCESS.1,
+        ];
+        for line in wanted {
+            assert!(lines.contains(&line), "no event of line {line} was compared: {lines:?}");
+        }
+        let receives = seen.iter().filter_map(|(_, e, _)| match e {
+            Some(ShuttleEvent::Receive { waits, .. }) => Some(*waits),
+            _ => None,
+        });
+        let (waits, looks): (Vec<bool>, Vec<bool>) = receives.partition(|&w| w);
+        assert!(
+            !waits.is_empty() && !looks.is_empty(),
+            "both kinds of receive were compared"
+        );
+    }
 
     #[test]
     fn messages_parse_into_events() {

@@ -215,7 +215,7 @@ impl<T> Channel<T> {
         let mut state = self.state.borrow_mut();
         let should_block = self.sender_must_block(&state);
 
-        trace!(
+        trace!(lineup.channel = lineup_address(self),
             state = ?state,
             "sender {:?} starting send on channel {:p}",
             me,
@@ -232,7 +232,7 @@ impl<T> Channel<T> {
             }
 
             state.waiting_senders.push(me);
-            trace!(
+            trace!(lineup.channel = lineup_address(self),
                 state = ?state,
                 "blocking sender {:?} on channel {:p}",
                 me,
@@ -249,7 +249,7 @@ impl<T> Channel<T> {
             std::mem::forget(stop_waiting_on_unwind);
 
             state = self.state.borrow_mut();
-            trace!(
+            trace!(lineup.channel = lineup_address(self),
                 state = ?state,
                 "unblocked sender {:?} on channel {:p}",
                 me,
@@ -331,7 +331,7 @@ impl<T> Channel<T> {
         let mut state = self.state.borrow_mut();
         let should_block = self.receiver_must_block(&state);
 
-        trace!(
+        trace!(lineup.channel = lineup_address(self), lineup.waits = can_block && state.waiting_receivers.is_empty(),
             state = ?state,
             "starting {}recv on channel {:p}", if can_block { "" } else { "try_" },
             self,
@@ -375,7 +375,7 @@ impl<T> Channel<T> {
 
         if should_block {
             state.waiting_receivers.push(me);
-            trace!(
+            trace!(lineup.channel = lineup_address(self),
                 state = ?state,
                 "blocking receiver {:?} on channel {:p}",
                 me,
@@ -390,7 +390,7 @@ impl<T> Channel<T> {
             std::mem::forget(stop_waiting_on_unwind);
 
             state = self.state.borrow_mut();
-            trace!(
+            trace!(lineup.channel = lineup_address(self),
                 state = ?state,
                 "unblocked receiver {:?} on channel {:p}",
                 me,
@@ -721,9 +721,15 @@ mod tests {
 // endpoint is cloned or dropped, which change its counts of senders and receivers without a
 // scheduling point. Below every line of the published file, so that none of its lines moves.
 fn lineup_created<T>(channel: &Channel<T>) {
-    trace!("created {} {:p}", if channel.bound.is_some() { "bounded channel" } else { "channel" }, channel);
+    trace!(lineup.channel = lineup_address(channel), lineup.bounded = channel.bound.is_some(), "created {} {:p}", if channel.bound.is_some() { "bounded channel" } else { "channel" }, channel);
 }
 
 fn lineup_endpoint<T>(what: &'static str, channel: &Channel<T>) {
-    trace!("{} of channel {:p}", what, channel);
+    trace!(lineup.channel = lineup_address(channel), lineup.endpoint = what, "{} of channel {:p}", what, channel);
+}
+
+// The address of the channel, as the `{:p}` of each message above prints it, in a field that
+// lineup reads without formatting the message (the fields `lineup.*` of the events above).
+fn lineup_address<T>(channel: &Channel<T>) -> usize {
+    channel as *const Channel<T> as usize
 }

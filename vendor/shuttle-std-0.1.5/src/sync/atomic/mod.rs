@@ -328,5 +328,5 @@ mod tests {
 // read-modify-write write). Below every line of the published file, so that none of its lines
 // moves.
 fn lineup_atomic<T>(access: &'static str, atomic: &Atomic<T>) {
-    tracing::trace!("atomic {} of {:p}", access, atomic);
+    tracing::trace!(lineup.atomic = atomic as *const Atomic<T> as usize, lineup.write = access == "write", "atomic {} of {:p}", access, atomic);
 }
