@@ -244,6 +244,10 @@ fn end_execution(watchdog: Option<shuttle::thread::JoinHandle<()>>) {
         while recording::with(|r| r.own_threads_running()) {
             shuttle::thread::yield_now();
         }
+    } else if crate::explore::quiet_end::begin_for_shuttle_threads() {
+        while crate::explore::quiet_end::shuttle_threads_may_finish() {
+            shuttle::thread::yield_now();
+        }
     }
     // Joined, so that every task finishes and shuttle reuses their stacks.
     if let Some(watchdog) = watchdog {
@@ -378,8 +382,10 @@ fn install_quiet_panic_hook() {
         panic::set_hook(Box::new(move |info| match shuttle::current::try_get_current_task() {
             // The task runs an operation under `run_op`'s `catch_unwind`: the panic is a response.
             Some(me) if recording::with(|r| r.runs_operation(me)) => {}
-            // A thread of lineup's that panics during the quiet end is ended silently.
+            // A thread of lineup's that panics during the quiet end is ended silently, and so
+            // is one of lineup's `vendor/shuttle-std` (it waits for good: see `quiet_end`).
             Some(me) if recording::with(|r| r.is_told_to_end(me)) => {}
+            Some(me) if recording::with(|r| r.own_threads.shuttle_quiet_end && r.is_thread_of_its_own(me)) => {}
             Some(_) => shuttle_hook(info),
             None => match HOOK_BEFORE_SHUTTLE.get() {
                 Some(before) => before(info),

@@ -26,17 +26,27 @@ pub(crate) struct OwnThreads {
     /// The execution is over and these threads are being let finish (see
     /// `lineup::sync::mpsc`'s receive): the *quiet end*.
     pub quiet_end: bool,
+    /// The execution is over and the object's threads, some of them not lineup's, are being let
+    /// finish without being told to (the quiet end of shuttle's threads: see `quiet_end`).
+    pub shuttle_quiet_end: bool,
+    /// During the quiet end of shuttle's threads, some have not finished and none can run: the
+    /// scheduler stops the execution.
+    pub quiet_end_stuck: bool,
 }
 
 impl OwnThreads {
     const EMPTY: OwnThreads = OwnThreads {
         spawned: Vec::new(),
         quiet_end: false,
+        shuttle_quiet_end: false,
+        quiet_end_stuck: false,
     };
 
     fn clear(&mut self) {
         self.spawned.clear();
         self.quiet_end = false;
+        self.shuttle_quiet_end = false;
+        self.quiet_end_stuck = false;
     }
 
     /// `task` was spawned by `lineup::thread::spawn`; it runs its function.
@@ -352,10 +362,31 @@ impl Recording {
     /// operation that spawned it) was spawned by `lineup::thread::spawn`, so that the quiet end
     /// can let them finish.
     pub fn every_thread_of_its_own_is_lineup_s(&self) -> bool {
-        self.roles.iter().enumerate().skip(1).all(|(i, role)| match role {
-            Some(Role::Background) => self.own_threads.contains(i),
-            Some(Role::InOp(op)) if self.owners[op - 1] != Some(TaskId::from(i)) => self.own_threads.contains(i),
-            _ => true,
-        })
+        self.threads_of_its_own()
+            .all(|t| self.own_threads.contains(usize::from(t)))
+    }
+
+    /// The object's own threads: spawned by the constructor, or outliving the operation that
+    /// spawned them.
+    pub fn threads_of_its_own(&self) -> impl Iterator<Item = TaskId> + '_ {
+        self.roles
+            .iter()
+            .enumerate()
+            .skip(1)
+            .filter(|&(i, role)| self.is_of_its_own(TaskId::from(i), *role))
+            .map(|(i, _)| TaskId::from(i))
+    }
+
+    /// Whether `task` is one of the object's own threads.
+    pub fn is_thread_of_its_own(&self, task: TaskId) -> bool {
+        usize::from(task) != 0 && self.is_of_its_own(task, self.roles.get(usize::from(task)).copied().flatten())
+    }
+
+    fn is_of_its_own(&self, task: TaskId, role: Option<Role>) -> bool {
+        match role {
+            Some(Role::Background) => true,
+            Some(Role::InOp(op)) => self.owners[op - 1] != Some(task),
+            _ => false,
+        }
     }
 }

@@ -438,6 +438,10 @@ pub(crate) struct SchedulerState {
     pub divergence: Option<Divergence>,
     /// Of the totals' redundant executions, those since the last one handed to the sink.
     redundant_unreported: u64,
+    /// Set once a quiet end of shuttle's threads reached its step limit: from then on, every
+    /// execution of this exploration stops at its end as before (a thread that never finishes
+    /// would cost that many steps in each).
+    shuttle_quiet_end_off: bool,
     /// Counted as executions end (`elapsed` is the run's to set).
     pub totals: ExplorationTotals,
     /// Replaced whole by each `new_execution` that begins one.
@@ -515,6 +519,7 @@ impl SchedulerState {
             lifecycle: Lifecycle::NotStarted,
             divergence: None,
             redundant_unreported: 0,
+            shuttle_quiet_end_off: false,
             totals: ExplorationTotals::default(),
             execution: ExecutionState::default(),
             reduction: ReductionState::default(),
@@ -1063,7 +1068,8 @@ impl SchedulerState {
 
     /// The last operation has returned. Let the watchdog end, unless the object has threads of
     /// its own that may never end: then stop the execution, or, in the quiet end (see
-    /// `quiet_end`), run those threads that can, one at a time, until they finish.
+    /// `quiet_end`, lineup's threads or those of lineup's `vendor/shuttle-std`), run those
+    /// threads that can, one at a time, until they finish.
     fn finish_after_last_return(&mut self, r: &Recording, runnable: &[&Task]) -> Decision {
         if self.execution.saw_background && r.own_threads.quiet_end && r.own_threads_running() {
             self.execution.quiet_end_steps += 1;
@@ -1079,7 +1085,25 @@ impl SchedulerState {
                 _ => Decision::End,
             };
         }
-        if self.execution.saw_background && !r.own_threads.quiet_end {
+        if r.own_threads.shuttle_quiet_end && !self.shuttle_quiet_end_off {
+            self.execution.quiet_end_steps += 1;
+            if self.execution.quiet_end_steps > crate::explore::quiet_end::MAX_SHUTTLE_QUIET_END_STEPS {
+                self.shuttle_quiet_end_off = true;
+                return Decision::End;
+            }
+            if r.own_threads.quiet_end_stuck {
+                return Decision::End;
+            }
+            // The object's threads first; the harness, which ends the quiet end, when none can run.
+            let own = runnable
+                .iter()
+                .map(|t| t.id())
+                .filter(|&t| r.is_thread_of_its_own(t))
+                .min();
+            if let Some(t) = own {
+                return Decision::Run(t);
+            }
+        } else if self.execution.saw_background && !r.own_threads.quiet_end {
             return Decision::End;
         }
         let role_of = |t: TaskId| r.roles.get(usize::from(t)).copied().flatten();

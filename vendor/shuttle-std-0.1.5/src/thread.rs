@@ -201,10 +201,10 @@ where
         let result = std::sync::Arc::clone(&result);
 
         // Allocate `thread_fn` on the heap and assume a `'static` bound.
-        let f: Box<dyn FnOnce()> = Box::new(move || thread_fn(f, switch_before_exit, result));
+        let f: Box<dyn FnOnce()> = Box::new(move || thread_fn(move || lineup_guard(f), switch_before_exit, result));
         let f: Box<dyn FnOnce() + 'static> = unsafe { std::mem::transmute(f) };
 
-        ExecutionState::spawn_thread(f, stack_size, name.clone(), None, caller)
+        lineup_guarded(ExecutionState::spawn_thread(f, stack_size, name.clone(), None, caller))
     };
 
     let thread = Thread {
@@ -406,3 +406,29 @@ impl Builder {
 }
 
 pub use shuttle_engine::thread_support::{AccessError, LocalKey};
+
+// lineup's change (vendor/README.md): every thread is labelled `lineup_signals::Guarded`, and a
+// panic of its function while lineup lets the object's threads finish after the history is
+// complete (the label `lineup_signals::QuietEnd` on its task) ends it quietly: it waits for good
+// instead of failing the execution. Any other panic goes on unwinding as before. Below every line
+// of the published file, so that none of its lines moves.
+fn lineup_guarded(task: TaskId) -> TaskId {
+    shuttle_engine::current::set_label_for_task(task, lineup_signals::Guarded);
+    task
+}
+
+fn lineup_guard<F: FnOnce() -> T, T>(f: F) -> T {
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)) {
+        Ok(value) => value,
+        Err(payload) => {
+            let me = ExecutionState::me();
+            if shuttle_engine::current::get_label_for_task::<lineup_signals::QuietEnd>(me).is_none() {
+                std::panic::resume_unwind(payload);
+            }
+            drop(payload);
+            loop {
+                park();
+            }
+        }
+    }
+}
