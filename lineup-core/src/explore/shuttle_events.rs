@@ -705,6 +705,14 @@ fn wanted(meta: &Metadata<'_>) -> bool {
 /// atomic's access was seen.
 static PATCHED: AtomicBool = AtomicBool::new(false);
 
+/// A channel's creation or an atomic's access of lineup's `vendor/shuttle-std` was seen. Stores
+/// only the first time, not on every such event of every worker.
+fn note_patched() {
+    if !PATCHED.load(Ordering::Relaxed) {
+        PATCHED.store(true, Ordering::Relaxed);
+    }
+}
+
 /// Whether the user was told how to let lineup see shuttle's channels.
 static TOLD: AtomicBool = AtomicBool::new(false);
 
@@ -737,7 +745,7 @@ impl ShuttleSteps {
     fn forget_channels_if_created(&mut self, meta: &Metadata<'_>) {
         if meta.line() == Some(CREATED_CHANNEL.1) && meta.target() == CREATED_CHANNEL.0 {
             // Only lineup's shuttle-std has this callsite.
-            PATCHED.store(true, Ordering::Relaxed);
+            note_patched();
             self.channels.clear();
         }
     }
@@ -832,7 +840,7 @@ impl FootprintLog {
             }
             ShuttleEvent::Initialize(address) => self.shuttle_initialize(i, address),
             ShuttleEvent::Created(address, bounded) => {
-                PATCHED.store(true, Ordering::Relaxed);
+                note_patched();
                 let name = self.creation_name(i);
                 self.shuttle.channels.insert(address, Channel { name, bounded });
             }
@@ -854,7 +862,7 @@ impl FootprintLog {
         } else {
             Kind::Read
         };
-        PATCHED.store(true, Ordering::Relaxed);
+        note_patched();
         let object = self.addressed(Family::Atomic, address);
         let mine = self.shuttle.in_flight_of(i);
         // The access before, if any, was performed in the step ending now.
