@@ -31,6 +31,8 @@
 //!
 //! [`Recording::every_thread_of_its_own_is_lineup_s`]: crate::explore::recording::Recording::every_thread_of_its_own_is_lineup_s
 
+use std::sync::atomic::{AtomicU64, Ordering};
+
 use shuttle::current::TaskId;
 use shuttle_engine::runtime::execution::ExecutionState;
 
@@ -44,6 +46,22 @@ pub(crate) const MAX_QUIET_END_STEPS: u64 = 10_000;
 /// and that exploration's later executions stop at their end without one (the threads are not
 /// told to end, so one that loops forever would take them all, in every execution).
 pub(crate) const MAX_SHUTTLE_QUIET_END_STEPS: u64 = 1_000;
+
+/// Quiet ends of shuttle's threads cut at [`MAX_SHUTTLE_QUIET_END_STEPS`] in this process so far.
+static QUIET_ENDS_CUT: AtomicU64 = AtomicU64::new(0);
+
+/// A quiet end of shuttle's threads reached [`MAX_SHUTTLE_QUIET_END_STEPS`]: the scheduler stops
+/// it, and its exploration's later executions have none.
+pub(crate) fn note_cut() {
+    QUIET_ENDS_CUT.fetch_add(1, Ordering::Relaxed);
+}
+
+/// Quiet ends of shuttle's threads cut so far, in the whole process (every check's, every
+/// worker's).
+#[cfg_attr(not(test), allow(dead_code))]
+pub(crate) fn quiet_ends_cut() -> u64 {
+    QUIET_ENDS_CUT.load(Ordering::Relaxed)
+}
 
 /// The quiet end's sub-store of the [execution context](crate::explore::context).
 #[derive(Debug)]
@@ -183,6 +201,7 @@ mod tests {
     use crate::check::check;
     use crate::config::{Config, Reduction};
     use crate::explore::abandonment::stopped_executions;
+    use crate::explore::quiet_end::quiet_ends_cut;
     use crate::model::invocation::Invocation;
     use crate::model::matrix::TestMatrix;
     use crate::model::subject::Subject;
@@ -336,8 +355,18 @@ mod tests {
 
     #[test]
     fn a_shuttle_actor_that_spins_after_the_object_is_gone_passes() {
+        let cut_before = quiet_ends_cut();
         let (stats, stopped) = run_shuttle(Mailbox::Ignores, false);
-        assert_eq!(stopped, stats.serial_executions + stats.concurrent_executions);
+        let cut = quiet_ends_cut() - cut_before;
+        let executions = stats.serial_executions + stats.concurrent_executions;
+        assert_eq!(stopped, executions);
+        // Cut once per exploration (phase 1, phase 2), then off: not once per execution. (No
+        // other test in this binary has a thread that never finishes.)
+        assert!(executions > 20, "{executions}");
+        assert!(
+            (1..=4).contains(&cut),
+            "{cut} quiet ends cut in {executions} executions"
+        );
     }
 
     #[test]

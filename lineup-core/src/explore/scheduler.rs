@@ -1089,6 +1089,7 @@ impl SchedulerState {
             self.execution.quiet_end_steps += 1;
             if self.execution.quiet_end_steps > crate::explore::quiet_end::MAX_SHUTTLE_QUIET_END_STEPS {
                 self.shuttle_quiet_end_off = true;
+                crate::explore::quiet_end::note_cut();
                 return Decision::End;
             }
             if r.own_threads.quiet_end_stuck {
