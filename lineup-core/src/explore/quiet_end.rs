@@ -263,7 +263,12 @@ mod tests {
     }
 
     fn run(mailbox: Mailbox) -> (crate::judge::verdict::CheckStats, u64) {
-        let subject = Subject::new("Counter", move || Counter::new(mailbox)).with(Invocation::new("inc", Counter::inc));
+        run_subject(Subject::new("Counter", move || Counter::new(mailbox)).with(Invocation::new("inc", Counter::inc)))
+    }
+
+    /// Checks `inc() inc() | inc()` of `subject`, which must pass: its statistics, and the
+    /// executions the scheduler stopped.
+    fn run_subject<O: Send + Sync + 'static>(subject: Subject<O>) -> (crate::judge::verdict::CheckStats, u64) {
         // Without the reduction: no redundant executions, which end the old way.
         let config = Config {
             reduction: Reduction::Off,
@@ -321,17 +326,10 @@ mod tests {
     }
 
     fn run_shuttle(mailbox: Mailbox, keeps_sender: bool) -> (crate::judge::verdict::CheckStats, u64) {
-        let subject = Subject::new("ShuttleCounter", move || ShuttleCounter::new(mailbox, keeps_sender))
-            .with(Invocation::new("inc", ShuttleCounter::inc));
-        let config = Config {
-            reduction: Reduction::Off,
-            workers: 1,
-            ..Config::default()
-        };
-        let before = stopped_executions();
-        let verdict = check(&subject, &TestMatrix::new(vec![vec![0, 0], vec![0]]), &config).unwrap();
-        assert!(verdict.is_pass(), "{}", verdict.violation().unwrap());
-        (verdict.stats().clone(), stopped_executions() - before)
+        run_subject(
+            Subject::new("ShuttleCounter", move || ShuttleCounter::new(mailbox, keeps_sender))
+                .with(Invocation::new("inc", ShuttleCounter::inc)),
+        )
     }
 
     #[test]
