@@ -211,3 +211,81 @@ fn sleep_sets_that_ignore_the_bound_lose_a_history() {
         "no zoo matrix lost a history with sleep sets that ignore the bound"
     );
 }
+
+/// What a check with the reduction on `workers` finds in `matrix` at `bound` (with `fault`, a
+/// deliberately broken reduction): for a PASS, its distinct phase-2 histories and full serial
+/// histories; for a FAIL, its replay token. The search alone (no interlude).
+fn on_workers<O: Send + Sync + 'static>(
+    subject: &Subject<O>,
+    matrix: &TestMatrix,
+    bound: u32,
+    workers: usize,
+    fault: Option<ReductionFault>,
+) -> String {
+    let config = lineup::Config {
+        workers,
+        reduction_fault: fault,
+        ..lineup_zoo::reduction::comparison_config(bound)
+    };
+    match lineup::check(subject, matrix, &config).expect("the check runs") {
+        lineup::Verdict::Pass(s) => format!("PASS {} histories, {} full serial", s.distinct_histories, s.serial_full),
+        lineup::Verdict::Fail(v) => format!("FAIL {}", v.replay),
+    }
+}
+
+/// Actor objects on two workers, which share the tree of each phase and learn from each other what
+/// each completed at the branch points they share (records that sleep in later siblings, options
+/// that cover them: docs/partial-order-reduction.md, section 3.13): the same histories and the
+/// same violation as on one worker (where the reduction is compared with none above).
+#[test]
+fn two_workers_find_what_one_finds() {
+    use objects::actors::{actor_queue, cached_register, relay_queue, stale_cached_register};
+    let m = |columns: &[&[usize]]| TestMatrix::new(columns.iter().map(|c| c.to_vec()).collect());
+    let (register, _) = lineup_zoo::native::registers(false);
+    let same = |one: String, two: String, what: &str| assert_eq!(one, two, "{what}: one worker, then two");
+    for matrix in [m(&[&[0], &[2], &[1]]), m(&[&[0, 2], &[1], &[2]])] {
+        let one = on_workers(&actor_queue(), &matrix, 2, 1, None);
+        same(one, on_workers(&actor_queue(), &matrix, 2, 2, None), "actor queue");
+    }
+    let matrix = m(&[&[0, 1], &[2]]);
+    same(
+        on_workers(&relay_queue(), &matrix, 2, 1, None),
+        on_workers(&relay_queue(), &matrix, 2, 2, None),
+        "relay queue",
+    );
+    let matrix = m(&[&[0, 2], &[1, 2]]);
+    same(
+        on_workers(&cached_register(), &matrix, 2, 1, None),
+        on_workers(&cached_register(), &matrix, 2, 2, None),
+        "cached register",
+    );
+    let stale = on_workers(&stale_cached_register(), &matrix, 2, 1, None);
+    assert!(stale.starts_with("FAIL"), "{stale}");
+    same(
+        stale,
+        on_workers(&stale_cached_register(), &matrix, 2, 2, None),
+        "stale cached register",
+    );
+    same(
+        on_workers(&register, &matrix, 1, 1, None),
+        on_workers(&register, &matrix, 1, 2, None),
+        "replicated register",
+    );
+}
+
+/// With every option one worker completed taken to cover its later siblings, which the other
+/// worker explores, the actor queue loses histories on two workers. (Which siblings are left
+/// depends on the timing of the two workers: a few tries, one of which must lose a history; every
+/// try of the release build lost some.)
+#[test]
+fn completions_taken_to_cover_lose_a_history_on_two_workers() {
+    let subject = objects::actors::actor_queue();
+    let matrix = TestMatrix::new(vec![vec![0], vec![2], vec![1]]);
+    let one = on_workers(&subject, &matrix, 2, 1, None);
+    let fault = Some(ReductionFault::SplitCompletionsCover);
+    let broken: Vec<String> = (0..5).map(|_| on_workers(&subject, &matrix, 2, 2, fault)).collect();
+    assert!(
+        broken.iter().any(|b| *b != one),
+        "the broken reduction lost nothing: {one}, then {broken:?}"
+    );
+}

@@ -353,6 +353,10 @@ pub enum ReductionFault {
     /// A step of another thread that conflicts with a step chosen at a branch point goes
     /// unnoticed, so that step covers its later siblings whatever came after it.
     CoverRacedSteps,
+    /// On several workers, every option whose subtree one worker completed is taken to cover its
+    /// later siblings, which other workers explore (see `docs/partial-order-reduction.md`
+    /// section 3.13), so that their subtrees are left unexplored.
+    SplitCompletionsCover,
 }
 
 impl Default for Config {

@@ -43,6 +43,14 @@ struct Branch {
     /// thread conflict with the option's before the history was complete: its record may not
     /// cover later siblings (see [`covers_siblings`](crate::explore::sleep::covers_siblings)).
     covers_nothing: bool,
+    /// The options of this branch point are explored by several trees (later siblings were handed
+    /// out here, or this is the last branch point of a subtree's prefix, or above it): the
+    /// options completed here are published, and those completed by other trees are learned (see
+    /// [`Completion`]).
+    shared: bool,
+    /// A subtree below the option explored now was handed out: this tree alone does not complete
+    /// it, so its record is not published.
+    split_below: bool,
 }
 
 impl Branch {
@@ -55,6 +63,8 @@ impl Branch {
             records: Vec::new(),
             tainted: false,
             covers_nothing: false,
+            shared: false,
+            split_below: false,
         }
     }
 
@@ -80,6 +90,24 @@ pub(crate) struct Subtree {
     /// At each branch point of the prefix, the options explored before the chosen one whose
     /// subtrees are complete (for the sleep sets below the prefix).
     pub records: Vec<Vec<SleepRecord>>,
+    /// The branch points of the prefix whose options are explored by several trees (see
+    /// [`Completion`]), by index.
+    pub shared: Vec<usize>,
+}
+
+/// An option of a shared branch point whose subtree one tree explored completely (the tree did not
+/// hand out any part of it): what the trees that explore its later siblings learn from it, as a
+/// single tree would have known it when it moved on to them. Its record may sleep in those
+/// siblings (if eligible), and if it covers its later siblings, their subtrees need not be
+/// explored at all (see [`DecisionTree::learn`]).
+#[derive(Clone, Debug)]
+pub(crate) struct Completion {
+    /// The choices before the branch point.
+    pub key: Vec<u32>,
+    /// The option's record, its eligibility final.
+    pub record: SleepRecord,
+    /// It ends its branch point: every later sibling is covered by its subtree.
+    pub covered: bool,
 }
 
 impl PartialOrd for Subtree {
@@ -116,6 +144,8 @@ pub(crate) struct DecisionTree {
     replay: bool,
     /// The branch points before this depth are a subtree's fixed prefix.
     floor: usize,
+    /// Options of shared branch points completed since [`take_completions`](Self::take_completions).
+    completions: Vec<Completion>,
 }
 
 impl DecisionTree {
@@ -134,6 +164,7 @@ impl DecisionTree {
             depth: 0,
             replay: true,
             floor: choices.len(),
+            completions: Vec::new(),
         }
     }
 
@@ -147,6 +178,7 @@ impl DecisionTree {
             .map(|(i, (&chosen, &options))| {
                 let mut branch = Branch::new(options, chosen, chosen + 1);
                 branch.records = subtree.records.get(i).cloned().unwrap_or_default();
+                branch.shared = subtree.shared.contains(&i);
                 branch
             })
             .collect();
@@ -155,6 +187,7 @@ impl DecisionTree {
             path,
             depth: 0,
             replay: false,
+            completions: Vec::new(),
         }
     }
 
@@ -176,15 +209,21 @@ impl DecisionTree {
         let complete =
             |b: &Branch| -> Vec<SleepRecord> { b.records.iter().filter(|r| r.option < b.chosen).cloned().collect() };
         let records: Vec<Vec<SleepRecord>> = prefix.iter().map(complete).chain([complete(branch)]).collect();
+        let shared: Vec<usize> = (0..i).filter(|&j| prefix[j].shared).chain([i]).collect();
         let donated = (branch.chosen + 1..branch.end)
             .filter(|&k| !branch.is_asleep(k))
             .map(|k| Subtree {
                 choices: prefix.iter().map(|b| b.chosen).chain([k]).collect(),
                 options: prefix.iter().map(|b| b.options).chain([branch.options]).collect(),
                 records: records.clone(),
+                shared: shared.clone(),
             })
             .collect();
         self.path[i].end = self.path[i].chosen + 1;
+        self.path[i].shared = true;
+        for above in &mut self.path[..i] {
+            above.split_below = true;
+        }
         donated
     }
 
@@ -275,23 +314,80 @@ impl DecisionTree {
             return false;
         }
         while self.path.len() > self.floor {
+            let covered = self.complete_last();
             let branch = self.path.last_mut().expect("longer than the floor");
-            // The option explored so far is complete: whether its record may sleep is final.
-            let (chosen, tainted) = (branch.chosen, std::mem::take(&mut branch.tainted));
-            let covers_nothing = std::mem::take(&mut branch.covers_nothing);
-            // An option that covers its later siblings ends the branch point.
-            let mut covered = false;
-            if let Some(record) = branch.records.iter_mut().find(|r| r.option == chosen) {
-                record.eligible &= !tainted;
-                covered = record.eligible && record.covers && !covers_nothing;
-            }
             if let Some(next) = branch.next_awake(branch.chosen + 1).filter(|_| !covered) {
                 branch.chosen = next;
+                branch.split_below = false;
                 return true;
             }
             self.path.pop();
         }
+        // A subtree is exhausted: the option its prefix ends with is complete too.
+        if self.floor > 0 && self.path.len() == self.floor {
+            self.complete_last();
+        }
         false
+    }
+
+    /// The option explored at the last branch point of the path is complete: whether its record
+    /// may sleep is final. Publishes it if the branch point is shared (see [`Completion`]), and
+    /// says whether it covers its later siblings (which ends the branch point).
+    fn complete_last(&mut self) -> bool {
+        let depth = self.path.len() - 1;
+        let branch = self.path.last_mut().expect("a branch point");
+        let (chosen, tainted) = (branch.chosen, std::mem::take(&mut branch.tainted));
+        let covers_nothing = std::mem::take(&mut branch.covers_nothing);
+        // An option that covers its later siblings ends the branch point.
+        let mut covered = false;
+        let mut completed = None;
+        if let Some(record) = branch.records.iter_mut().find(|r| r.option == chosen) {
+            record.eligible &= !tainted;
+            covered = record.eligible && record.covers && !covers_nothing;
+            completed = Some(record.clone());
+        }
+        if let Some(record) = completed.filter(|_| branch.shared && !branch.split_below) {
+            let key = self.path[..depth].iter().map(|b| b.chosen).collect();
+            self.completions.push(Completion { key, record, covered });
+        }
+        covered
+    }
+
+    /// The options of shared branch points completed since the last call (see [`Completion`]).
+    pub fn take_completions(&mut self) -> Vec<Completion> {
+        std::mem::take(&mut self.completions)
+    }
+
+    /// Learns what other trees published about the earlier siblings of this subtree's prefix
+    /// (`published`: the completions of a branch point by the choices before it): their records
+    /// sleep in the executions from now on, as in a single tree that explored them first. `false`
+    /// when one of them covers its later siblings: every execution left in this tree is equivalent
+    /// to one of its subtree, and none needs to run.
+    pub fn learn<'a, F>(&mut self, published: F) -> bool
+    where
+        F: Fn(&[u32]) -> Option<&'a [Completion]>,
+    {
+        let floor = self.floor.min(self.path.len());
+        let mut key = Vec::with_capacity(floor);
+        for j in 0..floor {
+            if self.path[j].shared {
+                let chosen = self.path[j].chosen;
+                for c in published(&key).unwrap_or_default() {
+                    if c.record.option >= chosen {
+                        continue;
+                    }
+                    if c.covered {
+                        return false;
+                    }
+                    let records = &mut self.path[j].records;
+                    if !records.iter().any(|r| r.option == c.record.option) {
+                        records.push(c.record.clone());
+                    }
+                }
+            }
+            key.push(self.path[j].chosen);
+        }
+        true
     }
 
     /// The index of the branch point that the last [`choose`](Self::choose) in this execution
@@ -455,6 +551,7 @@ mod tests {
             choices: vec![1],
             options: vec![2],
             records: vec![],
+            shared: vec![],
         };
         let mut tree = DecisionTree::subtree(&subtree);
         let mut leaves = vec![];
@@ -535,6 +632,88 @@ mod tests {
             all,
             "a subtree that gave way, or shared a receiver, covers nothing"
         );
+    }
+
+    fn record(option: u32, covers: bool) -> SleepRecord {
+        SleepRecord {
+            option,
+            task: shuttle::current::TaskId::from(1),
+            footprint: crate::explore::footprint::Footprint::default(),
+            young_from: 0,
+            eligible: true,
+            covers,
+        }
+    }
+
+    /// The tree of `leaves_with_first_record` split between a first tree and the subtrees it
+    /// hands out after its first execution, explored after it (as a second worker would, once the
+    /// first tree published what it completed): the leaves explored, and the records the subtrees
+    /// sleep with at the first point. `split_below`: the first tree also hands out a subtree below
+    /// its option 0 (whose completion then is not its own to publish).
+    fn split_leaves(covers: bool, split_below: bool) -> (Vec<Vec<usize>>, Vec<Vec<u32>>) {
+        let mut published: std::collections::HashMap<Vec<u32>, Vec<Completion>> = Default::default();
+        let mut queue = std::collections::BTreeSet::new();
+        let mut leaves = vec![];
+        let mut tree = DecisionTree::new();
+        let mut first = true;
+        let mut sleepers = vec![];
+        loop {
+            let a = tree.choose(3).unwrap();
+            if a == 0 {
+                tree.keep_record(0, record(0, covers));
+            }
+            leaves.push(vec![a, tree.choose(3).unwrap()]);
+            let more = tree.advance();
+            if std::mem::take(&mut first) {
+                queue.extend(tree.donate());
+                if split_below {
+                    queue.extend(tree.donate());
+                }
+            }
+            for c in tree.take_completions() {
+                published.entry(c.key.clone()).or_default().push(c);
+            }
+            if !more {
+                loop {
+                    let Some(subtree) = queue.pop_first() else {
+                        return (leaves, sleepers);
+                    };
+                    tree = DecisionTree::subtree(&subtree);
+                    if tree.learn(|key| published.get(key).map(Vec::as_slice)) {
+                        if subtree.choices.len() == 1 {
+                            sleepers.push(tree.sleepers_at(0).map(|r| r.option).collect());
+                        }
+                        break;
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn split_trees_learn_what_one_tree_knew_when_it_moved_on() {
+        let (leaves, sleepers) = split_leaves(false, false);
+        let mut sorted = leaves.clone();
+        sorted.sort();
+        assert_eq!(sorted, leaves_with_first_record(false, false), "every leaf once");
+        assert_eq!(
+            sleepers,
+            vec![vec![0], vec![0]],
+            "option 0's record sleeps in options 1 and 2"
+        );
+        let (covered, _) = split_leaves(true, false);
+        assert_eq!(
+            covered,
+            leaves_with_first_record(true, false),
+            "options 1 and 2, handed out, are covered once option 0 is complete"
+        );
+        let (split, sleepers) = split_leaves(true, true);
+        assert_eq!(
+            split.len(),
+            9,
+            "option 0 handed out in part: complete nowhere, so covering nothing"
+        );
+        assert_eq!(sleepers, vec![Vec::<u32>::new(), vec![]]);
     }
 
     #[test]

@@ -604,9 +604,11 @@ impl SchedulerState {
             return more;
         };
         split.execution_ended();
+        let fault = self.settings.reduction_fault == Some(ReductionFault::SplitCompletionsCover);
+        let uncovered = split.share(&mut self.tree, fault);
         // Shared with other workers: a stop ends this subtree (the sink told the queue why); the
         // worker goes on with another one.
-        if more && split.keep_going(&mut self.tree) {
+        if more && uncovered && split.keep_going(&mut self.tree) {
             return true;
         }
         match split.next_subtree() {

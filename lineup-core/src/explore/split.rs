@@ -26,7 +26,9 @@ use std::sync::{Arc, Condvar, Mutex};
 
 use crate::error::CheckError;
 use crate::explore::context::ExecutionContext;
-use crate::explore::decision_tree::{DecisionTree, Subtree};
+use rustc_hash::FxHashMap;
+
+use crate::explore::decision_tree::{Completion, DecisionTree, Subtree};
 
 /// The subtrees waiting for a worker, and what the workers found, shared by the workers of one
 /// exploration.
@@ -48,6 +50,12 @@ pub(crate) struct SplitQueue {
     /// The first `after` executions of a pausing exploration are explored: every worker hands its
     /// tree back and stops.
     paused: AtomicBool,
+    /// The options of shared branch points whose subtrees are complete, by the choices before the
+    /// branch point (see [`Completion`]): what a single tree would know of them when it moved on
+    /// to their later siblings, which other workers explore.
+    completions: Mutex<FxHashMap<Vec<u32>, Vec<Completion>>>,
+    /// How many completions were published (read without the lock).
+    published: AtomicU64,
 }
 
 /// What the workers of one exploration share under the queue's lock.
@@ -147,6 +155,8 @@ impl SplitQueue {
             lead: AtomicU64::new(NO_LEAD),
             lead_target: AtomicU64::new(u64::MAX),
             paused: AtomicBool::new(false),
+            completions: Mutex::new(FxHashMap::default()),
+            published: AtomicU64::new(0),
         }
     }
 
@@ -412,7 +422,13 @@ struct PieceCursor {
 pub(crate) struct SplitWorker {
     queue: Arc<SplitQueue>,
     piece: PieceCursor,
+    /// How many completions were published when this worker's tree last learned them
+    /// ([`NOT_LEARNED`]: its tree has learned none yet).
+    learned: u64,
 }
+
+/// A worker's tree has not learned the completions published so far (`SplitWorker::learned`).
+const NOT_LEARNED: u64 = u64::MAX;
 
 impl SplitWorker {
     /// The worker of `queue` that starts with `tree`: the whole tree (the first piece) or a
@@ -435,7 +451,40 @@ impl SplitWorker {
                 executions: 0,
                 handed_back: false,
             },
+            learned: NOT_LEARNED,
         }
+    }
+
+    /// Between two executions of `tree`: publishes the options of shared branch points it
+    /// completed, and lets it learn those the other workers completed (see [`Completion`]).
+    /// `false` when what it learned covers every execution left in it. With `fault`
+    /// ([`ReductionFault::SplitCompletionsCover`](crate::config::ReductionFault)), every
+    /// completion published is taken to cover its later siblings.
+    pub fn share(&mut self, tree: &mut DecisionTree, fault: bool) -> bool {
+        let mine = tree.take_completions();
+        if !mine.is_empty() {
+            let n = mine.len() as u64;
+            let mut map = self.queue.completions.lock().unwrap_or_else(|e| e.into_inner());
+            for mut completion in mine {
+                completion.covered |= fault;
+                map.entry(completion.key.clone()).or_default().push(completion);
+            }
+            self.queue.published.fetch_add(n, Ordering::Relaxed);
+        }
+        self.learn(tree)
+    }
+
+    /// Lets `tree` learn the completions published since it last did (see
+    /// [`DecisionTree::learn`]).
+    fn learn(&mut self, tree: &mut DecisionTree) -> bool {
+        let now = self.queue.published.load(Ordering::Relaxed);
+        if now == self.learned {
+            return true;
+        }
+        let map = self.queue.completions.lock().unwrap_or_else(|e| e.into_inner());
+        // Read under the lock: every completion counted is in the map.
+        self.learned = self.queue.published.load(Ordering::Relaxed);
+        tree.learn(|key| map.get(key).map(Vec::as_slice))
     }
 
     /// An execution of the worker's tree ended.
@@ -448,9 +497,16 @@ impl SplitWorker {
         self.queue.keep_going(&mut self.piece, tree)
     }
 
-    /// See [`SplitQueue::next_subtree`].
+    /// See [`SplitQueue::next_subtree`]. A subtree that the completions published so far cover
+    /// is passed over, as explored.
     pub fn next_subtree(&mut self) -> Option<DecisionTree> {
-        self.queue.next_subtree(&mut self.piece)
+        loop {
+            let mut tree = self.queue.next_subtree(&mut self.piece)?;
+            self.learned = NOT_LEARNED;
+            if self.learn(&mut tree) {
+                return Some(tree);
+            }
+        }
     }
 
     /// See [`SplitQueue::abort`].
