@@ -205,7 +205,6 @@ mod tests {
     use crate::model::invocation::Invocation;
     use crate::model::matrix::TestMatrix;
     use crate::model::subject::Subject;
-    use crate::sync::mpsc::{channel, Receiver, Sender};
 
     /// How the counter actor treats its mailbox.
     #[derive(Clone, Copy)]
@@ -218,52 +217,73 @@ mod tests {
         Ignores,
     }
 
-    /// A counter owned by an actor thread: `inc()` returns the count before it. Its handle keeps
-    /// a sender in the actor itself too, so dropping the handle does not disconnect the mailbox.
-    struct Counter {
-        actor: Sender<Sender<u32>>,
+    /// lineup's channels and threads, and shuttle's own, for [`counter_actor`].
+    mod on_lineup {
+        pub use crate::sync::mpsc;
+        pub use crate::thread;
+    }
+    mod on_shuttle {
+        pub use shuttle::sync::mpsc;
+        pub use shuttle::thread;
     }
 
-    impl Counter {
-        fn new(mailbox: Mailbox) -> Self {
-            let (actor, requests) = channel::<Sender<u32>>();
-            let keep = actor.clone();
-            crate::thread::spawn(move || serve(requests, keep, mailbox));
-            Counter { actor }
-        }
+    /// A counter owned by an actor thread, on the channels and threads of module `$on` (one of
+    /// the two above): `inc()` returns the count before it. With `keeps_sender`, the actor keeps a
+    /// sender of its own mailbox, so dropping the handle does not disconnect the mailbox. An actor
+    /// that receives again after an error runs `$spin` after each receive.
+    macro_rules! counter_actor {
+        ($name:ident, $on:ident, $spin:expr) => {
+            struct $name {
+                actor: $on::mpsc::Sender<$on::mpsc::Sender<u32>>,
+            }
 
-        fn inc(&self) -> u32 {
-            let (reply, answer) = channel();
-            self.actor.send(reply).unwrap();
-            answer.recv().unwrap()
-        }
-    }
+            impl $name {
+                fn new(mailbox: Mailbox, keeps_sender: bool) -> Self {
+                    let (actor, requests) = $on::mpsc::channel::<$on::mpsc::Sender<u32>>();
+                    let keep = keeps_sender.then(|| actor.clone());
+                    $on::thread::spawn(move || {
+                        let _keep = keep;
+                        let mut count = 0;
+                        let mut answer = |reply: $on::mpsc::Sender<u32>| {
+                            let _ = reply.send(count);
+                            count += 1;
+                        };
+                        match mailbox {
+                            Mailbox::EndsOnError => {
+                                while let Ok(reply) = requests.recv() {
+                                    answer(reply);
+                                }
+                            }
+                            Mailbox::Unwraps => loop {
+                                answer(requests.recv().unwrap());
+                            },
+                            Mailbox::Ignores => loop {
+                                if let Ok(reply) = requests.recv() {
+                                    answer(reply);
+                                }
+                                $spin();
+                            },
+                        }
+                    });
+                    $name { actor }
+                }
 
-    fn serve(requests: Receiver<Sender<u32>>, _keep: Sender<Sender<u32>>, mailbox: Mailbox) {
-        let mut count = 0;
-        let mut answer = |reply: Sender<u32>| {
-            let _ = reply.send(count);
-            count += 1;
-        };
-        match mailbox {
-            Mailbox::EndsOnError => {
-                while let Ok(reply) = requests.recv() {
-                    answer(reply);
+                fn inc(&self) -> u32 {
+                    let (reply, answer) = $on::mpsc::channel();
+                    self.actor.send(reply).unwrap();
+                    answer.recv().unwrap()
                 }
             }
-            Mailbox::Unwraps => loop {
-                answer(requests.recv().unwrap());
-            },
-            Mailbox::Ignores => loop {
-                if let Ok(reply) = requests.recv() {
-                    answer(reply);
-                }
-            },
-        }
+        };
     }
 
+    counter_actor!(Counter, on_lineup, || {});
+    counter_actor!(ShuttleCounter, on_shuttle, shuttle::thread::yield_now);
+
     fn run(mailbox: Mailbox) -> (crate::judge::verdict::CheckStats, u64) {
-        run_subject(Subject::new("Counter", move || Counter::new(mailbox)).with(Invocation::new("inc", Counter::inc)))
+        run_subject(
+            Subject::new("Counter", move || Counter::new(mailbox, true)).with(Invocation::new("inc", Counter::inc)),
+        )
     }
 
     /// Checks `inc() inc() | inc()` of `subject`, which must pass: its statistics, and the
@@ -279,50 +299,6 @@ mod tests {
         let verdict = check(&subject, &TestMatrix::new(vec![vec![0, 0], vec![0]]), &config).unwrap();
         assert!(verdict.is_pass(), "{}", verdict.violation().unwrap());
         (verdict.stats().clone(), stopped_executions() - before)
-    }
-
-    /// The counter actor on shuttle's own channels and threads (not lineup's): the object holds
-    /// the mailbox's only sender unless `keeps_sender`.
-    struct ShuttleCounter {
-        actor: shuttle::sync::mpsc::Sender<shuttle::sync::mpsc::Sender<u32>>,
-    }
-
-    impl ShuttleCounter {
-        fn new(mailbox: Mailbox, keeps_sender: bool) -> Self {
-            let (actor, requests) = shuttle::sync::mpsc::channel::<shuttle::sync::mpsc::Sender<u32>>();
-            let keep = keeps_sender.then(|| actor.clone());
-            shuttle::thread::spawn(move || {
-                let _keep = keep;
-                let mut count = 0;
-                let mut answer = |reply: shuttle::sync::mpsc::Sender<u32>| {
-                    let _ = reply.send(count);
-                    count += 1;
-                };
-                match mailbox {
-                    Mailbox::EndsOnError => {
-                        while let Ok(reply) = requests.recv() {
-                            answer(reply);
-                        }
-                    }
-                    Mailbox::Unwraps => loop {
-                        answer(requests.recv().unwrap());
-                    },
-                    Mailbox::Ignores => loop {
-                        if let Ok(reply) = requests.recv() {
-                            answer(reply);
-                        }
-                        shuttle::thread::yield_now();
-                    },
-                }
-            });
-            ShuttleCounter { actor }
-        }
-
-        fn inc(&self) -> u32 {
-            let (reply, answer) = shuttle::sync::mpsc::channel();
-            self.actor.send(reply).unwrap();
-            answer.recv().unwrap()
-        }
     }
 
     fn run_shuttle(mailbox: Mailbox, keeps_sender: bool) -> (crate::judge::verdict::CheckStats, u64) {
