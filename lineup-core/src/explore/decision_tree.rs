@@ -340,13 +340,15 @@ impl DecisionTree {
         let covers_nothing = std::mem::take(&mut branch.covers_nothing);
         // An option that covers its later siblings ends the branch point.
         let mut covered = false;
+        let publish = branch.shared && !branch.split_below;
         let mut completed = None;
         if let Some(record) = branch.records.iter_mut().find(|r| r.option == chosen) {
             record.eligible &= !tainted;
             covered = record.eligible && record.covers && !covers_nothing;
-            completed = Some(record.clone());
+            // Cloned only to be published: a tree alone has nothing to tell.
+            completed = publish.then(|| record.clone());
         }
-        if let Some(record) = completed.filter(|_| branch.shared && !branch.split_below) {
+        if let Some(record) = completed {
             let key = self.path[..depth].iter().map(|b| b.chosen).collect();
             self.completions.push(Completion { key, record, covered });
         }
