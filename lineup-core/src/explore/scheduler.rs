@@ -605,10 +605,10 @@ impl SchedulerState {
         };
         split.execution_ended();
         let fault = self.settings.reduction_fault == Some(ReductionFault::SplitCompletionsCover);
-        let uncovered = split.share(&mut self.tree, fault);
-        // Shared with other workers: a stop ends this subtree (the sink told the queue why); the
-        // worker goes on with another one.
-        if more && uncovered && split.keep_going(&mut self.tree) {
+        split.publish(&mut self.tree, fault);
+        // Shared with other workers: a stop, or what the others completed covering the rest, ends
+        // this subtree (the sink told the queue why); the worker goes on with another one.
+        if more && split.learn(&mut self.tree) && split.keep_going(&mut self.tree) {
             return true;
         }
         match split.next_subtree() {

@@ -24,10 +24,10 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 
-use crate::error::CheckError;
-use crate::explore::context::ExecutionContext;
 use rustc_hash::FxHashMap;
 
+use crate::error::CheckError;
+use crate::explore::context::ExecutionContext;
 use crate::explore::decision_tree::{Completion, DecisionTree, Subtree};
 
 /// The subtrees waiting for a worker, and what the workers found, shared by the workers of one
@@ -455,28 +455,27 @@ impl SplitWorker {
         }
     }
 
-    /// Between two executions of `tree`: publishes the options of shared branch points it
-    /// completed, and lets it learn those the other workers completed (see [`Completion`]).
-    /// `false` when what it learned covers every execution left in it. With `fault`
+    /// After an execution of `tree`: publishes the options of shared branch points it completed
+    /// (see [`Completion`]). With `fault`
     /// ([`ReductionFault::SplitCompletionsCover`](crate::config::ReductionFault)), every
     /// completion published is taken to cover its later siblings.
-    pub fn share(&mut self, tree: &mut DecisionTree, fault: bool) -> bool {
+    pub fn publish(&self, tree: &mut DecisionTree, fault: bool) {
         let mine = tree.take_completions();
-        if !mine.is_empty() {
-            let n = mine.len() as u64;
-            let mut map = self.queue.completions.lock().unwrap_or_else(|e| e.into_inner());
-            for mut completion in mine {
-                completion.covered |= fault;
-                map.entry(completion.key.clone()).or_default().push(completion);
-            }
-            self.queue.published.fetch_add(n, Ordering::Relaxed);
+        if mine.is_empty() {
+            return;
         }
-        self.learn(tree)
+        let n = mine.len() as u64;
+        let mut map = self.queue.completions.lock().unwrap_or_else(|e| e.into_inner());
+        for mut completion in mine {
+            completion.covered |= fault;
+            map.entry(completion.key.clone()).or_default().push(completion);
+        }
+        self.queue.published.fetch_add(n, Ordering::Relaxed);
     }
 
-    /// Lets `tree` learn the completions published since it last did (see
-    /// [`DecisionTree::learn`]).
-    fn learn(&mut self, tree: &mut DecisionTree) -> bool {
+    /// Lets `tree` learn the completions the workers published since it last did (see
+    /// [`DecisionTree::learn`]): `false` when they cover every execution left in it.
+    pub fn learn(&mut self, tree: &mut DecisionTree) -> bool {
         let now = self.queue.published.load(Ordering::Relaxed);
         if now == self.learned {
             return true;
