@@ -72,8 +72,10 @@
 //! `RwLock`, `Barrier` and `Once` (read from shuttle's `tracing` events) and takes every step of
 //! their atomics, channels, `spawn` and `park` to conflict with everything (the same verdicts, more
 //! executions); an execution stuck in them is stopped instead of ended, and shuttle throws its
-//! unfinished threads' stacks away (slower, especially with several workers); and they do not
-//! switch to loom. An execution stuck in `std::hint::spin_loop` is stopped the same way.
+//! unfinished threads' stacks away (slower, especially with several workers), unless the
+//! workspace uses lineup's copy of shuttle-std (the README's `[patch]`: its waits end cleanly as
+//! `lineup::sync`'s do); and they do not switch to loom. An execution stuck in
+//! `std::hint::spin_loop` is stopped the same way.
 //!
 //! # Checking an object by hand
 //!

@@ -5,10 +5,13 @@
 //! *abandons* it: the execution goes on without any branch choice (this module's
 //! [`Abandonment`] picks every task), and
 //!
-//! * the waits of [`lineup::sync`](crate::sync)'s `Condvar` (see
-//!   [`abandonable`](crate::primitives::abandonable)) of the tasks that run an operation are
-//!   woken by the harness's driver (its main thread waiting for the workers, or the watchdog:
-//!   [`wake_waiters`]) and unwind with the private payload [`Abandoned`];
+//! * the abandonable waits of the tasks that run an operation are woken by the harness's driver
+//!   (its main thread waiting for the workers, or the watchdog: [`wake_waiters`]) and unwind with
+//!   the payload [`Abandoned`](lineup_signals::abandonment::Abandoned): the waits of [`lineup::sync`](crate::sync)'s `Condvar`, `RwLock`,
+//!   `Barrier` and park (see [`abandonable`](crate::primitives::abandonable)) and receives, and
+//!   those of shuttle's own `Mutex`, `RwLock`, `Condvar`, `Barrier`, `Once` and `mpsc` when they
+//!   are lineup's `vendor/shuttle-std` (the crate's `[patch]`: vendor/README.md), which register
+//!   themselves in [`lineup_signals::abandonment`] the same way;
 //! * a task running an operation that reaches any other abandonment point (`Mutex::lock`, a wait,
 //!   `lineup::thread::yield_now`, `lineup::hint::spin_loop`) unwinds the same way
 //!   ([`abandon_here`]);
@@ -16,17 +19,16 @@
 //!   already), the remaining operations are skipped, and the workers, watchdog and main thread
 //!   finish, so that shuttle's teardown finds every task finished.
 //!
-//! A task the harness cannot abandon (one blocked in shuttle's own primitives used directly, in a
-//! channel, a thread the object spawned, a loop on `std::hint::spin_loop`) keeps the execution
+//! A task the harness cannot abandon (one blocked in the published shuttle-std's primitives, in a
+//! `join`, a thread an operation spawned, a loop on `std::hint::spin_loop`) keeps the execution
 //! from ending: after a few steps in which only the driver could run, or after
 //! [`MAX_ABANDONMENT_STEPS`], the scheduler stops the execution as before (shuttle leaks the
 //! stacks of its unfinished tasks). [`stopped_executions`] counts the executions that the
 //! scheduler stopped, per calling thread.
 //!
-//! The waits it wakes and its flag are a sub-store of the [execution
-//! context](crate::explore::context).
-
-use std::panic::resume_unwind;
+//! The waits it wakes and its flag are [`lineup_signals::abandonment`]'s thread local (not a
+//! sub-store of the [execution context](crate::explore::context), so that lineup's
+//! `vendor/shuttle-std` can reach them); the context resets them with its own.
 
 use shuttle::current::TaskId;
 use shuttle::scheduler::Task;
@@ -36,45 +38,11 @@ use crate::explore::context::ExecutionContext;
 use crate::explore::recording;
 use crate::explore::role::Role;
 
-/// The unwind payload of an abandoned operation: the execution got stuck and the harness ends
-/// it. Raised with `resume_unwind`, so no panic hook runs.
-#[derive(Debug)]
-pub(crate) struct Abandoned;
-
 /// Steps an abandonment may take before the scheduler gives up and stops the execution.
 pub(crate) const MAX_ABANDONMENT_STEPS: u32 = 2_000;
 
 /// Runs of the driver alone after which nothing it can wake is left: the execution is stopped.
 const MAX_IDLE_DRIVER_RUNS: u32 = 2;
-
-/// The abandonment's sub-store of the [execution context](crate::explore::context) (its flag is
-/// the context's, apart).
-#[derive(Debug)]
-pub(crate) struct AbandonmentWaits {
-    /// Tasks blocked in a `lineup::sync::Condvar` wait.
-    waiting: Vec<TaskId>,
-    /// Waiting tasks that the driver woke to unwind.
-    woken: Vec<TaskId>,
-}
-
-impl AbandonmentWaits {
-    /// No task waits (the thread local's first value).
-    pub(crate) const EMPTY: AbandonmentWaits = AbandonmentWaits {
-        waiting: Vec::new(),
-        woken: Vec::new(),
-    };
-
-    /// Forgets the previous execution's waits.
-    pub(crate) fn clear(&mut self) {
-        self.waiting.clear();
-        self.woken.clear();
-    }
-}
-
-/// Runs `f` on the abandonment's sub-store of this OS thread's execution context.
-fn with<R>(f: impl FnOnce(&mut AbandonmentWaits) -> R) -> R {
-    ExecutionContext::with(|cx| f(&mut cx.abandonment()))
-}
 
 /// Forgets the abandonment of the execution that just ended, if any.
 pub(crate) fn end() {
@@ -84,7 +52,7 @@ pub(crate) fn end() {
 /// Whether the execution in progress is being abandoned.
 #[inline]
 pub(crate) fn is_abandoning() -> bool {
-    ExecutionContext::with(ExecutionContext::is_abandoning)
+    lineup_signals::abandonment::is_abandoning()
 }
 
 /// Whether the current task must unwind here: the execution is being abandoned, the task runs
@@ -96,9 +64,9 @@ pub(crate) fn should_abandon() -> bool {
         && shuttle::current::try_get_current_task().is_some_and(|me| recording::with(|r| r.runs_operation(me)))
 }
 
-/// Unwinds the current task with the [`Abandoned`] payload.
+/// Unwinds the current task with the [`Abandoned`](lineup_signals::abandonment::Abandoned) payload.
 pub(crate) fn unwind() -> ! {
-    resume_unwind(Box::new(Abandoned))
+    lineup_signals::abandonment::unwind()
 }
 
 /// An abandonment point: unwinds if [`should_abandon`].
@@ -109,42 +77,36 @@ pub(crate) fn abandon_here() {
     }
 }
 
-/// The current task blocks in a `lineup::sync::Condvar` wait.
+/// The current task blocks in an abandonable wait of `lineup::sync` (a wait of lineup's
+/// `vendor/shuttle-std` registers itself the same way).
 pub(crate) fn begin_wait(me: TaskId) {
-    with(|s| s.waiting.push(me));
+    lineup_signals::abandonment::begin_wait(usize::from(me));
 }
 
 /// The current task returned from (or unwound out of) its wait: whether the driver woke it to
 /// unwind.
 pub(crate) fn end_wait(me: TaskId) -> bool {
-    with(|s| {
-        s.waiting.retain(|&t| t != me);
-        let woken = s.woken.contains(&me);
-        s.woken.retain(|&t| t != me);
-        woken
-    })
+    lineup_signals::abandonment::end_wait(usize::from(me))
+}
+
+/// Whether `task` blocks in an abandonable wait (of `lineup::sync` or of lineup's
+/// `vendor/shuttle-std`).
+fn is_waiting(task: TaskId) -> bool {
+    lineup_signals::abandonment::is_waiting(usize::from(task))
 }
 
 /// The harness's driver (its main thread waiting for the workers, or the watchdog) wakes every
-/// waiting task that runs an operation, so that it unwinds. No scheduling point.
+/// task that runs an operation and blocks in an abandonable wait, so that it unwinds. No
+/// scheduling point.
 pub(crate) fn wake_waiters() {
-    let to_wake: Vec<TaskId> = with(|s| {
-        let new: Vec<TaskId> = s
-            .waiting
-            .iter()
-            .copied()
-            .filter(|t| !s.woken.contains(t) && recording::with(|r| r.runs_operation(*t)))
-            .collect();
-        s.woken.extend(&new);
-        new
-    });
+    let runs_operation = |t: TaskId| recording::with(|r| r.runs_operation(t));
+    let to_wake = lineup_signals::abandonment::wake_where(|t| runs_operation(TaskId::from(t)));
     // And every task running an operation that waits in a receive of `lineup::sync::mpsc`: it
     // unwinds. (The object's own threads are woken by the quiet end.)
     let to_wake: Vec<TaskId> = to_wake
         .into_iter()
-        .chain(crate::explore::quiet_end::take_receiving_where(|t| {
-            recording::with(|r| r.runs_operation(t))
-        }))
+        .map(TaskId::from)
+        .chain(crate::explore::quiet_end::take_receiving_where(runs_operation))
         .collect();
     if !to_wake.is_empty() {
         ExecutionState::with(|state| {
@@ -181,33 +143,36 @@ impl Abandonment {
     /// Whether the stuck execution in progress can be abandoned safely: its only threads are the
     /// harness's (the object and its operations spawned none: such a thread cannot be abandoned,
     /// and a destructor that the abandonment's unwind runs may wait for it), and every pending
-    /// operation either can still run (it spins) or waits in a `lineup::sync::Condvar`. Otherwise
+    /// operation either can still run (it spins), or blocks in an abandonable wait (of
+    /// `lineup::sync` or of lineup's `vendor/shuttle-std`: see [`lineup_signals::abandonment`]) or
+    /// in a receive of `lineup::sync::mpsc`. Otherwise
     /// the execution is stopped as before: stopping it once an unwind has blocked in a destructor
     /// would fail the test in shuttle's teardown.
     pub fn can_begin(runnable: &[&Task]) -> bool {
         recording::with(|r| {
-            // Threads the constructor spawned are let finish by the quiet end, if lineup's; a
-            // thread an operation spawned still stops the execution (a destructor that the
-            // abandonment's unwind runs may wait for it).
+            // Threads the constructor spawned are let finish by the quiet end, if lineup's or
+            // lineup's `vendor/shuttle-std`'s (labelled `Guarded`: the quiet end of shuttle's
+            // threads); a thread an operation spawned still stops the execution (a destructor that
+            // the abandonment's unwind runs may wait for it).
+            let guarded =
+                |i: usize| shuttle::current::get_label_for_task::<lineup_signals::Guarded>(TaskId::from(i)).is_some();
             let only_harness_threads = r.roles.iter().enumerate().all(|(i, role)| match role {
-                Some(Role::Background) => r.own_threads.contains(i),
+                Some(Role::Background) => r.own_threads.contains(i) || guarded(i),
                 Some(Role::InOp(op)) => r.owners[op - 1] == Some(TaskId::from(i)),
                 _ => true,
             });
             only_harness_threads
-                && with(|s| {
-                    r.pending
-                        .iter()
-                        .zip(&r.owners)
-                        .all(|(&pending, owner)| match (pending, owner) {
-                            (true, Some(task)) => {
-                                runnable.iter().any(|t| t.id() == *task)
-                                    || s.waiting.contains(task)
-                                    || crate::explore::quiet_end::is_receiving(*task)
-                            }
-                            _ => true,
-                        })
-                })
+                && r.pending
+                    .iter()
+                    .zip(&r.owners)
+                    .all(|(&pending, owner)| match (pending, owner) {
+                        (true, Some(task)) => {
+                            runnable.iter().any(|t| t.id() == *task)
+                                || is_waiting(*task)
+                                || crate::explore::quiet_end::is_receiving(*task)
+                        }
+                        _ => true,
+                    })
         })
     }
 
@@ -216,7 +181,7 @@ impl Abandonment {
     /// quiet end once the operations have unwound and the harness is done (see
     /// [`quiet_end`](crate::explore::quiet_end)).
     pub fn begin() -> Self {
-        ExecutionContext::with(|cx| cx.set_abandoning(true));
+        lineup_signals::abandonment::begin();
         Self::default()
     }
 
@@ -230,6 +195,26 @@ impl Abandonment {
             let mut roles = Vec::with_capacity(runnable.len());
             for t in runnable {
                 roles.push((t.id(), r.role(t.id(), t.parent_task_id())));
+            }
+            if r.done && r.own_threads.shuttle_quiet_end {
+                // The main thread has finished its work and lets the object's threads, those of
+                // lineup's `vendor/shuttle-std`, finish (the quiet end of shuttle's threads): they
+                // run first, then the harness, which ends the quiet end when they have finished
+                // (or asks for a stop when none can run).
+                if r.own_threads.quiet_end_stuck {
+                    return None;
+                }
+                return roles
+                    .iter()
+                    .map(|&(t, _)| t)
+                    .filter(|&t| r.is_thread_of_its_own(t))
+                    .min()
+                    .or_else(|| {
+                        roles
+                            .iter()
+                            .find(|(_, role)| matches!(role, Role::Watchdog | Role::Harness))
+                            .map(|&(t, _)| t)
+                    });
             }
             if r.done {
                 // The main thread has finished its work: let it and the watchdog end, once the
@@ -380,15 +365,16 @@ mod tests {
     }
 
     #[test]
-    fn a_stuck_execution_in_lineup_sync_ends_cleanly_and_explores_as_shuttle_s_primitives() {
+    fn a_stuck_execution_ends_cleanly_on_lineup_sync_and_on_lineup_s_shuttle_std() {
         let (ours, theirs) = queues();
         let (ours, ours_stopped) = run(&ours, &matrix());
         let (theirs, theirs_stopped) = run(&theirs, &matrix());
         assert!(ours.stuck_histories > 0 && ours.serial_stuck > 0);
-        // Every execution is stuck: with shuttle's primitives each one is stopped (its stacks
-        // leaked); with lineup::sync's, none is.
-        assert_eq!(theirs_stopped, theirs.serial_executions + theirs.concurrent_executions);
+        // Every execution is stuck, and none is stopped (its stacks leaked): the waits of
+        // lineup::sync's primitives and of shuttle's (lineup's vendor/shuttle-std, patched in this
+        // workspace) are abandoned. With the published shuttle-std each would be stopped.
         assert_eq!(ours_stopped, 0);
+        assert_eq!(theirs_stopped, 0);
         // The same executions, histories and verdict.
         same_exploration(&ours, &theirs);
     }
@@ -404,10 +390,160 @@ mod tests {
         ] {
             let (ours, ours_stopped) = run(&ours, &matrix);
             let (theirs, theirs_stopped) = run(&theirs, &matrix);
-            assert!(ours.stuck_histories > 0 && theirs_stopped > 0, "{matrix:?}");
-            assert_eq!(ours_stopped, 0, "{matrix:?}");
+            assert!(ours.stuck_histories > 0, "{matrix:?}");
+            assert_eq!((ours_stopped, theirs_stopped), (0, 0), "{matrix:?}");
             same_exploration(&ours, &theirs);
         }
+    }
+
+    /// Objects that get stuck in each other wait, generic over their primitives: `lineup::sync`'s
+    /// or shuttle's own (lineup's `vendor/shuttle-std` in this workspace).
+    macro_rules! stuck_objects {
+        ($name:ident, $sync:path, $thread:path) => {
+            mod $name {
+                use sync::mpsc;
+                use sync::Mutex;
+                use $sync as sync;
+                use $thread as thread;
+
+                /// A mailbox: `take` blocks in a receive (holding the receiver's mutex, so a
+                /// second `take` blocks in the lock).
+                pub struct Mailbox {
+                    tx: Mutex<mpsc::Sender<u32>>,
+                    rx: Mutex<mpsc::Receiver<u32>>,
+                }
+
+                impl Mailbox {
+                    pub fn new() -> Self {
+                        let (tx, rx) = mpsc::channel();
+                        Self {
+                            tx: Mutex::new(tx),
+                            rx: Mutex::new(rx),
+                        }
+                    }
+                    pub fn add(&self, value: u32) {
+                        self.tx.lock().unwrap().send(value).unwrap();
+                    }
+                    pub fn take(&self) -> u32 {
+                        self.rx.lock().unwrap().recv().unwrap()
+                    }
+                }
+
+                /// A bounded mailbox of one slot: a second `put` blocks in the send.
+                pub struct Slot {
+                    tx: mpsc::SyncSender<u32>,
+                    rx: Mutex<mpsc::Receiver<u32>>,
+                }
+
+                impl Slot {
+                    pub fn new() -> Self {
+                        let (tx, rx) = mpsc::sync_channel(1);
+                        Self {
+                            tx,
+                            rx: Mutex::new(rx),
+                        }
+                    }
+                    pub fn put(&self, value: u32) {
+                        self.tx.send(value).unwrap();
+                    }
+                    pub fn take(&self) -> u32 {
+                        self.rx.lock().unwrap().recv().unwrap()
+                    }
+                }
+
+                /// `tick` locks the count, asks the object's own thread to add to it (the thread
+                /// then blocks in the lock), and waits for good while it holds the lock. The
+                /// thread unwraps the lock: it must not find the lock poisoned when the abandoned
+                /// `tick` unwinds through its guard.
+                pub struct Ticker {
+                    count: sync::Arc<Mutex<u32>>,
+                    ticks: Mutex<mpsc::Sender<()>>,
+                    never: Mutex<mpsc::Receiver<()>>,
+                    _keep: Mutex<mpsc::Sender<()>>,
+                }
+
+                impl Ticker {
+                    pub fn new() -> Self {
+                        let count = sync::Arc::new(Mutex::new(0));
+                        let (ticks, inbox) = mpsc::channel::<()>();
+                        let counter = sync::Arc::clone(&count);
+                        thread::spawn(move || {
+                            while inbox.recv().is_ok() {
+                                *counter.lock().unwrap() += 1;
+                            }
+                        });
+                        let (keep, never) = mpsc::channel();
+                        Self {
+                            count,
+                            ticks: Mutex::new(ticks),
+                            never: Mutex::new(never),
+                            _keep: Mutex::new(keep),
+                        }
+                    }
+                    pub fn tick(&self) {
+                        let count = self.count.lock().unwrap();
+                        self.ticks.lock().unwrap().send(()).unwrap();
+                        let _ = self.never.lock().unwrap().recv();
+                        drop(count);
+                    }
+                }
+            }
+        };
+    }
+    stuck_objects!(lineup_objects, crate::sync, crate::thread);
+    stuck_objects!(shuttle_objects, shuttle::sync, shuttle::thread);
+
+    /// Checks `matrix` of the object that `subject` makes from `lineup_objects` and from
+    /// `shuttle_objects`: both pass with stuck histories and the same distinct histories, and no
+    /// execution is stopped (shuttle's channels switch once more than lineup's: their executions
+    /// differ).
+    macro_rules! ends_cleanly_both_ways {
+        ($subject:ident, $matrix:expr) => {{
+            let matrix = $matrix;
+            let (ours, ours_stopped) = run(&$subject!(lineup_objects), &matrix);
+            let (theirs, theirs_stopped) = run(&$subject!(shuttle_objects), &matrix);
+            assert!(ours.stuck_histories > 0 && theirs.stuck_histories > 0, "{matrix:?}");
+            assert_eq!(
+                (ours.distinct_histories, ours.stuck_histories),
+                (theirs.distinct_histories, theirs.stuck_histories),
+                "{matrix:?}"
+            );
+            assert_eq!((ours_stopped, theirs_stopped), (0, 0), "{matrix:?}");
+        }};
+    }
+
+    #[test]
+    fn stuck_receives_and_sends_of_shuttle_s_channels_end_cleanly() {
+        macro_rules! mailbox {
+            ($m:ident) => {
+                Subject::new("Mailbox", $m::Mailbox::new)
+                    .with(Invocation::new("take", $m::Mailbox::take))
+                    .with(Invocation::new("add", |o: &$m::Mailbox| o.add(1)).arg(1))
+            };
+        }
+        macro_rules! slot {
+            ($m:ident) => {
+                Subject::new("Slot", $m::Slot::new)
+                    .with(Invocation::new("take", $m::Slot::take))
+                    .with(Invocation::new("put", |o: &$m::Slot| o.put(1)).arg(1))
+            };
+        }
+        // A receive (and a lock behind it), a bounded send. (The barrier's and the `RwLock`'s
+        // waits: their modules' tests.)
+        ends_cleanly_both_ways!(mailbox, TestMatrix::new(vec![vec![0], vec![0], vec![1]]));
+        ends_cleanly_both_ways!(slot, TestMatrix::new(vec![vec![1], vec![1, 1]]));
+    }
+
+    #[test]
+    fn a_lock_released_by_an_abandoned_operation_is_not_poisoned_for_the_object_s_thread() {
+        macro_rules! ticker {
+            ($m:ident) => {
+                Subject::new("Ticker", $m::Ticker::new).with(Invocation::new("tick", $m::Ticker::tick))
+            };
+        }
+        // The object's thread takes the lock after `tick` unwinds through its guard, and unwraps
+        // it: a poisoned lock would panic there and fail the execution.
+        ends_cleanly_both_ways!(ticker, TestMatrix::new(vec![vec![0]]));
     }
 
     /// A queue whose `take` spins on its length until an element is there, yielding with

@@ -3,7 +3,9 @@
 //!
 //! * the [`Recording`]: call and return events, task roles, what the harness tells the scheduler;
 //! * the [`FootprintLog`]: what each step touches, for the partial-order reduction;
-//! * the [`AbandonmentWaits`] and the abandoning flag: ending a stuck execution cleanly;
+//! * the abandonment of a stuck execution (its flag and its waits: ending a stuck execution
+//!   cleanly) is not here but in [`lineup_signals::abandonment`], a thread local of the crate that
+//!   lineup's `vendor/shuttle-std` names too (its waits take part); reset here all the same;
 //! * the [`QuietEndReceives`]: letting the object's own threads finish at the end;
 //! * the [`StepLog`] and its flag: every step of the execution, recorded only while a violating
 //!   schedule is replayed for its report (see [`trace`](crate::explore::trace)).
@@ -18,7 +20,6 @@
 use std::cell::{Cell, RefCell, RefMut};
 
 use crate::config::ReductionFault;
-use crate::explore::abandonment::AbandonmentWaits;
 use crate::explore::footprint::FootprintLog;
 use crate::explore::quiet_end::QuietEndReceives;
 use crate::explore::recording::Recording;
@@ -30,10 +31,6 @@ use crate::explore::trace::StepLog;
 pub(crate) struct ExecutionContext {
     recording: RefCell<Recording>,
     footprints: RefCell<FootprintLog>,
-    /// The execution in progress is being abandoned. Read at every abandonment point: a plain
-    /// flag, apart from the rest.
-    abandoning: Cell<bool>,
-    abandonment: RefCell<AbandonmentWaits>,
     quiet_end: RefCell<QuietEndReceives>,
     /// Steps are recorded (a replay for a report): read by every primitive, a plain flag.
     tracing: Cell<bool>,
@@ -55,8 +52,6 @@ impl ExecutionContext {
         ExecutionContext {
             recording: RefCell::new(Recording::EMPTY),
             footprints: RefCell::new(FootprintLog::EMPTY),
-            abandoning: Cell::new(false),
-            abandonment: RefCell::new(AbandonmentWaits::EMPTY),
             quiet_end: RefCell::new(QuietEndReceives::EMPTY),
             tracing: Cell::new(false),
             steps: RefCell::new(StepLog::EMPTY),
@@ -92,20 +87,11 @@ impl ExecutionContext {
         self.footprints.try_borrow_mut().ok()
     }
 
-    /// Whether the execution in progress is being abandoned.
+    /// Whether the execution in progress is being abandoned (this OS thread's, as the context:
+    /// see [`lineup_signals::abandonment`]).
     #[inline]
     pub fn is_abandoning(&self) -> bool {
-        self.abandoning.get()
-    }
-
-    /// Begins (`true`) or ends (`false`) the abandonment of the execution in progress.
-    pub fn set_abandoning(&self, abandoning: bool) {
-        self.abandoning.set(abandoning);
-    }
-
-    /// The waits an abandonment wakes.
-    pub fn abandonment(&self) -> RefMut<'_, AbandonmentWaits> {
-        self.abandonment.borrow_mut()
+        lineup_signals::abandonment::is_abandoning()
     }
 
     /// The receives the quiet end wakes.
@@ -159,7 +145,6 @@ impl ExecutionContext {
     /// Forgets the abandonment of the execution that just ended, if any (also when no execution
     /// follows: the flag must not outlive the exploration).
     pub fn end_abandonment(&self) {
-        self.abandoning.set(false);
-        self.abandonment().clear();
+        lineup_signals::abandonment::end();
     }
 }

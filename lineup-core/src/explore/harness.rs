@@ -267,7 +267,7 @@ fn task_of<T>(handle: &shuttle::thread::JoinHandle<T>) -> TaskId {
 ///
 /// While a stuck execution is being abandoned (see [`abandonment`]), nothing is recorded any
 /// more: an operation not begun is skipped, and one that unwinds with
-/// [`Abandoned`](abandonment::Abandoned) ends there.
+/// [`Abandoned`](lineup_signals::abandonment::Abandoned) ends there.
 fn run_op<O>(me: TaskId, subject: &Subject<O>, object: &O, slot: &OpSlot, handle: &mut ThreadHandle) {
     if abandonment::is_abandoning() {
         recording::set_role(me, Role::Harness);

@@ -194,8 +194,9 @@ mod tests {
         let (ours, ours_stopped) = run(|| crate::sync::Barrier::new(3), |b| b.wait().is_leader());
         let (theirs, theirs_stopped) = run(|| shuttle::sync::Barrier::new(3), |b| b.wait().is_leader());
         assert!(ours.stuck_histories > 0 && ours.serial_stuck > 0);
-        assert_eq!(theirs_stopped, theirs.serial_executions + theirs.concurrent_executions);
-        assert_eq!(ours_stopped, 0);
+        // Every execution is stuck, and none is stopped: shuttle's `Barrier` is lineup's
+        // `vendor/shuttle-std`'s in this workspace (with the published crate, each would be).
+        assert_eq!((ours_stopped, theirs_stopped), (0, 0));
         assert_eq!(
             (
                 ours.serial_executions,

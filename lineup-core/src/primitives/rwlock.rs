@@ -548,10 +548,10 @@ mod tests {
         let (ours, ours_stopped) = run(&ours);
         let (theirs, theirs_stopped) = run(&theirs);
         assert!(ours.stuck_histories > 0 && ours.serial_stuck > 0);
-        // With shuttle's `RwLock`, every execution in which `read` blocks is stopped (its stacks
-        // leaked); with lineup's, none is.
-        assert!(theirs_stopped > 0);
-        assert_eq!(ours_stopped, 0);
+        // No execution in which `read` blocks is stopped (its stacks leaked): neither with
+        // lineup's `RwLock` nor with shuttle's when it is lineup's `vendor/shuttle-std` (as in
+        // this workspace: with the published crate, each would be).
+        assert_eq!((ours_stopped, theirs_stopped), (0, 0));
         // The same executions, histories and verdict: the same scheduling points.
         assert_eq!(
             (ours.serial_executions, ours.serial_full, ours.serial_stuck),

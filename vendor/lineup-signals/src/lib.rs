@@ -1,6 +1,7 @@
 //! What lineup tells the threads that lineup's `vendor/shuttle-std` spawns, as a label on their
 //! shuttle task (`shuttle::current::set_label_for_task`): a type that both crates name, so that
-//! neither depends on the other.
+//! neither depends on the other; and the [`abandonment`] of a stuck execution, which the waits of
+//! lineup's primitives and of lineup's `vendor/shuttle-std` both take part in.
 //!
 //! ```
 //! use lineup_signals::{Guarded, QuietEnd};
@@ -21,3 +22,139 @@ pub struct Guarded;
 /// execution as it did before the quiet end.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct QuietEnd;
+
+pub mod abandonment {
+    //! The abandonment of a stuck execution, shared by lineup and its `vendor/shuttle-std`.
+    //!
+    //! When lineup finds a shuttle execution stuck (every pending operation blocks for good), it
+    //! records the stuck history and then *abandons* the execution instead of stopping it, so that
+    //! every task finishes and shuttle reuses the tasks' stacks: lineup [`begin`]s the abandonment,
+    //! wakes the tasks that wait in an abandonable wait and run one of the harness's operations
+    //! ([`wake_where`]: it then unblocks them in shuttle), and each of them, back from its wait,
+    //! finds that it was woken to unwind ([`end_wait_or_unwind`]) and unwinds with the payload
+    //! [`Abandoned`], which the harness catches.
+    //!
+    //! A wait is abandonable when it registers itself ([`begin_wait`] before it blocks) and can
+    //! unwind from where it blocked, leaving its primitive as if it never waited: the waits of
+    //! `lineup::sync` and those of lineup's `vendor/shuttle-std` (a `Mutex`'s or `RwLock`'s lock, a
+    //! `Condvar`'s wait, a `Barrier`'s, a blocking `mpsc` receive or send). A shuttle execution runs
+    //! every task on one OS thread, so the state is a thread local; lineup resets it at the start
+    //! of every execution ([`end`]). Tasks are named by their shuttle `TaskId` as a `usize`.
+    //!
+    //! ```
+    //! use lineup_signals::abandonment;
+    //! abandonment::begin_wait(3);
+    //! assert!(abandonment::is_waiting(3));
+    //! abandonment::begin();
+    //! assert_eq!(abandonment::wake_where(|task| task == 3), vec![3]);
+    //! // Back from its wait, task 3 learns that it was woken to unwind.
+    //! assert!(abandonment::end_wait(3));
+    //! assert!(!abandonment::is_waiting(3));
+    //! abandonment::end();
+    //! assert!(!abandonment::is_abandoning());
+    //! ```
+
+    use std::cell::{Cell, RefCell};
+    use std::panic::resume_unwind;
+
+    /// The unwind payload of an abandoned operation: the execution got stuck and lineup ends it.
+    /// Raised with `resume_unwind`, so that no panic hook runs.
+    #[derive(Debug)]
+    pub struct Abandoned;
+
+    /// The abandonable waits of the execution in progress on this OS thread.
+    struct Waits {
+        /// Tasks blocked in an abandonable wait.
+        waiting: Vec<usize>,
+        /// Waiting tasks that lineup woke to unwind (each one is also in `waiting` until it
+        /// returns from its wait).
+        woken: Vec<usize>,
+    }
+
+    thread_local! {
+        /// The execution in progress is being abandoned: read at every abandonment point, a plain
+        /// flag apart from the waits.
+        static ABANDONING: Cell<bool> = const { Cell::new(false) };
+        static WAITS: RefCell<Waits> = const {
+            RefCell::new(Waits {
+                waiting: Vec::new(),
+                woken: Vec::new(),
+            })
+        };
+    }
+
+    /// Whether the execution in progress on this OS thread is being abandoned.
+    #[inline]
+    pub fn is_abandoning() -> bool {
+        ABANDONING.with(Cell::get)
+    }
+
+    /// lineup begins abandoning the execution in progress.
+    pub fn begin() {
+        ABANDONING.with(|flag| flag.set(true));
+    }
+
+    /// lineup forgets the abandonment of the execution that just ended, if any, and every wait
+    /// registered in it: called at the start of every execution (and after the last one).
+    pub fn end() {
+        ABANDONING.with(|flag| flag.set(false));
+        WAITS.with(|waits| {
+            let mut waits = waits.borrow_mut();
+            waits.waiting.clear();
+            waits.woken.clear();
+        });
+    }
+
+    /// `task` is about to block in an abandonable wait. A wait that a destructor starts while its
+    /// thread unwinds is not registered: a second unwind would abort the process, so that wait
+    /// cannot be abandoned.
+    pub fn begin_wait(task: usize) {
+        if !std::thread::panicking() {
+            WAITS.with(|waits| waits.borrow_mut().waiting.push(task));
+        }
+    }
+
+    /// `task` returned from (or unwinds out of) its wait: whether lineup woke it to unwind.
+    pub fn end_wait(task: usize) -> bool {
+        WAITS.with(|waits| {
+            let mut waits = waits.borrow_mut();
+            waits.waiting.retain(|&t| t != task);
+            let woken = waits.woken.contains(&task);
+            waits.woken.retain(|&t| t != task);
+            woken
+        })
+    }
+
+    /// `task` returned from its wait: it unwinds with [`Abandoned`] if lineup woke it to.
+    pub fn end_wait_or_unwind(task: usize) {
+        if end_wait(task) {
+            unwind();
+        }
+    }
+
+    /// Whether `task` waits in an abandonable wait.
+    pub fn is_waiting(task: usize) -> bool {
+        WAITS.with(|waits| waits.borrow().waiting.contains(&task))
+    }
+
+    /// lineup wakes the waiting tasks for which `wake` holds and that it did not wake already: it
+    /// gets them, to unblock them in shuttle. Each unwinds when it returns from its wait.
+    pub fn wake_where(mut wake: impl FnMut(usize) -> bool) -> Vec<usize> {
+        WAITS.with(|waits| {
+            let mut waits = waits.borrow_mut();
+            let new: Vec<usize> = waits
+                .waiting
+                .iter()
+                .copied()
+                .filter(|&t| !waits.woken.contains(&t) && wake(t))
+                .collect();
+            waits.woken.extend(&new);
+            new
+        })
+    }
+
+    /// Unwinds the current task with the [`Abandoned`] payload.
+    pub fn unwind() -> ! {
+        resume_unwind(Box::new(Abandoned))
+    }
+}

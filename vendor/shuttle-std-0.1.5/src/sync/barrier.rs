@@ -146,8 +146,8 @@ impl Barrier {
             }
             let stop_waiting_on_unwind = StopWaitingOnUnwind(self, me);
 
-            ExecutionState::with(|s| s.current_mut().block(false));
-            thread::switch();
+            ExecutionState::with(|s| s.current_mut().block(false)); crate::sync::lineup_begin_wait(me);
+            thread::switch(); crate::sync::lineup_end_wait(me);
             std::mem::forget(stop_waiting_on_unwind);
         } else {
             trace!(waiters=?state.waiters, epoch=my_epoch, "releasing waiters on barrier {:?}", self);

@@ -162,8 +162,8 @@ impl Condvar {
         let stop_waiting_on_unwind = StopWaitingOnUnwind(self, me);
 
         // TODO: Condvar::wait should allow for spurious wakeups.
-        ExecutionState::with(|s| s.current_mut().block(false));
-        thread::switch();
+        ExecutionState::with(|s| s.current_mut().block(false)); crate::sync::lineup_begin_wait(me);
+        thread::switch(); crate::sync::lineup_end_wait(me);
         std::mem::forget(stop_waiting_on_unwind);
 
         // After the context switch, consume whichever signal that woke this thread

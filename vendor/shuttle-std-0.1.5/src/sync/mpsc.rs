@@ -238,14 +238,14 @@ impl<T> Channel<T> {
                 me,
                 self,
             );
-            ExecutionState::with(|s| s.current_mut().block(false));
+            ExecutionState::with(|s| s.current_mut().block(false)); crate::sync::lineup_begin_wait(me);
             drop(state);
 
             // If execution teardown unwinds the task from the switch below (see
             // `ExecutionState::tear_down`), the task is no longer waiting. Destructors that run later
             // use this channel as if it did.
             let stop_waiting_on_unwind = StopWaitingOnUnwind(self, me, Waiter::Sender);
-            thread::switch();
+            thread::switch(); crate::sync::lineup_end_wait(me);
             std::mem::forget(stop_waiting_on_unwind);
 
             state = self.state.borrow_mut();
@@ -381,12 +381,12 @@ impl<T> Channel<T> {
                 me,
                 self,
             );
-            ExecutionState::with(|s| s.current_mut().block(false));
+            ExecutionState::with(|s| s.current_mut().block(false)); crate::sync::lineup_begin_wait(me);
             drop(state);
 
             // As for a blocked sender.
             let stop_waiting_on_unwind = StopWaitingOnUnwind(self, me, Waiter::Receiver);
-            thread::switch();
+            thread::switch(); crate::sync::lineup_end_wait(me);
             std::mem::forget(stop_waiting_on_unwind);
 
             state = self.state.borrow_mut();

@@ -69,7 +69,7 @@ impl<T: ?Sized> Mutex<T> {
         // acquire fails only if the semaphore is closed, which happens only if a release ran after
         // the execution stopped (see `BatchSemaphore::release`). In that case, the lock is taken as
         // if it were free, and the inner `std::sync::Mutex` reports whether it is poisoned.
-        let _ = self.semaphore.acquire_blocking(1);
+        let _ = crate::sync::lineup_acquire_blocking(&self.semaphore, 1);
 
         state = self.state.borrow_mut();
         assert!(state.holder.is_none());
@@ -206,7 +206,7 @@ impl<T: ?Sized> Drop for MutexGuard<'_, T> {
                 // poison it.
                 let clear_poison = std::thread::panicking()
                     && !guard.mutex.inner.is_poisoned()
-                    && ExecutionState::unwinding_for_teardown();
+                    && (ExecutionState::unwinding_for_teardown() || lineup_signals::abandonment::is_abandoning());
                 guard.inner = None;
                 if clear_poison {
                     guard.mutex.inner.clear_poison();

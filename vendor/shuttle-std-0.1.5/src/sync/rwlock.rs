@@ -217,7 +217,7 @@ impl<T: ?Sized> RwLock<T> {
         // acquire fails only if the semaphore is closed, which happens only if a release ran after
         // the execution stopped (see `BatchSemaphore::release`). In that case, the lock is taken as
         // if it were free, and the inner `std::sync::RwLock` reports whether it is poisoned.
-        let _ = self.semaphore.acquire_blocking(typ.num_permits());
+        let _ = crate::sync::lineup_acquire_blocking(&self.semaphore, typ.num_permits());
 
         state = self.state.borrow_mut();
         match (typ, &mut state.holder) {
@@ -434,7 +434,7 @@ impl<T: ?Sized> Drop for RwLockWriteGuard<'_, T> {
                 // Teardown unwinding the task is no panic, which mustn't poison the inner lock.
                 let clear_poison = std::thread::panicking()
                     && !guard.rwlock.inner.is_poisoned()
-                    && ExecutionState::unwinding_for_teardown();
+                    && (ExecutionState::unwinding_for_teardown() || lineup_signals::abandonment::is_abandoning());
                 guard.inner = None;
                 if clear_poison {
                     guard.rwlock.inner.clear_poison();
