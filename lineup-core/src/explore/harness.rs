@@ -383,9 +383,12 @@ fn install_quiet_panic_hook() {
             // The task runs an operation under `run_op`'s `catch_unwind`: the panic is a response.
             Some(me) if recording::with(|r| r.runs_operation(me)) => {}
             // A thread of lineup's that panics during the quiet end is ended silently, and so
-            // is one of lineup's `vendor/shuttle-std` (it waits for good: see `quiet_end`).
+            // is one of lineup's `vendor/shuttle-std` (it finishes: see `quiet_end`).
             Some(me) if recording::with(|r| r.is_told_to_end(me)) => {}
             Some(me) if recording::with(|r| r.own_threads.shuttle_quiet_end && r.is_thread_of_its_own(me)) => {}
+            // So is one of the object's threads while a stuck (or redundant) execution is
+            // abandoned: its history was taken already.
+            Some(me) if abandonment::is_abandoning() && recording::with(|r| r.is_thread_of_its_own(me)) => {}
             Some(_) => shuttle_hook(info),
             None => match HOOK_BEFORE_SHUTTLE.get() {
                 Some(before) => before(info),

@@ -21,8 +21,8 @@
 //! scheduler runs the object's threads, one at a time and without branching, until every one has
 //! finished or none can run (the execution is then stopped as before: an actor that keeps a sender
 //! of its own mailbox). Each thread has the label [`lineup_signals::QuietEnd`] meanwhile: a panic
-//! of its function (an `unwrap` of that `Err`) ends it quietly, in `vendor/shuttle-std`'s
-//! `lineup_guard`, instead of failing the execution. A quiet end that takes more than
+//! of its function (an `unwrap` of that `Err`) finishes it quietly, in `vendor/shuttle-std`'s
+//! `lineup_thread_fn`, instead of failing the execution (the panic is what its `join` returns). A quiet end that takes more than
 //! [`MAX_SHUTTLE_QUIET_END_STEPS`] (a thread that loops forever) is stopped, and the exploration's
 //! later executions stop at their end as before. On the replicated register over shuttle's
 //! channels (three actor threads), this took the 9,008 phase-2 executions of
@@ -322,9 +322,11 @@ mod tests {
     }
 
     #[test]
-    fn a_shuttle_actor_that_unwraps_its_receive_passes() {
-        let (stats, _) = run_shuttle(Mailbox::Unwraps, false);
+    fn a_shuttle_actor_that_unwraps_its_receive_is_ended_silently() {
+        let (stats, stopped) = run_shuttle(Mailbox::Unwraps, false);
         assert!(stats.concurrent_executions > 0);
+        // The panic finishes the thread (lineup's `vendor/shuttle-std`): no execution is stopped.
+        assert_eq!(stopped, 0);
     }
 
     #[test]

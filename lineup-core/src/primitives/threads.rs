@@ -28,7 +28,8 @@ pub mod thread {
     /// returned, a receive of `lineup::sync::mpsc` in such a thread reports the channel
     /// disconnected (the *quiet end*), so that an actor's loop ends and its thread finishes, and
     /// shuttle reuses its stack. A panic of the thread during the quiet end (an `unwrap` of that
-    /// receive) ends it too, silently: its [`JoinHandle::join`] returns `Err`.
+    /// receive), or while a stuck execution is abandoned, ends it too, silently: its
+    /// [`JoinHandle::join`] returns `Err`.
     #[cfg(not(loom))]
     #[track_caller]
     pub fn spawn<F, T>(f: F) -> JoinHandle<T>
@@ -44,10 +45,11 @@ pub mod thread {
         let inner = shuttle::thread::spawn(move || {
             let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f));
             let me = shuttle::current::me();
+            // Quiet also while the execution is being abandoned: the history was taken already.
             let quiet = recording::with(|r| {
                 r.own_threads.finished(me);
                 r.own_threads.quiet_end
-            });
+            }) || crate::explore::abandonment::is_abandoning();
             crate::explore::footprint::note_finishing();
             match result {
                 Ok(value) => Some(value),

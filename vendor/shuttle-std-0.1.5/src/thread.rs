@@ -201,7 +201,7 @@ where
         let result = std::sync::Arc::clone(&result);
 
         // Allocate `thread_fn` on the heap and assume a `'static` bound.
-        let f: Box<dyn FnOnce()> = Box::new(move || thread_fn(move || lineup_guard(f), switch_before_exit, result));
+        let f: Box<dyn FnOnce()> = Box::new(move || lineup_thread_fn(f, switch_before_exit, result));
         let f: Box<dyn FnOnce() + 'static> = unsafe { std::mem::transmute(f) };
 
         lineup_guarded(ExecutionState::spawn_thread(f, stack_size, name.clone(), None, caller))
@@ -409,26 +409,37 @@ pub use shuttle_engine::thread_support::{AccessError, LocalKey};
 
 // lineup's change (vendor/README.md): every thread is labelled `lineup_signals::Guarded`, and a
 // panic of its function while lineup lets the object's threads finish after the history is
-// complete (the label `lineup_signals::QuietEnd` on its task) ends it quietly: it waits for good
-// instead of failing the execution. Any other panic goes on unwinding as before. Below every line
-// of the published file, so that none of its lines moves.
+// complete, or while it abandons a stuck execution (the label `lineup_signals::QuietEnd` on its
+// task), ends it quietly: the thread finishes as `thread_fn` finishes it, with the panic as what
+// `join` returns (as std's), instead of failing the execution. Any other panic goes on unwinding
+// as before. Below every line of the published file, so that none of its lines moves.
 fn lineup_guarded(task: TaskId) -> TaskId {
     shuttle_engine::current::set_label_for_task(task, lineup_signals::Guarded);
     task
 }
 
-fn lineup_guard<F: FnOnce() -> T, T>(f: F) -> T {
+/// `thread_fn(f, switch_before_exit, result)`, but a panic of `f` while the task has the label
+/// `lineup_signals::QuietEnd` finishes the thread with the panic as its result.
+fn lineup_thread_fn<F: FnOnce() -> T, T>(
+    f: F,
+    switch_before_exit: bool,
+    result: std::sync::Arc<std::sync::Mutex<Option<Result<T>>>>,
+) {
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)) {
-        Ok(value) => value,
+        Ok(value) => thread_fn(move || value, switch_before_exit, result),
         Err(payload) => {
             let me = ExecutionState::me();
             if shuttle_engine::current::get_label_for_task::<lineup_signals::QuietEnd>(me).is_none() {
                 std::panic::resume_unwind(payload);
             }
-            drop(payload);
-            loop {
-                park();
+            // What `join` returns, set before `thread_fn` wakes a joiner; `thread_fn` then ends the
+            // thread as for any return (its switch before exit, its thread locals, its joiner).
+            if std::sync::Arc::strong_count(&result) > 1 {
+                *result.lock().unwrap() = Some(Err(payload));
+            } else {
+                drop(payload);
             }
+            thread_fn(|| (), switch_before_exit, std::sync::Arc::new(std::sync::Mutex::new(None)));
         }
     }
 }
