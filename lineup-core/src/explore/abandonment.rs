@@ -7,10 +7,11 @@
 //!
 //! * the abandonable waits of the tasks that run an operation are woken by the harness's driver
 //!   (its main thread waiting for the workers, or the watchdog: [`wake_waiters`]) and unwind with
-//!   the payload [`Abandoned`](lineup_signals::abandonment::Abandoned): the waits of [`lineup::sync`](crate::sync)'s `Condvar`, `RwLock`,
-//!   `Barrier` and park (see [`abandonable`](crate::primitives::abandonable)) and receives, and
-//!   those of shuttle's own `Mutex`, `RwLock`, `Condvar`, `Barrier`, `Once` and `mpsc` when they
-//!   are lineup's `vendor/shuttle-std` (the crate's `[patch]`: vendor/README.md), which register
+//!   the payload [`Abandoned`](lineup_signals::abandonment::Abandoned): the waits of
+//!   [`lineup::sync`](crate::sync)'s `Condvar`, `RwLock`, `Barrier` and park (see
+//!   [`abandonable`](crate::primitives::abandonable)) and receives, and those of shuttle's own
+//!   `Mutex`, `RwLock`, `Condvar`, `Barrier`, `Once`, `mpsc` and `future::block_on` when they are
+//!   lineup's `vendor/shuttle-std` (the crate's `[patch]`: vendor/README.md), which register
 //!   themselves in [`lineup_signals::abandonment`] the same way;
 //! * a task running an operation that reaches any other abandonment point (`Mutex::lock`, a wait,
 //!   `lineup::thread::yield_now`, `lineup::hint::spin_loop`) unwinds the same way
@@ -560,6 +561,26 @@ mod tests {
         // to the receiver that `tick`'s unwind dropped: a panic after the stuck history was taken,
         // no finding of the execution's, which must end quietly.
         ends_cleanly_both_ways!(ticker, TestMatrix::new(vec![vec![0]]));
+    }
+
+    /// An asynchronous wait on a future that is never woken, through shuttle's `block_on` (what
+    /// `lineup::future::block_on` runs on shuttle, and what an `async fn` invocation runs on).
+    struct Never;
+
+    impl Never {
+        fn wait(&self) {
+            crate::future::block_on(std::future::pending::<()>());
+        }
+    }
+
+    #[test]
+    fn a_stuck_block_on_ends_cleanly() {
+        let subject = Subject::new("Never", || Never).with(Invocation::new("wait", Never::wait));
+        let (stats, stopped) = run(&subject, &TestMatrix::new(vec![vec![0], vec![0]]));
+        assert!(stats.stuck_histories > 0 && stats.serial_stuck > 0);
+        // The wait of lineup's `vendor/shuttle-std` `block_on` is abandoned: with the published
+        // crate every execution would be stopped.
+        assert_eq!(stopped, 0);
     }
 
     /// A queue whose `take` spins on its length until an element is there, yielding with

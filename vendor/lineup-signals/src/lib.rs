@@ -38,7 +38,7 @@ pub mod abandonment {
     //! A wait is abandonable when it registers itself ([`begin_wait`] before it blocks) and can
     //! unwind from where it blocked, leaving its primitive as if it never waited: the waits of
     //! `lineup::sync` and those of lineup's `vendor/shuttle-std` (a `Mutex`'s or `RwLock`'s lock, a
-    //! `Condvar`'s wait, a `Barrier`'s, a blocking `mpsc` receive or send). A shuttle execution runs
+    //! `Condvar`'s wait, a `Barrier`'s, a blocking `mpsc` receive or send, `future::block_on`'s). A shuttle execution runs
     //! every task on one OS thread, so the state is a thread local; lineup resets it at the start
     //! of every execution ([`end`]). Tasks are named by their shuttle `TaskId` as a `usize`.
     //!

@@ -383,8 +383,8 @@ pub fn block_on<F: Future>(future: F) -> F::Output {
         match future.as_mut().poll(cx) {
             Poll::Ready(result) => break result,
             Poll::Pending => {
-                ExecutionState::with(|state| state.current_mut().sleep_unless_woken());
-                thread::switch();
+                ExecutionState::with(|state| state.current_mut().sleep_unless_woken()); crate::sync::lineup_begin_wait(ExecutionState::me());
+                thread::switch(); crate::sync::lineup_end_wait(ExecutionState::me());
             }
         }
     }
