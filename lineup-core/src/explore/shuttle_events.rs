@@ -203,6 +203,9 @@ const SITES: &[(&str, u32, Site)] = &[
         20,
         Site::Covered(Covers::Acquire),
     ),
+    // The same wait in lineup's `vendor/shuttle-std`, which drives the acquire itself so that
+    // the wait can be abandoned (`lineup_acquire_blocking`, below the published file's last line).
+    ("shuttle-std-0.1.5/src/sync/mod.rs", 78, Site::Covered(Covers::Acquire)),
     (
         "shuttle-engine-0.1.7/src/future/batch_semaphore.rs",
         654,
