@@ -463,12 +463,14 @@ mod tests {
 
                 /// `tick` locks the count, asks the object's own thread to add to it and to reply
                 /// (the thread then blocks in the lock), and waits for good while it holds the
-                /// lock. The thread unwraps the lock and its reply: when the abandoned `tick`
-                /// unwinds through its guard and drops the reply's receiver, it must neither find
-                /// the lock poisoned nor fail the execution when its reply finds nobody.
+                /// lock. The thread unwraps the lock, a token of the asker's and its reply: when
+                /// the abandoned `tick` unwinds through its guard, dropping the token and the
+                /// reply's receiver, it must neither find the lock poisoned nor fail the
+                /// execution when it finds the token or the asker gone (a panic in the step it
+                /// resumes in, before the harness is done, and one after its send's switch).
                 pub struct Ticker {
                     count: sync::Arc<Mutex<u32>>,
-                    ticks: Mutex<mpsc::Sender<mpsc::Sender<u32>>>,
+                    ticks: Mutex<mpsc::Sender<(sync::Weak<()>, mpsc::Sender<u32>)>>,
                     never: Mutex<mpsc::Receiver<()>>,
                     _keep: Mutex<mpsc::Sender<()>>,
                 }
@@ -476,11 +478,12 @@ mod tests {
                 impl Ticker {
                     pub fn new() -> Self {
                         let count = sync::Arc::new(Mutex::new(0));
-                        let (ticks, inbox) = mpsc::channel::<mpsc::Sender<u32>>();
+                        let (ticks, inbox) = mpsc::channel::<(sync::Weak<()>, mpsc::Sender<u32>)>();
                         let counter = sync::Arc::clone(&count);
                         thread::spawn(move || {
-                            while let Ok(reply) = inbox.recv() {
+                            while let Ok((asker, reply)) = inbox.recv() {
                                 let mut count = counter.lock().unwrap();
+                                asker.upgrade().expect("the asker waits");
                                 *count += 1;
                                 reply.send(*count).unwrap();
                             }
@@ -494,9 +497,14 @@ mod tests {
                         }
                     }
                     pub fn tick(&self) -> u32 {
+                        // Unwound in reverse: the reply's receiver goes, the count is released
+                        // (the thread may go on), and the release of `ticks` is a scheduling point
+                        // at which the thread may run while the operation still unwinds.
+                        let ticks = self.ticks.lock().unwrap();
                         let count = self.count.lock().unwrap();
                         let (reply, replied) = mpsc::channel();
-                        self.ticks.lock().unwrap().send(reply).unwrap();
+                        let token = sync::Arc::new(());
+                        ticks.send((sync::Arc::downgrade(&token), reply)).unwrap();
                         let _ = self.never.lock().unwrap().recv();
                         drop(count);
                         replied.recv().unwrap()
