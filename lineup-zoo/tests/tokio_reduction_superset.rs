@@ -1,0 +1,113 @@
+//! The partial-order reduction on tokio code (shuttle-tokio on shuttle's runtime): every
+//! distinct history found without the reduction is found with it, at the same bound, on objects
+//! behind `tokio::sync::Mutex` and `Notify` (`lineup_zoo::native`'s tokio queue and stack) and on
+//! an actor (a task spawned with `tokio::spawn`, served over `tokio::sync::mpsc` with replies over
+//! `oneshot`).
+//!
+//! lineup knows nothing of these steps yet: an asynchronous operation's step resumes from a poll
+//! that returned `Pending`, and a task's step between polls may do anything its future does, so
+//! every step is opaque, dependent on every other (`docs/partial-order-reduction.md` §2.7), and
+//! the reduction explores the whole tree (the rows print the same executions both ways). There is
+//! no dependency information of tokio's to break on purpose yet; these comparisons are the guard
+//! for the day there is, and they do catch a loss: with the rule of the steps lineup's harness
+//! takes in tokio code broken (the calls and returns taken to commute), the actor loses a history.
+
+use lineup::{invocations, ReductionFault, Subject};
+use lineup_zoo::native;
+use lineup_zoo::reduction::{assert_some_lost, assert_sound, compare, m};
+use tokio::sync::mpsc::{unbounded_channel, UnboundedSender};
+use tokio::sync::oneshot;
+
+/// A request to the counter's task.
+enum Request {
+    Add(u32, oneshot::Sender<u32>),
+    Get(oneshot::Sender<u32>),
+}
+
+/// A counter kept by a task of its own: `add(1)`, `add(2)` (the new count) and `get()`, each a
+/// request over an unbounded `mpsc` mailbox answered over a `oneshot`.
+struct CounterActor {
+    mailbox: UnboundedSender<Request>,
+}
+
+impl CounterActor {
+    fn new() -> Self {
+        let (mailbox, mut requests) = unbounded_channel();
+        tokio::spawn(async move {
+            let mut count = 0;
+            while let Some(request) = requests.recv().await {
+                match request {
+                    Request::Add(n, reply) => {
+                        count += n;
+                        let _ = reply.send(count);
+                    }
+                    Request::Get(reply) => {
+                        let _ = reply.send(count);
+                    }
+                }
+            }
+        });
+        Self { mailbox }
+    }
+
+    async fn ask(&self, request: impl FnOnce(oneshot::Sender<u32>) -> Request) -> u32 {
+        let (reply, answer) = oneshot::channel();
+        self.mailbox.send(request(reply)).expect("the counter runs");
+        answer.await.expect("the counter replies")
+    }
+}
+
+#[invocations]
+impl CounterActor {
+    /// Adds `n`: the new count.
+    #[invoke(1, 2)]
+    async fn add(&self, n: u32) -> u32 {
+        self.ask(|reply| Request::Add(n, reply)).await
+    }
+
+    /// The count.
+    #[invoke]
+    async fn get(&self) -> u32 {
+        self.ask(Request::Get).await
+    }
+}
+
+fn counter_actor() -> Subject<CounterActor> {
+    Subject::of("CounterActor(tokio)", CounterActor::new)
+}
+
+#[test]
+fn tokio_s_mutex_and_notify_keep_every_history() {
+    let queue = native::tokio_queue();
+    let stack = native::tokio_stack();
+    assert_sound(&[
+        compare(&queue, &m(&[&[0, 2], &[1, 2]]), 2, None),
+        compare(&queue, &m(&[&[0, 3], &[1, 2]]), 2, None),
+        compare(&stack, &m(&[&[0, 2], &[1, 2]]), 2, None),
+        compare(&stack, &m(&[&[2], &[0], &[1]]), 2, None),
+    ]);
+}
+
+#[test]
+fn a_tokio_actor_keeps_every_history() {
+    let counter = counter_actor();
+    assert_sound(&[
+        compare(&counter, &m(&[&[0], &[1]]), 2, None),
+        compare(&counter, &m(&[&[0], &[2]]), 2, None),
+        compare(&counter, &m(&[&[0, 2], &[1]]), 1, None),
+    ]);
+}
+
+/// The comparison catches a loss on tokio code: with the steps that record calls and returns
+/// taken to commute (`ReductionFault::HistoryIndependent`, the rule of lineup's own steps in
+/// tokio code), `add(1) | add(2)` on the actor loses a history (4 without the reduction, 3 with).
+#[test]
+fn a_broken_reduction_loses_a_history_of_the_tokio_actor() {
+    let counter = counter_actor();
+    assert_some_lost(&[compare(
+        &counter,
+        &m(&[&[0], &[1]]),
+        2,
+        Some(ReductionFault::HistoryIndependent),
+    )]);
+}
