@@ -73,7 +73,7 @@ pub(crate) fn serial_executions<O: Send + Sync + 'static>(
             limit: config.max_duration.unwrap_or_default(),
             executions,
             histories,
-            cause: unfinished_cause(subject, matrix, config),
+            cause: unfinished_cause(subject, matrix, config, limits.unnamed_shuttle.load(Ordering::Relaxed)),
         })?;
     Ok(Synthesis {
         spec,
@@ -84,9 +84,18 @@ pub(crate) fn serial_executions<O: Send + Sync + 'static>(
     })
 }
 
-/// What lineup can tell about a phase 1 that did not finish, and what to do about it.
-fn unfinished_cause<O: Send + Sync + 'static>(subject: &Subject<O>, matrix: &TestMatrix, config: &Config) -> String {
+/// What lineup can tell about a phase 1 that did not finish, and what to do about it
+/// (`unnamed_shuttle`: a step touched a channel or an atomic of the published shuttle-std).
+fn unfinished_cause<O: Send + Sync + 'static>(
+    subject: &Subject<O>,
+    matrix: &TestMatrix,
+    config: &Config,
+    unnamed_shuttle: bool,
+) -> String {
     let advice = "Check a smaller matrix, or give the test more time (LINEUP_TIME_BUDGET, `time_budget`).";
+    if unnamed_shuttle && config.reduction != Reduction::Off {
+        return unnamed_shuttle_cause(advice);
+    }
     if !has_threads_of_its_own(subject, matrix, config) {
         return format!(
             "The object has no threads of its own, so its serial executions branch only between operations: \
@@ -110,6 +119,20 @@ fn unfinished_cause<O: Send + Sync + 'static>(subject: &Subject<O>, matrix: &Tes
     )
 }
 
+/// The cause of a phase 1 that did not finish on shuttle's channels or atomics of the published
+/// shuttle-std, which lineup cannot name: the line that names them.
+fn unnamed_shuttle_cause(advice: &str) -> String {
+    format!(
+        "The object uses shuttle's own mpsc channels or atomics, and this build has the published \
+         shuttle-std, whose channels and atomics lineup cannot name: every step on them depends on every other \
+         step, so every interleaving of the object's threads around them is a serial execution of its own. \
+         lineup's shuttle-std names them (the same API; the partial-order reduction then sees their steps): \
+         add to your workspace's Cargo.toml\n\n{}\n\n(lineup's vendor/README.md), or build the object on \
+         lineup::sync. {advice}",
+        crate::explore::shuttle_events::PATCH_LINES
+    )
+}
+
 /// What one worker of phase 1 explored, and the distinct traces it kept.
 struct WorkerTotals {
     executions: u64,
@@ -129,6 +152,9 @@ struct SharedLimits {
     memory: Mutex<Option<(u64, u64)>>,
     /// The check's time ([`Config::max_duration`]) ran out before the tree did.
     unfinished: AtomicBool,
+    /// A step touched a channel or an atomic of the published shuttle-std, which lineup cannot
+    /// name (see [`take_unnamed_seen`](crate::explore::shuttle_events::take_unnamed_seen)).
+    unnamed_shuttle: AtomicBool,
 }
 
 /// One worker of phase 1: explores `tree` (shared through `split`, if any), keeping every
@@ -145,6 +171,8 @@ fn explore_on_worker<O: Send + Sync + 'static>(
     limits: &Arc<SharedLimits>,
     deadline: Option<Instant>,
 ) -> Result<WorkerTotals, CheckError> {
+    // What this thread's earlier checks saw is theirs.
+    crate::explore::shuttle_events::take_unnamed_seen();
     let step_limit: Rc<RefCell<Option<Vec<u32>>>> = Rc::default();
     let sink_step_limit = Rc::clone(&step_limit);
     let queue = split.cloned();
@@ -155,7 +183,7 @@ fn explore_on_worker<O: Send + Sync + 'static>(
         budget: MemoryBudget::new(config.max_memory),
     }));
     let sink_set = Rc::clone(&set);
-    let limits = Arc::clone(limits);
+    let sink_limits = Arc::clone(limits);
     let explored = explore(subject, matrix, tree, None, split, config, move |result| {
         let schedule = result.schedule();
         if result.inconclusive {
@@ -164,19 +192,22 @@ fn explore_on_worker<O: Send + Sync + 'static>(
             return Control::Stop;
         }
         if deadline.is_some_and(|deadline| Instant::now() >= deadline) {
-            limits.unfinished.store(true, Ordering::Relaxed);
+            sink_limits.unfinished.store(true, Ordering::Relaxed);
             abort_shared(queue.as_ref());
             return Control::Stop;
         }
         sink_set
             .borrow_mut()
-            .insert(result.trace, schedule, &limits, queue.as_ref())
+            .insert(result.trace, schedule, &sink_limits, queue.as_ref())
     })?;
     let set = Rc::try_unwrap(set)
         .map_err(|_| ())
         .expect("exploration finished")
         .into_inner();
     let interner = recording::with(|r| std::mem::take(&mut r.interner));
+    if crate::explore::shuttle_events::take_unnamed_seen() {
+        limits.unnamed_shuttle.store(true, Ordering::Relaxed);
+    }
     Ok(WorkerTotals {
         executions: explored.executions,
         redundant: explored.redundant,
@@ -236,5 +267,38 @@ impl WorkerSet {
             return Control::Stop;
         }
         Control::Continue
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::invocation::Invocation;
+
+    fn subject() -> Subject<()> {
+        Subject::new("Unit", || ()).with(Invocation::new("noop", |_: &()| ()))
+    }
+
+    /// The report of a phase 1 that did not finish names the line that lets lineup see shuttle's
+    /// channels and atomics when a step touched those of the published shuttle-std, and only then.
+    #[test]
+    fn an_unfinished_phase_1_on_the_published_shuttle_std_names_the_patch_line() {
+        let matrix = TestMatrix::new(vec![vec![0], vec![0]]);
+        let config = Config::default();
+        let named = unfinished_cause(&subject(), &matrix, &config, true);
+        assert!(named.contains("[patch.crates-io]"), "{named}");
+        assert!(
+            named.contains("shuttle-std = { path = \"<path to lineup>/vendor/shuttle-std-0.1.5\" }"),
+            "{named}"
+        );
+        assert!(named.contains("published shuttle-std"), "{named}");
+        let plain = unfinished_cause(&subject(), &matrix, &config, false);
+        assert!(!plain.contains("published shuttle-std"), "{plain}");
+        // With the reduction off, turning it on comes first: the line would not help without it.
+        let off = Config {
+            reduction: Reduction::Off,
+            ..Config::default()
+        };
+        assert!(!unfinished_cause(&subject(), &matrix, &off, true).contains("published shuttle-std"));
     }
 }

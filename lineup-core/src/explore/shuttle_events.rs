@@ -719,24 +719,46 @@ fn note_patched() {
 /// Whether the user was told how to let lineup see shuttle's channels.
 static TOLD: AtomicBool = AtomicBool::new(false);
 
+thread_local! {
+    /// A step of this OS thread's explorations touched a channel or an atomic of the published
+    /// shuttle-std, which lineup cannot name, since [`take_unnamed_seen`] last asked: phase 1
+    /// names the `[patch.crates-io]` line in its report if it does not finish.
+    static UNNAMED_SEEN: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Whether a step of this OS thread touched a channel or an atomic of the published shuttle-std
+/// since the last call (see [`UNNAMED_SEEN`]); clears the record.
+pub(crate) fn take_unnamed_seen() -> bool {
+    UNNAMED_SEEN.with(|seen| seen.replace(false))
+}
+
 /// A step touched a channel of shuttle's that lineup cannot name, or an atomic of shuttle's that
 /// named nothing before its switch. If no channel's creation and no atomic's access was ever
 /// seen in this process, the shuttle-std is the published one: says once, on standard error,
 /// what to add to the workspace's `Cargo.toml` (the check goes on, as sound as before, with those
-/// steps opaque to the reduction).
+/// steps opaque to the reduction), and notes it for this thread's phase 1 (see
+/// [`take_unnamed_seen`]).
 fn tell_of_the_patch_once() {
-    if PATCHED.load(Ordering::Relaxed) || TOLD.swap(true, Ordering::Relaxed) {
+    if PATCHED.load(Ordering::Relaxed) {
+        return;
+    }
+    UNNAMED_SEEN.with(|seen| seen.set(true));
+    if TOLD.swap(true, Ordering::Relaxed) {
         return;
     }
     eprintln!(
         "lineup: the object uses shuttle's own mpsc channels or atomics, which the partial-order \
          reduction sees only with lineup's shuttle-std: their steps are opaque to it in this check (sound, \
          but phase 1 of an object whose threads talk over them may not end within its budget). \
-         Add to your workspace's Cargo.toml:\n\n    [patch.crates-io]\n    shuttle-std = {{ path = \
-         \"<path to lineup>/vendor/shuttle-std-0.1.5\" }}\n\n(see lineup's vendor/README.md), or \
+         Add to your workspace's Cargo.toml:\n\n{PATCH_LINES}\n\n(see lineup's vendor/README.md), or \
          write the object on lineup::sync."
     );
 }
+
+/// The lines that let lineup see shuttle's channels and atomics: lineup's shuttle-std in place of
+/// the published one, in the `Cargo.toml` of the user's workspace (indented, for a message).
+pub(crate) const PATCH_LINES: &str =
+    "    [patch.crates-io]\n    shuttle-std = { path = \"<path to lineup>/vendor/shuttle-std-0.1.5\" }";
 
 /// The callsite of `"created channel {:p}"` (lineup's `vendor/shuttle-std`).
 const CREATED_CHANNEL: (&str, u32) = ("shuttle_std::sync::mpsc", 724);
