@@ -67,13 +67,14 @@
 //!   unwind, which lets shuttle reuse the threads' stacks.
 //!
 //! Under `--cfg loom` all four modules switch to loom (with the same names). The model checker's
-//! own primitives are reachable as `lineup::shuttle::sync` / `lineup::shuttle::thread`, but an
-//! object built on them directly gets less: the reduction sees only their `Mutex`, `Condvar`,
-//! `RwLock`, `Barrier` and `Once` (read from shuttle's `tracing` events) and takes every step of
-//! their atomics, channels, `spawn` and `park` to conflict with everything (the same verdicts, more
-//! executions); an execution stuck in them is stopped instead of ended, and shuttle throws its
-//! unfinished threads' stacks away (slower, especially with several workers), unless the
-//! workspace uses lineup's copy of shuttle-std (the README's `[patch]`: its waits end cleanly as
+//! own primitives are reachable as `lineup::shuttle::sync` / `lineup::shuttle::thread`, and an
+//! object built on them directly gets the same verdicts: the reduction sees their `Mutex`,
+//! `Condvar`, `RwLock`, `Barrier`, `Once` and thread spawns (read from shuttle's `tracing`
+//! events), their channels and atomics only if the workspace uses lineup's copy of shuttle-std
+//! (the README's `[patch]`), and takes every other step of theirs (`join`, `park`, a future's
+//! poll) to conflict with everything (more executions); an execution stuck in them is stopped
+//! instead of ended, and shuttle throws its unfinished threads' stacks away (slower, especially
+//! with several workers), unless the workspace uses that copy (its waits end cleanly as
 //! `lineup::sync`'s do); and they do not switch to loom. An execution stuck in
 //! `std::hint::spin_loop` is stopped the same way.
 //!

@@ -125,8 +125,10 @@ pub struct Config {
     /// Partial-order reduction (sleep sets) in phase 1 and in phase 2's `pb-dfs`: an execution
     /// that only reorders independent steps of one already explored is not explored again (see
     /// `docs/partial-order-reduction.md`). Steps of `lineup::sync`'s primitives, atomics and
-    /// channels and of `lineup::thread::spawn` are seen; any other scheduling point (shuttle's
-    /// primitives used directly, shuttle-tokio) is dependent with everything. Every distinct
+    /// channels and of `lineup::thread::spawn` are seen, and so are those of shuttle's own
+    /// primitives used directly (`Mutex`, `Condvar`, `RwLock`, `Barrier`, `Once`, thread spawns;
+    /// its `mpsc` channels and atomics with lineup's shuttle-std, `vendor/README.md`); any other
+    /// scheduling point (a future's poll, shuttle-tokio) is dependent with everything. Every distinct
     /// history found without it is still found, at the same bound, and phase 1 stays exact.
     /// The other strategies ignore it. `LINEUP_REDUCTION` overrides it in
     /// [`LineupTest`](crate::LineupTest)s. Default [`Reduction::Auto`]: on for objects with

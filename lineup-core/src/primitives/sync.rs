@@ -29,7 +29,8 @@ pub use loom::sync::*;
 /// On shuttle, shuttle's mutex and condition variable (the same scheduling points), whose waits
 /// lineup can abandon when an execution is stuck, so that the stuck execution ends cleanly and
 /// shuttle reuses its threads' stacks. A thread blocked in shuttle's primitives used directly
-/// (`lineup::shuttle::sync`) cannot be abandoned: its stuck execution is stopped instead.
+/// (`lineup::shuttle::sync`) is abandoned the same way with lineup's shuttle-std
+/// (`vendor/README.md`); with the published one, its stuck execution is stopped instead.
 #[cfg(not(loom))]
 pub use crate::primitives::abandonable::{Condvar, Mutex, MutexGuard, WaitTimeoutResult};
 
