@@ -142,8 +142,10 @@ pub(crate) struct Abandonment {
 
 impl Abandonment {
     /// Whether the stuck execution in progress can be abandoned safely: its only threads are the
-    /// harness's (the object and its operations spawned none: such a thread cannot be abandoned,
-    /// and a destructor that the abandonment's unwind runs may wait for it), and every pending
+    /// harness's and the object's own threads of lineup's or of lineup's `vendor/shuttle-std`
+    /// (which the quiet end lets finish; any other thread the object or an operation spawned
+    /// cannot be abandoned, and a destructor that the abandonment's unwind runs may wait for it),
+    /// and every pending
     /// operation either can still run (it spins), or blocks in an abandonable wait (of
     /// `lineup::sync` or of lineup's `vendor/shuttle-std`: see [`lineup_signals::abandonment`]) or
     /// in a receive of `lineup::sync::mpsc`. Otherwise
@@ -178,9 +180,10 @@ impl Abandonment {
     }
 
     /// Starts abandoning the execution in progress (its stuck history has been recorded). The
-    /// object's own threads, if any (all lineup's: see [`can_begin`](Self::can_begin)), get the
-    /// quiet end once the operations have unwound and the harness is done (see
-    /// [`quiet_end`](crate::explore::quiet_end)).
+    /// object's own threads, if any (lineup's or its `vendor/shuttle-std`'s: see
+    /// [`can_begin`](Self::can_begin)), get the quiet end once the operations have unwound and the
+    /// harness is done (see [`quiet_end`](crate::explore::quiet_end)); a panic of any thread from
+    /// here on is no finding (see `harness::drop_after_the_history`).
     pub fn begin() -> Self {
         lineup_signals::abandonment::begin();
         // From here on a panic of one of the object's own threads is no finding (the history
@@ -229,9 +232,15 @@ impl Abandonment {
             if r.done {
                 // The main thread has finished its work: let it and the watchdog end, once the
                 // object's own threads (lineup's: the quiet end) have finished; a thread of the
-                // object, or one an operation spawned, that is not lineup's may never end.
+                // object, or one an operation spawned, that is not lineup's may never end (unless
+                // the harness found the object's threads, lineup's `vendor/shuttle-std`'s, all
+                // finished).
+                let finished =
+                    |i: usize| r.own_threads.shuttle_threads_finished && r.is_thread_of_its_own(TaskId::from(i));
                 let others = r.roles.iter().enumerate().skip(1).any(|(i, role)| {
-                    matches!(role, Some(Role::InOp(_) | Role::Background | Role::Gate(_))) && !r.own_threads.contains(i)
+                    matches!(role, Some(Role::InOp(_) | Role::Background | Role::Gate(_)))
+                        && !r.own_threads.contains(i)
+                        && !finished(i)
                 });
                 if others {
                     return None;
@@ -468,21 +477,38 @@ mod tests {
                 /// reply's receiver, it must neither find the lock poisoned nor fail the
                 /// execution when it finds the token or the asker gone (a panic in the step it
                 /// resumes in, before the harness is done, and one after its send's switch).
+                ///
+                /// The thread counts the times it found the lock poisoned in [`POISONED`]. With
+                /// [`Ticker::joining`], the object keeps the thread's handle, and its drop closes
+                /// the mailbox and unwraps the thread's `join` (in a complete execution the thread
+                /// ends well).
                 pub struct Ticker {
                     count: sync::Arc<Mutex<u32>>,
-                    ticks: Mutex<mpsc::Sender<(sync::Weak<()>, mpsc::Sender<u32>)>>,
+                    ticks: Mutex<Option<mpsc::Sender<(sync::Weak<()>, mpsc::Sender<u32>)>>>,
                     never: Mutex<mpsc::Receiver<()>>,
                     _keep: Mutex<mpsc::Sender<()>>,
+                    worker: Option<thread::JoinHandle<()>>,
                 }
+
+                /// The times the object's thread found the count's lock poisoned.
+                pub static POISONED: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
 
                 impl Ticker {
                     pub fn new() -> Self {
+                        let mut ticker = Self::joining();
+                        ticker.worker = None;
+                        ticker
+                    }
+                    pub fn joining() -> Self {
                         let count = sync::Arc::new(Mutex::new(0));
                         let (ticks, inbox) = mpsc::channel::<(sync::Weak<()>, mpsc::Sender<u32>)>();
                         let counter = sync::Arc::clone(&count);
-                        thread::spawn(move || {
+                        let worker = thread::spawn(move || {
                             while let Ok((asker, reply)) = inbox.recv() {
-                                let mut count = counter.lock().unwrap();
+                                let mut count = counter.lock().unwrap_or_else(|poisoned| {
+                                    POISONED.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                                    poisoned.into_inner()
+                                });
                                 asker.upgrade().expect("the asker waits");
                                 *count += 1;
                                 reply.send(*count).unwrap();
@@ -491,9 +517,10 @@ mod tests {
                         let (keep, never) = mpsc::channel();
                         Self {
                             count,
-                            ticks: Mutex::new(ticks),
+                            ticks: Mutex::new(Some(ticks)),
                             never: Mutex::new(never),
                             _keep: Mutex::new(keep),
+                            worker: Some(worker),
                         }
                     }
                     pub fn tick(&self) -> u32 {
@@ -504,10 +531,24 @@ mod tests {
                         let count = self.count.lock().unwrap();
                         let (reply, replied) = mpsc::channel();
                         let token = sync::Arc::new(());
+                        let ticks = ticks.as_ref().expect("the mailbox is open");
                         ticks.send((sync::Arc::downgrade(&token), reply)).unwrap();
                         let _ = self.never.lock().unwrap().recv();
                         drop(count);
                         replied.recv().unwrap()
+                    }
+                }
+
+                impl Drop for Ticker {
+                    fn drop(&mut self) {
+                        let Some(worker) = self.worker.take() else {
+                            return;
+                        };
+                        match self.ticks.get_mut() {
+                            Ok(ticks) => drop(ticks.take()),
+                            Err(poisoned) => drop(poisoned.into_inner().take()),
+                        }
+                        worker.join().unwrap();
                     }
                 }
             }
@@ -564,11 +605,33 @@ mod tests {
                 Subject::new("Ticker", $m::Ticker::new).with(Invocation::new("tick", $m::Ticker::tick))
             };
         }
-        // The object's thread takes the lock after `tick` unwinds through its guard, and unwraps
-        // it: a poisoned lock would panic there and fail the execution. Then it unwraps its reply
-        // to the receiver that `tick`'s unwind dropped: a panic after the stuck history was taken,
-        // no finding of the execution's, which must end quietly.
+        // The object's thread takes the lock after `tick` unwinds through its guard: it must not
+        // find it poisoned (it counts the times it does). Then it unwraps its reply to the
+        // receiver that `tick`'s unwind dropped: a panic after the stuck history was taken, no
+        // finding of the execution's, which must end quietly.
+        let before = (
+            lineup_objects::POISONED.load(Ordering::Relaxed),
+            shuttle_objects::POISONED.load(Ordering::Relaxed),
+        );
         ends_cleanly_both_ways!(ticker, TestMatrix::new(vec![vec![0]]));
+        let after = (
+            lineup_objects::POISONED.load(Ordering::Relaxed),
+            shuttle_objects::POISONED.load(Ordering::Relaxed),
+        );
+        assert_eq!(after, before, "the object's thread found the lock poisoned");
+    }
+
+    #[test]
+    fn the_object_s_drop_after_an_abandoned_operation_is_no_finding() {
+        macro_rules! joining_ticker {
+            ($m:ident) => {
+                Subject::new("JoiningTicker", $m::Ticker::joining).with(Invocation::new("tick", $m::Ticker::tick))
+            };
+        }
+        // The object's drop joins its thread, which ended with a panic when it found `tick`'s
+        // reply gone (quietly: `tick` was abandoned), and unwraps the join: a panic after the
+        // stuck history was taken, no error of the check's.
+        ends_cleanly_both_ways!(joining_ticker, TestMatrix::new(vec![vec![0]]));
     }
 
     /// An asynchronous wait on a future that is never woken, through shuttle's `block_on` (what

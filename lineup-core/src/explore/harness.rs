@@ -70,7 +70,7 @@ where
         run_main_ops(main, &subject, &object, &initial, &threads.initial);
         run_workers(main, &subject, &object, &columns);
         run_main_ops(main, &subject, &object, &finals, &threads.finals);
-        drop(object);
+        drop_after_the_history(object);
         end_execution(watchdog);
     }
 }
@@ -104,8 +104,21 @@ fn run_main_ops<O>(main: TaskId, subject: &Subject<O>, object: &Arc<O>, slots: &
     }
     // Like building the object, this belongs to no operation.
     recording::set_role(main, Role::Background);
-    drop(handle);
+    drop_after_the_history(handle);
     recording::set_role(main, Role::Harness);
+}
+
+/// Drops what the harness holds of the object (the object, a handle) outside any operation. While
+/// a stuck or redundant execution is abandoned, after its history was taken, a panic of the drop
+/// is no finding: the drop may see what the abandonment did (a thread of the object's that ended
+/// with a quiet panic, whose `join` it unwraps; a channel whose other end went with an operation's
+/// unwind), so the panic is caught and the execution ends as it would have.
+fn drop_after_the_history<T>(value: T) {
+    if abandonment::is_abandoning() {
+        let _ = panic::catch_unwind(AssertUnwindSafe(|| drop(value)));
+    } else {
+        drop(value);
+    }
 }
 
 /// Makes the handle of `thread` on the main thread: it belongs to no operation, as building the
@@ -131,7 +144,7 @@ fn make_handle<O>(main: TaskId, subject: &Subject<O>, object: &Arc<O>, thread: &
 fn drop_handle(me: TaskId, mut handle: ThreadHandle, op: Option<usize>) {
     let Some(op) = op.filter(|_| !abandonment::is_abandoning()) else {
         recording::set_role(me, Role::Harness);
-        return drop(handle);
+        return drop_after_the_history(handle);
     };
     recording::set_role(me, Role::Gate(op));
     let result = panic::catch_unwind(AssertUnwindSafe(|| handle.drop_now()));
@@ -386,9 +399,10 @@ fn install_quiet_panic_hook() {
             // is one of lineup's `vendor/shuttle-std` (it finishes: see `quiet_end`).
             Some(me) if recording::with(|r| r.is_told_to_end(me)) => {}
             Some(me) if recording::with(|r| r.own_threads.shuttle_quiet_end && r.is_thread_of_its_own(me)) => {}
-            // So is one of the object's threads while a stuck (or redundant) execution is
-            // abandoned: its history was taken already.
-            Some(me) if abandonment::is_abandoning() && recording::with(|r| r.is_thread_of_its_own(me)) => {}
+            // So is any panic while a stuck (or redundant) execution is abandoned: its history
+            // was taken already (the object's threads end quietly, and the harness catches a
+            // panic of the object's drop: see `drop_after_the_history`).
+            Some(_) if abandonment::is_abandoning() => {}
             Some(_) => shuttle_hook(info),
             None => match HOOK_BEFORE_SHUTTLE.get() {
                 Some(before) => before(info),

@@ -171,6 +171,8 @@ pub(crate) fn begin_for_shuttle_threads() -> bool {
     let unfinished: Vec<TaskId> =
         ExecutionState::with(|state| own.iter().copied().filter(|&t| !state.get(t).finished()).collect());
     if unfinished.is_empty() {
+        // They have ended already (an abandoned execution's: see `Abandonment::next_task`).
+        recording::with(|r| r.own_threads.shuttle_threads_finished = !own.is_empty());
         return false;
     }
     for &task in &unfinished {

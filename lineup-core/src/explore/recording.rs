@@ -32,6 +32,10 @@ pub(crate) struct OwnThreads {
     /// During the quiet end of shuttle's threads, some have not finished and none can run: the
     /// scheduler stops the execution.
     pub quiet_end_stuck: bool,
+    /// After the last operation, every one of the object's threads was found finished, each one
+    /// of lineup's `vendor/shuttle-std` (labelled `Guarded`): none needs the quiet end, and none
+    /// keeps an abandoned execution from ending cleanly.
+    pub shuttle_threads_finished: bool,
 }
 
 impl OwnThreads {
@@ -40,6 +44,7 @@ impl OwnThreads {
         quiet_end: false,
         shuttle_quiet_end: false,
         quiet_end_stuck: false,
+        shuttle_threads_finished: false,
     };
 
     fn clear(&mut self) {
@@ -47,6 +52,7 @@ impl OwnThreads {
         self.quiet_end = false;
         self.shuttle_quiet_end = false;
         self.quiet_end_stuck = false;
+        self.shuttle_threads_finished = false;
     }
 
     /// `task` was spawned by `lineup::thread::spawn`; it runs its function.

@@ -90,9 +90,13 @@ pub(crate) fn explore_keeping_tree<O: Send + Sync + 'static>(
         split.cloned(),
         Box::new(sink),
     )));
-    let elapsed = run_on_shuttle(subject, matrix, &state, mode)
-        .map_err(|message| CheckError::ExecutionFailed { phase, message })?;
+    let ran = run_on_shuttle(subject, matrix, &state, mode);
+    // Whatever the outcome: an execution that failed while it was abandoned never reached the
+    // start of the next one, which ends the abandonment, and its flag must not outlive the
+    // exploration (lineup's `vendor/shuttle-std` reads it in any shuttle test on this thread).
+    lineup_signals::abandonment::end();
     crate::explore::footprint::end_exploration();
+    let elapsed = ran.map_err(|message| CheckError::ExecutionFailed { phase, message })?;
     let mut state = state.borrow_mut();
     if let Some(divergence) = &state.divergence {
         return Err(divergence_error(divergence, phase));

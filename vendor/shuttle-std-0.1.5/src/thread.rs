@@ -419,7 +419,8 @@ fn lineup_guarded(task: TaskId) -> TaskId {
 }
 
 /// `thread_fn(f, switch_before_exit, result)`, but a panic of `f` while the task has the label
-/// `lineup_signals::QuietEnd` finishes the thread with the panic as its result.
+/// `lineup_signals::QuietEnd`, or while lineup abandons the execution (a thread spawned after the
+/// abandonment began has no label), finishes the thread with the panic as its result.
 fn lineup_thread_fn<F: FnOnce() -> T, T>(
     f: F,
     switch_before_exit: bool,
@@ -429,7 +430,9 @@ fn lineup_thread_fn<F: FnOnce() -> T, T>(
         Ok(value) => thread_fn(move || value, switch_before_exit, result),
         Err(payload) => {
             let me = ExecutionState::me();
-            if shuttle_engine::current::get_label_for_task::<lineup_signals::QuietEnd>(me).is_none() {
+            if shuttle_engine::current::get_label_for_task::<lineup_signals::QuietEnd>(me).is_none()
+                && !lineup_signals::abandonment::is_abandoning()
+            {
                 std::panic::resume_unwind(payload);
             }
             // What `join` returns, set before `thread_fn` wakes a joiner; `thread_fn` then ends the
