@@ -470,27 +470,30 @@ mod tests {
                     }
                 }
 
-                /// `tick` locks the count, asks the object's own thread to add to it and to reply
-                /// (the thread then blocks in the lock), and waits for good while it holds the
-                /// lock. The thread unwraps the lock, a token of the asker's and its reply: when
-                /// the abandoned `tick` unwinds through its guard, dropping the token and the
-                /// reply's receiver, it must neither find the lock poisoned nor fail the
-                /// execution when it finds the token or the asker gone (a panic in the step it
-                /// resumes in, before the harness is done, and one after its send's switch).
+                /// `tick` locks the count and write-locks the tally, asks the object's own thread
+                /// to add to them and to reply (the thread then blocks in the lock), and waits for
+                /// good while it holds both. The thread takes both, unwraps a token of the asker's
+                /// and its reply: when the abandoned `tick` unwinds through its guards, dropping
+                /// the token and the reply's receiver, it must neither find a lock poisoned nor
+                /// fail the execution when it finds the token or the asker gone (a panic in the
+                /// step it resumes in, before the harness is done, and one after its send's
+                /// switch).
                 ///
-                /// The thread counts the times it found the lock poisoned in [`POISONED`]. With
+                /// The thread counts the times it found a lock poisoned in [`POISONED`]. With
                 /// [`Ticker::joining`], the object keeps the thread's handle, and its drop closes
                 /// the mailbox and unwraps the thread's `join` (in a complete execution the thread
                 /// ends well).
                 pub struct Ticker {
                     count: sync::Arc<Mutex<u32>>,
+                    tally: sync::Arc<sync::RwLock<u32>>,
                     ticks: Mutex<Option<mpsc::Sender<(sync::Weak<()>, mpsc::Sender<u32>)>>>,
                     never: Mutex<mpsc::Receiver<()>>,
                     _keep: Mutex<mpsc::Sender<()>>,
                     worker: Option<thread::JoinHandle<()>>,
                 }
 
-                /// The times the object's thread found the count's lock poisoned.
+                /// The times the object's thread found the count's lock or the tally's
+                /// `RwLock` poisoned.
                 pub static POISONED: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
 
                 impl Ticker {
@@ -501,14 +504,20 @@ mod tests {
                     }
                     pub fn joining() -> Self {
                         let count = sync::Arc::new(Mutex::new(0));
+                        let tally = sync::Arc::new(sync::RwLock::new(0));
                         let (ticks, inbox) = mpsc::channel::<(sync::Weak<()>, mpsc::Sender<u32>)>();
-                        let counter = sync::Arc::clone(&count);
+                        let (counter, tallier) = (sync::Arc::clone(&count), sync::Arc::clone(&tally));
+                        let poisoned = || POISONED.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                         let worker = thread::spawn(move || {
                             while let Ok((asker, reply)) = inbox.recv() {
-                                let mut count = counter.lock().unwrap_or_else(|poisoned| {
-                                    POISONED.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                                    poisoned.into_inner()
+                                let mut count = counter.lock().unwrap_or_else(|p| {
+                                    poisoned();
+                                    p.into_inner()
                                 });
+                                *tallier.write().unwrap_or_else(|p| {
+                                    poisoned();
+                                    p.into_inner()
+                                }) += 1;
                                 asker.upgrade().expect("the asker waits");
                                 *count += 1;
                                 reply.send(*count).unwrap();
@@ -517,6 +526,7 @@ mod tests {
                         let (keep, never) = mpsc::channel();
                         Self {
                             count,
+                            tally,
                             ticks: Mutex::new(Some(ticks)),
                             never: Mutex::new(never),
                             _keep: Mutex::new(keep),
@@ -529,11 +539,13 @@ mod tests {
                         // at which the thread may run while the operation still unwinds.
                         let ticks = self.ticks.lock().unwrap();
                         let count = self.count.lock().unwrap();
+                        let tally = self.tally.write().unwrap();
                         let (reply, replied) = mpsc::channel();
                         let token = sync::Arc::new(());
                         let ticks = ticks.as_ref().expect("the mailbox is open");
                         ticks.send((sync::Arc::downgrade(&token), reply)).unwrap();
                         let _ = self.never.lock().unwrap().recv();
+                        drop(tally);
                         drop(count);
                         replied.recv().unwrap()
                     }
@@ -605,8 +617,8 @@ mod tests {
                 Subject::new("Ticker", $m::Ticker::new).with(Invocation::new("tick", $m::Ticker::tick))
             };
         }
-        // The object's thread takes the lock after `tick` unwinds through its guard: it must not
-        // find it poisoned (it counts the times it does). Then it unwraps its reply to the
+        // The object's thread takes the lock and the `RwLock`'s write lock after `tick` unwinds
+        // through their guards: it must find neither poisoned (it counts the times it does). Then it unwraps its reply to the
         // receiver that `tick`'s unwind dropped: a panic after the stuck history was taken, no
         // finding of the execution's, which must end quietly.
         let before = (
