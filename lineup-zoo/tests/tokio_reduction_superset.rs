@@ -36,15 +36,15 @@ impl CounterActor {
         tokio::spawn(async move {
             let mut count = 0;
             while let Some(request) = requests.recv().await {
-                match request {
+                // The asker may be gone (its future dropped): the reply is not checked.
+                let reply = match request {
                     Request::Add(n, reply) => {
                         count += n;
-                        let _ = reply.send(count);
+                        reply
                     }
-                    Request::Get(reply) => {
-                        let _ = reply.send(count);
-                    }
-                }
+                    Request::Get(reply) => reply,
+                };
+                let _ = reply.send(count);
             }
         });
         Self { mailbox }
