@@ -185,16 +185,11 @@ impl Abandonment {
     /// harness is done (see [`quiet_end`](crate::explore::quiet_end)); a panic of any thread from
     /// here on is no finding (see `harness::drop_after_the_history`).
     pub fn begin() -> Self {
+        // From here on a panic of any thread is no finding (the history was taken; the
+        // operations unwinding may drop what a thread then finds gone: the receiver of its
+        // reply): lineup's `vendor/shuttle-std` finishes a thread that panics while the flag is
+        // set, as `lineup::thread`'s threads end quietly then.
         lineup_signals::abandonment::begin();
-        // From here on a panic of one of the object's own threads is no finding (the history
-        // was taken; the operations unwinding may drop what the thread then finds gone: the
-        // receiver of its reply): it ends the thread quietly (see `quiet_end`).
-        let own: Vec<TaskId> = recording::with(|r| r.threads_of_its_own().collect());
-        for task in own {
-            if shuttle::current::get_label_for_task::<lineup_signals::Guarded>(task).is_some() {
-                shuttle::current::set_label_for_task(task, lineup_signals::QuietEnd);
-            }
-        }
         Self::default()
     }
 

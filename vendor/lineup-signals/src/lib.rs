@@ -16,11 +16,12 @@
 pub struct Guarded;
 
 /// The execution's history is complete and the object is gone: lineup lets the object's threads
-/// finish (its *quiet end*), so that shuttle reuses their stacks; or lineup abandons a stuck
-/// execution (see [`abandonment`]), whose history was taken already. A thread with this label
-/// that panics (an actor that unwraps the receive of a mailbox whose last sender went with the
-/// object, or a reply to an operation that unwound) ends quietly instead of failing the
-/// execution: it finishes, and the panic is what its `join` returns.
+/// finish (its *quiet end*), so that shuttle reuses their stacks. A thread with this label that
+/// panics (an actor that unwraps the receive of a mailbox whose last sender went with the object)
+/// ends quietly instead of failing the execution: it finishes, and the panic is what its `join`
+/// returns. So does any thread of lineup's `vendor/shuttle-std` that panics while lineup abandons
+/// a stuck execution (see [`abandonment`]), whose history was taken already (a reply to an
+/// operation that unwound).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct QuietEnd;
 

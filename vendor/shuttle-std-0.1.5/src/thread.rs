@@ -419,8 +419,8 @@ fn lineup_guarded(task: TaskId) -> TaskId {
 }
 
 /// `thread_fn(f, switch_before_exit, result)`, but a panic of `f` while the task has the label
-/// `lineup_signals::QuietEnd`, or while lineup abandons the execution (a thread spawned after the
-/// abandonment began has no label), finishes the thread with the panic as its result.
+/// `lineup_signals::QuietEnd`, or while lineup abandons the execution, finishes the thread with
+/// the panic as its result.
 fn lineup_thread_fn<F: FnOnce() -> T, T>(
     f: F,
     switch_before_exit: bool,
