@@ -1,0 +1,6 @@
+#[macro_use]
+mod select;
+
+// Includes re-exports needed to implement macros
+#[doc(hidden)]
+pub mod support;
