@@ -33,6 +33,7 @@ use shuttle::current::TaskId;
 
 use crate::config::ReductionFault;
 use crate::explore::context::ExecutionContext;
+use crate::explore::observed::FutureSteps;
 use crate::explore::shuttle_events::{self, ShuttleSteps};
 
 /// The number an object gets in each execution at its first touch. Embedded in every primitive
@@ -233,6 +234,8 @@ pub(crate) struct FootprintLog {
     sites: LoadSites,
     /// What shuttle's own primitives touch, from their events.
     pub(crate) shuttle: ShuttleSteps,
+    /// What the steps of observed futures touch (see [`observed`](crate::explore::observed)).
+    pub(crate) futures: FutureSteps,
     /// Which thread received from each channel first in this execution, and whether another one
     /// received from it since (see [`FootprintLog::note_receive`]).
     receivers: Receivers,
@@ -284,6 +287,7 @@ impl FootprintLog {
             closed: None,
         },
         shuttle: ShuttleSteps::EMPTY,
+        futures: FutureSteps::EMPTY,
         receivers: Receivers {
             first: Vec::new(),
             second: false,
@@ -316,6 +320,7 @@ impl FootprintLog {
         self.sites.step = None;
         self.sites.closed = None;
         self.shuttle.begin_execution();
+        self.futures.begin_execution();
         self.receivers.first.clear();
         self.receivers.second = false;
     }
@@ -383,14 +388,37 @@ impl FootprintLog {
 
     /// The number of `object` in this execution, given at its first touch.
     fn number(&mut self, object: &ObjectIdentity) -> u64 {
-        if object.stamp.load(Ordering::Relaxed) == self.stamp {
-            object.id.load(Ordering::Relaxed)
+        self.number_of(&object.stamp, &object.id)
+    }
+
+    /// [`number`](Self::number) of an object whose name is kept in `stamp` and `id` (one of
+    /// `lineup_signals::footprint`'s names).
+    pub(crate) fn number_of(&mut self, stamp: &AtomicU64, id: &AtomicU64) -> u64 {
+        if stamp.load(Ordering::Relaxed) == self.stamp {
+            id.load(Ordering::Relaxed)
         } else {
-            let id = self.next_id;
+            let number = u64::from(self.next_id);
             self.next_id += 1;
-            object.stamp.store(self.stamp, Ordering::Relaxed);
-            object.id.store(u64::from(id), Ordering::Relaxed);
-            u64::from(id)
+            self.set_name(stamp, id, number);
+            number
+        }
+    }
+
+    /// Gives the object whose name is kept in `stamp` and `id` the name `name` in this execution.
+    pub(crate) fn set_name(&self, stamp: &AtomicU64, id: &AtomicU64, name: u64) {
+        stamp.store(self.stamp, Ordering::Relaxed);
+        id.store(name, Ordering::Relaxed);
+    }
+
+    /// The accesses in flight for task `i`.
+    pub(crate) fn in_flight_of(&self, i: usize) -> &[Access] {
+        self.in_flight.get(i).map_or(&[], Vec::as_slice)
+    }
+
+    /// The access task `i` put in flight last ends.
+    pub(crate) fn pop_in_flight(&mut self, i: usize) {
+        if let Some(f) = self.in_flight.get_mut(i) {
+            f.pop();
         }
     }
 
@@ -436,6 +464,7 @@ impl FootprintLog {
             self.step.extend_from_slice(f);
         }
         self.shuttle.begin_step(i, &mut self.step);
+        self.futures.begin_step(i, &mut self.step);
         self.resumed = self.step.len();
         self.sites.step = if self.resumed == 1 {
             self.sites.in_flight.get(i).copied().flatten()
@@ -453,7 +482,8 @@ impl FootprintLog {
         let task = self.running.take()?;
         let i = usize::from(task);
         let in_flight = self.in_flight.get(i).is_some_and(|f| !f.is_empty()) || self.shuttle.stop_seen(i);
-        let stop = if in_flight || yielded || self.finishing {
+        let (pending, tainted) = self.futures.end_step(i);
+        let stop = if in_flight || yielded || self.finishing || pending {
             StepEnd::Seen
         } else {
             StepEnd::Unseen
@@ -468,7 +498,7 @@ impl FootprintLog {
         into.history = history;
         // Always asked (not after a short circuit): it takes what the step left in the record.
         let unseen_by_shuttle_events = self.shuttle.step_unseen();
-        into.opaque = self.begun_unseen || stop == StepEnd::Unseen || unseen_by_shuttle_events;
+        into.opaque = self.begun_unseen || stop == StepEnd::Unseen || unseen_by_shuttle_events || tainted;
         self.sites.closed = self.sites.step.take();
         Some(task)
     }
@@ -622,6 +652,11 @@ const TOKEN: u64 = CREATED | 1 << 62;
 /// `TOKEN` with bit 61 (above every task index): never young, never a name by address.
 pub(crate) const SPAWN_ORDER: u64 = TOKEN | 1 << 61;
 
+/// The names of the *wakes* of tasks, with the task's index in the low bits (see
+/// [`observed`](crate::explore::observed)): `TOKEN` with bit 60, apart from the park tokens and
+/// [`SPAWN_ORDER`].
+pub(crate) const WAKE: u64 = TOKEN | 1 << 60;
+
 /// [`announce_blocking`] for `lineup::thread::spawn`: a write of [`SPAWN_ORDER`], in the step
 /// running now and in the one that resumes from the spawn's scheduling point.
 pub(crate) fn announce_spawn() -> InFlight {
@@ -635,6 +670,29 @@ pub(crate) fn announce_spawn() -> InFlight {
             kind: Kind::Write,
         };
         Some(s.push_in_flight(me, access, true))
+    });
+    InFlight { task }
+}
+
+/// The names of the gates of the harness's workers (see [`announce_gate`]): `TOKEN` with bit 59,
+/// with the task's index in the low bits.
+const GATE: u64 = TOKEN | 1 << 59;
+
+/// The harness's own scheduling point before an operation of `task` (a phase-1 gate): a
+/// write of the worker's gate, which nothing else touches, in the step that stops there and the
+/// step that resumes there. The harness touches nothing of the object there; the steps on either
+/// side record the operation's return and the next one's call, and the history rule orders them
+/// (docs/partial-order-reduction.md §3.2).
+pub(crate) fn announce_gate(task: TaskId) -> InFlight {
+    let task = with(|s| {
+        if !s.on {
+            return None;
+        }
+        let access = Access {
+            object: GATE | usize::from(task) as u64,
+            kind: Kind::Write,
+        };
+        Some(s.push_in_flight(task, access, true))
     });
     InFlight { task }
 }
@@ -661,7 +719,7 @@ pub(crate) fn announce_token(task: TaskId, acts_before: bool) -> InFlight {
 impl FootprintLog {
     /// Puts `access` in flight for `me` (and in the step running now if `acts_before`): its task
     /// index (as [`announce_access`] does).
-    fn push_in_flight(&mut self, me: TaskId, access: Access, acts_before: bool) -> usize {
+    pub(crate) fn push_in_flight(&mut self, me: TaskId, access: Access, acts_before: bool) -> usize {
         if acts_before {
             self.step.push(access);
         }

@@ -12,6 +12,7 @@ pub(crate) mod decision_tree;
 #[cfg_attr(loom, allow(dead_code))]
 pub(crate) mod footprint;
 pub(crate) mod harness;
+pub(crate) mod observed;
 #[cfg_attr(loom, allow(dead_code))]
 pub(crate) mod quiet_end;
 pub(crate) mod recording;

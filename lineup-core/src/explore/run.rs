@@ -82,6 +82,8 @@ pub(crate) fn explore_keeping_tree<O: Send + Sync + 'static>(
     // Every exploration keeps `tracing`'s interest in the callsites lineup reads, whether or not it
     // reads them: one that does not may be the first of the process to reach them.
     crate::explore::shuttle_events::keep_interest();
+    // What code outside lineup tells the reduction (lineup's vendor/shuttle-tokio-impl-inner).
+    crate::explore::observed::install();
     let _shuttle_events = settings.reduction.then(crate::explore::shuttle_events::install);
     let state = Rc::new(RefCell::new(SchedulerState::new(
         settings,

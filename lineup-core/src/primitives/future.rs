@@ -42,14 +42,17 @@ pub(crate) fn block_on_at<F: std::future::Future>(
     future: F,
     site: Option<&'static std::panic::Location<'static>>,
 ) -> F::Output {
+    // Observed (outermost): its `Pending` stops at a scheduling point the reduction sees, unless a
+    // future it does not see registered the waker (see `explore::observed`).
+    use lineup_signals::footprint::Observed;
     if !crate::explore::trace::is_on() {
-        return shuttle::future::block_on(future);
+        return shuttle::future::block_on(Observed::new(future));
     }
-    shuttle::future::block_on(Suspensions {
+    shuttle::future::block_on(Observed::new(Suspensions {
         future: Box::pin(future),
         site,
         suspended: None,
-    })
+    }))
 }
 
 /// A future whose suspensions are recorded: a poll that returns `Pending` begins a step (so that

@@ -25,6 +25,8 @@ pub struct Guarded;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct QuietEnd;
 
+pub mod footprint;
+
 pub mod abandonment {
     //! The abandonment of a stuck execution, shared by lineup and its `vendor/shuttle-std`.
     //!

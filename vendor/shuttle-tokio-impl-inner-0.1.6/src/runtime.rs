@@ -267,7 +267,10 @@ impl Handle {
         F: Future + Send + 'static,
         F::Output: Send + 'static,
     {
-        JoinHandle::new(shuttle::future::spawn(future))
+        // lineup: the task's future is observed (see lineup_signals::footprint): its `Pending`s are
+        // scheduling points lineup's partial-order reduction sees, unless it registers its waker
+        // with a future that does not name what it touches.
+        JoinHandle::new(shuttle::future::spawn(lineup_signals::footprint::Observed::new(future)))
     }
 
     // TODO:

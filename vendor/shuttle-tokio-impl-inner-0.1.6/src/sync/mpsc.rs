@@ -13,6 +13,11 @@ use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
 use tracing::trace;
 
+// lineup: every operation of a channel names it to lineup's partial-order reduction for as long as
+// it runs (a step that touches the channel, and every step that resumes inside the operation); an
+// operation that awaits names it in each of its polls (`Touched`), never across an `.await`.
+use lineup_signals::footprint::{touching, touching_as, Name, Touch};
+
 pub use tokio::sync::mpsc::error;
 use tokio::sync::mpsc::error::{SendError, TryRecvError, TrySendError};
 
@@ -31,6 +36,8 @@ struct Channel<T> {
     recv_semaphore: Arc<BatchSemaphore>, // semaphore used to signal receivers
     send_semaphore: Arc<BatchSemaphore>, // semaphore used to block senders. Also tracks whether the channel is closed for sending messages.
     state: Arc<Mutex<ChannelState<T>>>,
+    // lineup: the channel's name (see the top of the file).
+    name: Name,
 }
 
 impl<T> Debug for Channel<T> {
@@ -70,12 +77,14 @@ impl<T> Channel<T> {
                 messages: SmallVec::new(),
                 known_senders: 1,
             })),
+            name: Name::created(),
         }
     }
 
     // Send a message on the channel.  Note that callers of this method must ensure that
     // the channel has enough capacity for the send to be successful.
     fn send(&self, message: T) -> Result<(), SendError<T>> {
+        let _touching = touching(&self.name);
         if self.is_closed() {
             return Err(SendError(message));
         }
@@ -98,6 +107,7 @@ impl<T> Channel<T> {
 
     // Receive a message from the channel if one is available
     fn recv(&self) -> Option<T> {
+        let _touching = touching(&self.name);
         let mut state = self.state.try_lock().unwrap();
         trace!(
             "receiving message on channel {:p} with {} messages",
@@ -131,10 +141,12 @@ impl<T> Channel<T> {
     }
 
     fn is_closed(&self) -> bool {
+        let _touching = touching(&self.name);
         self.send_semaphore.is_closed()
     }
 
     fn close(&self) {
+        let _touching = touching(&self.name);
         trace!(
             "closing sending semaphore {:p} for channel {:p}",
             self.send_semaphore,
@@ -144,6 +156,7 @@ impl<T> Channel<T> {
     }
 
     fn drop_receiver(&self) {
+        let _touching = touching(&self.name);
         trace!("closing channel {:p} on receiver drop", self);
 
         self.close();
@@ -153,6 +166,7 @@ impl<T> Channel<T> {
     }
 
     fn drop_sender(&self) {
+        let _touching = touching(&self.name);
         // Note that we deliberately limit how long we are holding the lock both here and below.
         // We have to do this because `BatchSemaphore::close` is a scheduling point. If we were to hold
         // the Mutex across a scheduling point, then we run the risk of trying to reacquire the lock,
@@ -191,6 +205,7 @@ impl<T> Channel<T> {
     // TODO: This must be VectorClocked right? If not then we can use this as an AtomicBool/AtomicUsize without any clocking.
     /// Returns the number of messages in the channel.
     fn len(&self) -> usize {
+        let _touching = touching(&self.name);
         self.state.try_lock().unwrap().messages.len()
     }
 
@@ -210,7 +225,9 @@ impl<T> Channel<T> {
     // not sending.
     async fn acquire_capacity(&self) -> Result<(), SendError<()>> {
         if self.is_bounded() {
-            self.send_semaphore.acquire(1).await.map_err(|_| SendError(()))
+            Touched::new(&self.name, self.send_semaphore.acquire(1))
+                .await
+                .map_err(|_| SendError(()))
         } else if self.is_closed() {
             // An unbounded channel does not take capacity from the `send_semaphore` (nothing ever
             // releases back into it), so the closed check that `acquire` would have done for free
@@ -223,6 +240,7 @@ impl<T> Channel<T> {
 
     // Like `acquire_capacity`, but fails instead of blocking if the channel is full.
     fn try_acquire_capacity(&self) -> Result<(), TrySendError<()>> {
+        let _touching = touching(&self.name);
         if !self.is_bounded() {
             return if self.is_closed() {
                 Err(TrySendError::Closed(()))
@@ -241,9 +259,41 @@ impl<T> Channel<T> {
     // Returns the capacity for one message to the channel. Called by the receiver once a message
     // has been taken out, and by `Permit`/`OwnedPermit` when a reservation goes unused.
     fn release_capacity(&self) {
+        let _touching = touching(&self.name);
         if self.is_bounded() {
             self.send_semaphore.release(1);
         }
+    }
+
+    // lineup: the release of the receiver's permit for a message just sent, naming the channel.
+    fn release_message(&self) {
+        let _touching = touching(&self.name);
+        self.recv_semaphore.release(1);
+    }
+}
+
+pin_project_lite::pin_project! {
+    // lineup: a future of a channel's operation that names the channel in each of its polls.
+    struct Touched<'a, F> {
+        name: &'a Name,
+        #[pin]
+        future: F,
+    }
+}
+
+impl<'a, F> Touched<'a, F> {
+    fn new(name: &'a Name, future: F) -> Self {
+        Self { name, future }
+    }
+}
+
+impl<F: Future> Future for Touched<'_, F> {
+    type Output = F::Output;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<F::Output> {
+        let this = self.project();
+        let _touching = touching(this.name);
+        this.future.poll(cx)
     }
 }
 
@@ -281,6 +331,7 @@ impl<T> ReceiverInternal<T> {
 
     /// Tries to receive the next value for this receiver.
     pub fn try_recv(&mut self) -> Result<T, TryRecvError> {
+        let _touching = touching(&self.chan.name);
         let waker = futures::task::noop_waker();
         let mut cx = std::task::Context::from_waker(&waker);
         match self.poll_recv(&mut cx) {
@@ -302,6 +353,7 @@ impl<T> ReceiverInternal<T> {
 
     /// Closes the receiving half of a channel, without dropping it.
     pub fn close(&mut self) {
+        let _touching = touching(&self.chan.name);
         // Deregister any in-flight waiter before closing.
         self.pending_acquire = None;
         self.chan.close();
@@ -325,6 +377,12 @@ impl<T> ReceiverInternal<T> {
     ///  * `Poll::Ready(None)` if the channel has been closed and all messages
     ///    sent before it was closed have been received.
     pub fn poll_recv(&mut self, cx: &mut Context<'_>) -> Poll<Option<T>> {
+        let chan = Arc::clone(&self.chan);
+        // The receive of an unbounded channel, whose one receiver this is, takes the oldest message
+        // or waits for one (or for the last sender's drop): it commutes with sends. A `try_recv`
+        // (which reports the channel empty) touches it as a write around this.
+        let how = if chan.is_bounded() { Touch::Write } else { Touch::Consume };
+        let _touching = touching_as(&chan.name, how);
         if self.is_closed() && self.is_empty() {
             self.pending_acquire = None;
             return Poll::Ready(None);
@@ -373,6 +431,8 @@ impl<T> ReceiverInternal<T> {
 
 impl<T> Drop for ReceiverInternal<T> {
     fn drop(&mut self) {
+        let chan = Arc::clone(&self.chan);
+        let _touching = touching(&chan.name);
         // Clear pending_acquire before dropping chan so the Acquire's
         // borrow of recv_semaphore is released first.
         self.pending_acquire = None;
@@ -399,14 +459,14 @@ impl<T> SenderInternal<T> {
     /// Sends a value, waiting until there is capacity.
     pub async fn send(&self, message: T) -> Result<(), SendError<T>> {
         if self.chan.is_bounded() {
-            match self.chan.send_semaphore.acquire(1).await {
+            match Touched::new(&self.chan.name, self.chan.send_semaphore.acquire(1)).await {
                 Ok(()) => {}
                 Err(_) => return Err(SendError(message)),
             }
         }
 
         self.chan.send(message)?;
-        self.chan.recv_semaphore.release(1);
+        self.chan.release_message();
 
         Ok(())
     }
@@ -418,12 +478,13 @@ impl<T> SenderInternal<T> {
 
     /// Attempts to immediately send a message on this `Sender`
     pub fn try_send(&self, message: T) -> Result<(), TrySendError<T>> {
+        let _touching = touching(&self.chan.name);
         match self.chan.send_semaphore.try_acquire(1) {
             Err(TryAcquireError::Closed) => Err(TrySendError::Closed(message)),
             Err(TryAcquireError::NoPermits) => Err(TrySendError::Full(message)),
             Ok(()) => {
                 self.chan.send(message)?;
-                self.chan.recv_semaphore.release(1);
+                self.chan.release_message();
                 Ok(())
             }
         }
@@ -503,6 +564,7 @@ impl<T> SenderInternal<T> {
 
     // Registers an additional sender on the channel, to be given back with `Channel::drop_sender`.
     fn claim_sender_slot(&self) {
+        let _touching = touching(&self.chan.name);
         let mut state = self.chan.state.try_lock().unwrap();
         state.known_senders += 1;
     }
@@ -514,6 +576,7 @@ impl<T> SenderInternal<T> {
 
     /// Returns the current capacity of the channel.
     pub fn capacity(&self) -> usize {
+        let _touching = touching(&self.chan.name);
         self.chan.send_semaphore.available_permits()
     }
 
@@ -815,7 +878,7 @@ impl<T> Permit<'_, T> {
         // handed out simply drops the value. The capacity is not returned: a closed channel has no
         // capacity to hand out, and nothing is waiting for it.
         if chan.send(value).is_ok() {
-            chan.recv_semaphore.release(1);
+            chan.release_message();
         }
     }
 }
@@ -855,7 +918,7 @@ impl<T> OwnedPermit<T> {
 
         // See `Permit::send` for why the error is swallowed.
         if chan.send(value).is_ok() {
-            chan.recv_semaphore.release(1);
+            chan.release_message();
         }
 
         Sender {

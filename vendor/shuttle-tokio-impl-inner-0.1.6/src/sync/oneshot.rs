@@ -5,16 +5,32 @@
 use futures::channel::oneshot;
 use shuttle::future;
 use std::future::Future;
-use std::pin::{pin, Pin};
+use std::pin::Pin;
+use std::sync::Arc;
 use std::task::{Context, Poll};
 use tracing::trace;
 
+// lineup: every operation of a oneshot, and the drop of either end, names the oneshot to lineup's
+// partial-order reduction (`futures`' oneshot, which it is built on, is silent under shuttle), and
+// its scheduling points are plain switches instead of yields: a yield clears the reduction's sleep
+// sets and forces the other task to run; a switch is a scheduling point like any other.
+use lineup_signals::footprint::{touching, touching_as, Name, Touch};
+use shuttle_engine::runtime::thread::switch;
+
 /// Sends a value to the associated [`Receiver`].
 #[derive(Debug)]
-pub struct Sender<T>(oneshot::Sender<T>);
+pub struct Sender<T> {
+    // `None` once sent (lineup: the end is dropped inside the operation, which names the oneshot).
+    inner: Option<oneshot::Sender<T>>,
+    name: Arc<Name>,
+}
 
 #[derive(Debug)]
-pub struct Receiver<T>(oneshot::Receiver<T>);
+pub struct Receiver<T> {
+    // `None` once dropped (lineup: see `Sender`).
+    inner: Option<oneshot::Receiver<T>>,
+    name: Arc<Name>,
+}
 
 pub mod error {
     //! Oneshot error types.
@@ -63,29 +79,38 @@ use self::error::{RecvError, TryRecvError};
 /// tasks.
 pub fn channel<T>() -> (Sender<T>, Receiver<T>) {
     let (tx, rx) = oneshot::channel();
-    (Sender(tx), Receiver(rx))
+    let name = Arc::new(Name::created());
+    (
+        Sender {
+            inner: Some(tx),
+            name: name.clone(),
+        },
+        Receiver { inner: Some(rx), name },
+    )
 }
 
 impl<T> Sender<T> {
     /// Attempts to send a value on this channel, returning it back if it could
     /// not be sent.
-    pub fn send(self, t: T) -> Result<(), T> {
-        trace!("Sending message on oneshot {:p}", &self.0);
+    pub fn send(mut self, t: T) -> Result<(), T> {
+        let _touching = touching(&self.name);
+        trace!("Sending message on oneshot {:p}", &self.inner);
         // Scheduling point precedes the visible send operation
-        shuttle::thread::yield_now();
-        self.0.send(t)
+        switch();
+        self.inner.take().expect("a oneshot sends once").send(t)
     }
 
     /// Waits for the associated [`Receiver`] handle to close.
     pub async fn closed(&mut self) {
-        trace!("sender closing oneshot {:p}", &self.0);
-        self.0.cancellation().await;
+        trace!("sender closing oneshot {:p}", &self.inner);
+        std::future::poll_fn(|cx| self.poll_closed(cx)).await;
         shuttle::future::yield_now().await;
     }
 
     /// Returns `true` if the associated [`Receiver`] handle has been dropped.
     pub fn is_closed(&self) -> bool {
-        self.0.is_canceled()
+        let _touching = touching(&self.name);
+        self.inner.as_ref().is_none_or(oneshot::Sender::is_canceled)
     }
 
     /// Checks whether the oneshot channel has been closed, and if not, schedules the
@@ -95,23 +120,44 @@ impl<T> Sender<T> {
     /// Note that on multiple calls to poll, only the `Waker` from the `Context` passed
     /// to the most recent call will be scheduled to receive a wakeup.
     pub fn poll_closed(&mut self, cx: &mut Context<'_>) -> Poll<()> {
-        self.0.poll_canceled(cx)
+        let _touching = touching(&self.name);
+        match self.inner.as_mut() {
+            Some(inner) => inner.poll_canceled(cx),
+            None => Poll::Ready(()),
+        }
+    }
+}
+
+impl<T> Drop for Sender<T> {
+    fn drop(&mut self) {
+        // lineup: the drop of an end that did not send wakes the receiver, which then fails.
+        if let Some(inner) = self.inner.take() {
+            let _touching = touching(&self.name);
+            drop(inner);
+        }
     }
 }
 
 impl<T> Receiver<T> {
     /// Prevents the associated [`Sender`] handle from sending a value.
     pub fn close(&mut self) {
+        let _touching = touching(&self.name);
         // Scheduling point precedes the visible close operation
-        shuttle::thread::yield_now();
-        self.0.close();
+        switch();
+        if let Some(inner) = self.inner.as_mut() {
+            inner.close();
+        }
     }
 
     /// Attempts to receive a value.
     pub fn try_recv(&mut self) -> Result<T, TryRecvError> {
+        let _touching = touching(&self.name);
         // Scheduling point precedes the visible receive operation
-        shuttle::thread::yield_now();
-        match self.0.try_recv() {
+        switch();
+        let Some(inner) = self.inner.as_mut() else {
+            return Err(TryRecvError::Closed);
+        };
+        match inner.try_recv() {
             Ok(Some(v)) => Ok(v),
             Ok(None) => Err(TryRecvError::Empty),
             Err(_) => Err(TryRecvError::Closed),
@@ -127,19 +173,31 @@ impl<T> Receiver<T> {
 impl<T> Drop for Receiver<T> {
     fn drop(&mut self) {
         tracing::trace!("dropping oneshot receiver {:p}", self);
+        // lineup: the drop makes a later send fail, and wakes a sender waiting in `closed`.
+        if let Some(inner) = self.inner.take() {
+            let _touching = touching(&self.name);
+            drop(inner);
+        }
     }
 }
 
 impl<T> Future for Receiver<T> {
     type Output = Result<T, RecvError>;
 
-    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-        let receiver = pin!(&mut self.0);
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let this = self.get_mut();
+        // The receive of the oneshot's one receiver takes the value whenever it runs, or waits until
+        // the send (or the sender's drop) wakes it: it commutes with them.
+        let _touching = touching_as(&this.name, Touch::Consume);
+        let Some(inner) = this.inner.as_mut() else {
+            return Poll::Ready(Err(RecvError(())));
+        };
+        let receiver = Pin::new(inner);
         trace!("polling oneshot receiver {:p}", receiver);
         let poll_result = receiver.poll(cx).map_err(|_| RecvError(()));
         if poll_result.is_ready() {
-            // Force a yield
-            shuttle::thread::yield_now();
+            // Force a scheduling point (lineup: a switch; see the top of the file)
+            switch();
         }
         poll_result
     }
