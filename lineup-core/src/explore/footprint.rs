@@ -506,7 +506,10 @@ impl FootprintLog {
 
 /// Turns the record off (the exploration on this thread ended).
 pub(crate) fn end_exploration() {
-    with(|s| s.on = false);
+    with(|s| {
+        s.on = false;
+        s.futures.exploring = false;
+    });
 }
 
 /// Keeps an access in flight until dropped.

@@ -24,6 +24,11 @@ use crate::explore::footprint::{Access, FootprintLog, Kind, WAKE};
 /// The observed futures' part of the [`FootprintLog`].
 #[derive(Debug)]
 pub(crate) struct FutureSteps {
+    /// An exploration of lineup's runs on this OS thread (with the reduction on or off): its
+    /// observed futures are polled as lineup's executor polls (see [`LineupRecord::poll_pending`]),
+    /// so that the tree of executions, and a replay token, is the same with the reduction and
+    /// without.
+    pub(crate) exploring: bool,
     /// Tasks whose observed waker was cloned outside a named operation in this execution: every
     /// step of theirs is opaque.
     tainted: Vec<usize>,
@@ -38,6 +43,7 @@ pub(crate) struct FutureSteps {
 impl FutureSteps {
     /// Nothing recorded (the thread local's first value).
     pub(crate) const EMPTY: FutureSteps = FutureSteps {
+        exploring: false,
         tainted: Vec::new(),
         step_tainted: false,
         pending: false,
@@ -46,6 +52,7 @@ impl FutureSteps {
 
     /// A new execution.
     pub(crate) fn begin_execution(&mut self) {
+        self.exploring = true;
         self.tainted.clear();
         self.step_tainted = false;
         self.pending = false;
@@ -101,6 +108,11 @@ fn with_on<R>(f: impl FnOnce(&mut FootprintLog) -> Option<R>) -> Option<R> {
     .flatten()
 }
 
+/// Whether an exploration of lineup's runs on this OS thread (see [`FutureSteps::exploring`]).
+fn exploring() -> bool {
+    ExecutionContext::try_with(|cx| cx.footprints_try().is_some_and(|s| s.futures.exploring)).unwrap_or(false)
+}
+
 fn running_index(s: &FootprintLog) -> Option<usize> {
     s.running_task().map(usize::from)
 }
@@ -143,7 +155,10 @@ impl Record for LineupRecord {
     }
 
     fn current_task(&self) -> Option<usize> {
-        with_on(|_| shuttle::current::try_get_current_task().map(usize::from))
+        exploring()
+            .then(shuttle::current::try_get_current_task)
+            .flatten()
+            .map(usize::from)
     }
 
     fn waker_cloned(&self, task: usize) {
@@ -179,14 +194,13 @@ impl Record for LineupRecord {
     }
 
     fn poll_pending(&self, task: usize, woken: bool) {
-        let running = with_on(|s| {
-            if running_index(s) != Some(task) {
-                return None;
+        with_on(|s| {
+            if running_index(s) == Some(task) {
+                s.futures.pending = true;
             }
-            s.futures.pending = true;
             Some(())
         });
-        if running.is_some() && !woken {
+        if !woken && exploring() {
             // The wake that led to this poll (shuttle keeps it until the task next sleeps) is
             // consumed: the task sleeps until it is woken again, as in tokio's executor, instead
             // of being polled once more for nothing (a step of its own, where the other tasks
