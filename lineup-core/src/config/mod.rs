@@ -127,8 +127,10 @@ pub struct Config {
     /// `docs/partial-order-reduction.md`). Steps of `lineup::sync`'s primitives, atomics and
     /// channels and of `lineup::thread::spawn` are seen, and so are those of shuttle's own
     /// primitives used directly (`Mutex`, `Condvar`, `RwLock`, `Barrier`, `Once`, thread spawns;
-    /// its `mpsc` channels and atomics with lineup's shuttle-std, `vendor/README.md`); any other
-    /// scheduling point (a future's poll, shuttle-tokio) is dependent with everything. Every distinct
+    /// its `mpsc` channels and atomics with lineup's shuttle-std, `vendor/README.md`), and, with
+    /// lineup's shuttle-tokio-impl-inner, tokio's `mpsc` and `oneshot` and the polls of the tasks of
+    /// `tokio::spawn` and of asynchronous operations; any other scheduling point (another future's
+    /// poll, tokio's other primitives) is dependent with everything. Every distinct
     /// history found without it is still found, at the same bound, and phase 1 stays exact.
     /// The other strategies ignore it. `LINEUP_REDUCTION` overrides it in
     /// [`LineupTest`](crate::LineupTest)s. Default [`Reduction::Auto`]: on for objects with

@@ -677,29 +677,6 @@ pub(crate) fn announce_spawn() -> InFlight {
     InFlight { task }
 }
 
-/// The names of the gates of the harness's workers (see [`announce_gate`]): `TOKEN` with bit 59,
-/// with the task's index in the low bits.
-const GATE: u64 = TOKEN | 1 << 59;
-
-/// The harness's own scheduling point before an operation of `task` (a phase-1 gate): a
-/// write of the worker's gate, which nothing else touches, in the step that stops there and the
-/// step that resumes there. The harness touches nothing of the object there; the steps on either
-/// side record the operation's return and the next one's call, and the history rule orders them
-/// (docs/partial-order-reduction.md §3.2).
-pub(crate) fn announce_gate(task: TaskId) -> InFlight {
-    let task = with(|s| {
-        if !s.on {
-            return None;
-        }
-        let access = Access {
-            object: GATE | usize::from(task) as u64,
-            kind: Kind::Write,
-        };
-        Some(s.push_in_flight(task, access, true))
-    });
-    InFlight { task }
-}
-
 /// [`announce`] (`acts_before`: [`announce_blocking`]) for `lineup::thread`'s park (of the
 /// current task) and unpark (of `task`): a write of `task`'s park token, named by the task (the
 /// same in every equivalent execution: tasks are named by their spawn order, and spawns depend

@@ -108,10 +108,12 @@ fn unfinished_cause<O: Send + Sync + 'static>(
             "their steps are seen by the partial-order reduction through lineup::sync's primitives and, of \
              shuttle's own used directly (`lineup::shuttle::sync`), through its Mutex, Condvar, RwLock, Barrier, \
              Once and thread spawns, and its mpsc channels and atomics only with lineup's shuttle-std (a \
-             `[patch.crates-io]` line: lineup's vendor/README.md); a step of a join, of a future's poll, of \
-             shuttle-tokio, or of a channel or an atomic without that line depends on every other step, so every \
-             interleaving of the threads around it is a serial execution of its own: build the object on \
-             lineup::sync"
+             `[patch.crates-io]` line: lineup's vendor/README.md), and tokio's mpsc and oneshot and the polls of \
+             tokio::spawn's tasks only with lineup's shuttle-tokio-impl-inner (`shuttle-tokio-impl-inner = { path = \
+             \"<path to lineup>/vendor/shuttle-tokio-impl-inner-0.1.6\" }` in the same section); a step of a join, \
+             of any other future's poll, of tokio's other primitives, or of a channel or an atomic without those \
+             lines depends on every other step, so every interleaving of the threads around it is a serial \
+             execution of its own: build the object on lineup::sync"
         }
     };
     format!(
