@@ -10,7 +10,10 @@
 //! `add(1) | add(2) | get()` from 31,266 serial executions to 15) and keeps every history. The
 //! queue and the stack, on tokio's `Mutex` and `Notify` (not vendored), stay opaque: their
 //! comparisons show the same search both ways. The comparison catches a loss: with the calls and
-//! returns taken to commute (`ReductionFault::HistoryIndependent`), the actor loses histories.
+//! returns taken to commute (`ReductionFault::HistoryIndependent`), the actor loses histories; and
+//! a task that waits on a future lineup does not see (a silent flag, as a `CancellationToken`)
+//! keeps every history only because the clone of its waker taints it: with the clones ignored
+//! (`ReductionFault::ObservedClonesIgnored`), phase 1 loses a serial history.
 
 use lineup::{invocations, ReductionFault, Subject};
 use lineup_zoo::native;
@@ -117,4 +120,129 @@ fn a_broken_reduction_loses_a_history_of_the_tokio_actor() {
         2,
         Some(ReductionFault::HistoryIndependent),
     )]);
+}
+
+/// A flag raised without a channel: `std` state and a stored waker, as tokio-util's
+/// `CancellationToken` keeps them (silent under shuttle: no scheduling point, nothing named).
+#[derive(Default)]
+struct SilentFlag(std::sync::Mutex<(bool, Option<std::task::Waker>)>);
+
+impl SilentFlag {
+    fn raise(&self) {
+        let waker = {
+            let mut state = self.0.lock().unwrap();
+            state.0 = true;
+            state.1.take()
+        };
+        if let Some(waker) = waker {
+            waker.wake();
+        }
+    }
+    fn poll_raised(&self, cx: &mut std::task::Context<'_>) -> std::task::Poll<()> {
+        let mut state = self.0.lock().unwrap();
+        if state.0 {
+            std::task::Poll::Ready(())
+        } else {
+            state.1 = Some(cx.waker().clone());
+            std::task::Poll::Pending
+        }
+    }
+}
+
+/// A task that takes requests until the silent flag is raised (looked at first in each poll):
+/// `put()` is `true` if the task took the request before it stopped, `false` if not; `raise()`
+/// raises the flag. The task looks at the flag and then at its mailbox, with the receive's
+/// scheduling point between them, so even a `put()` called after `raise()` returned may be taken:
+/// the object is not deterministic (phase 1 finds it), which is what the comparisons below need
+/// phase 1 to see.
+struct Stoppable {
+    requests: UnboundedSender<oneshot::Sender<bool>>,
+    flag: std::sync::Arc<SilentFlag>,
+}
+
+impl Stoppable {
+    fn new() -> Self {
+        let (requests, mut rx) = unbounded_channel::<oneshot::Sender<bool>>();
+        let flag = std::sync::Arc::new(SilentFlag::default());
+        let seen = flag.clone();
+        tokio::spawn(async move {
+            loop {
+                let next = std::future::poll_fn(|cx| {
+                    if seen.poll_raised(cx).is_ready() {
+                        return std::task::Poll::Ready(None);
+                    }
+                    rx.poll_recv(cx)
+                })
+                .await;
+                match next {
+                    Some(reply) => {
+                        let _ = reply.send(true);
+                    }
+                    None => break,
+                }
+            }
+            rx.close();
+            while let Ok(reply) = rx.try_recv() {
+                let _ = reply.send(false);
+            }
+        });
+        Self { requests, flag }
+    }
+}
+
+#[invocations]
+impl Stoppable {
+    /// Whether the task took the request.
+    #[invoke]
+    async fn put(&self) -> bool {
+        let (reply, answer) = oneshot::channel();
+        if self.requests.send(reply).is_err() {
+            return false;
+        }
+        answer.await.unwrap_or(false)
+    }
+    /// Raises the flag.
+    #[invoke]
+    fn raise(&self) {
+        self.flag.raise();
+    }
+}
+
+fn stoppable() -> Subject<Stoppable> {
+    Subject::of("Stoppable(tokio)", Stoppable::new)
+}
+
+/// A task that registers its waker with a future lineup does not see is tainted: its steps depend
+/// on every step, and both phases keep every history (here the same search both ways).
+#[test]
+fn a_task_waiting_on_an_unseen_future_keeps_every_history() {
+    let stoppable = stoppable();
+    assert_sound(&[
+        compare(&stoppable, &m(&[&[0], &[1]]), 2, None),
+        compare(&stoppable, &m(&[&[1], &[0]]), 2, None),
+        compare(&stoppable, &m(&[&[0], &[1], &[0]]), 1, None),
+    ]);
+}
+
+/// Without the taint (`ReductionFault::ObservedClonesIgnored`), the step that resumes the task
+/// counts only its mailbox, and commutes with `raise()`'s silent write: phase 1 loses the serial
+/// history in which a `put()` after `raise()` is still taken (55 serial executions without the
+/// reduction find it, 45 with the fault do not), and the verdict changes.
+#[test]
+fn ignoring_the_waker_clones_of_unseen_futures_loses_a_serial_history() {
+    let stoppable = stoppable();
+    assert_some_lost(&[
+        compare(
+            &stoppable,
+            &m(&[&[0], &[1]]),
+            2,
+            Some(ReductionFault::ObservedClonesIgnored),
+        ),
+        compare(
+            &stoppable,
+            &m(&[&[1], &[0]]),
+            2,
+            Some(ReductionFault::ObservedClonesIgnored),
+        ),
+    ]);
 }

@@ -361,6 +361,10 @@ pub enum ReductionFault {
     /// later siblings, which other workers explore (see `docs/partial-order-reduction.md`
     /// section 3.13), so that their subtrees are left unexplored.
     SplitCompletionsCover,
+    /// A clone of an observed future's waker outside an operation that names its object (the
+    /// registration of a future lineup does not see: `lineup_signals::footprint`) taints nothing,
+    /// so the task's later steps count only what its named operations touch.
+    ObservedClonesIgnored,
 }
 
 impl Default for Config {

@@ -14,9 +14,11 @@
 //! * A clone of an observed waker outside an operation in flight is the registration of a future
 //!   lineup does not see (or of a waker of another future's own that hides such futures): the
 //!   step that clones is opaque, and so is every later step of the waker's task in the execution
-//!   (the task is *tainted*).
+//!   (the task is *tainted*), unless [`ReductionFault::ObservedClonesIgnored`].
 
 use lineup_signals::footprint::{Name, Record, Touch};
+
+use crate::config::ReductionFault;
 
 use crate::explore::context::ExecutionContext;
 use crate::explore::footprint::{Access, FootprintLog, Kind, WAKE};
@@ -164,7 +166,7 @@ impl Record for LineupRecord {
     fn waker_cloned(&self, task: usize) {
         with_on(|s| {
             let running = running_index(s)?;
-            if !s.in_flight_of(running).is_empty() {
+            if !s.in_flight_of(running).is_empty() || s.fault == Some(ReductionFault::ObservedClonesIgnored) {
                 return None;
             }
             let f = &mut s.futures;
