@@ -437,7 +437,7 @@ impl FootprintLog {
 
     /// The accesses in flight for `task` now: the primitive it stopped in, if lineup sees it.
     pub(crate) fn in_flight(&self, task: TaskId) -> &[Access] {
-        self.in_flight.get(usize::from(task)).map_or(&[], Vec::as_slice)
+        self.in_flight_of(usize::from(task))
     }
 
     /// Where the step closed last resumed into a load, if it did: its call site.
@@ -522,11 +522,7 @@ impl Drop for InFlight {
     fn drop(&mut self) {
         if let Some(task) = self.task {
             // `try_with`: the guard may drop while the thread local is torn down.
-            let _ = ExecutionContext::try_with(|cx| {
-                if let Some(f) = cx.footprints().in_flight.get_mut(task) {
-                    f.pop();
-                }
-            });
+            let _ = ExecutionContext::try_with(|cx| cx.footprints().pop_in_flight(task));
         }
     }
 }
@@ -603,11 +599,7 @@ fn announce_access(object: &ObjectIdentity, kind: Kind, acts_before: bool) -> In
             kind,
         };
         // A load sets its site after this; anything else in flight has none.
-        let i = s.push_in_flight(me, access, acts_before);
-        if kind == Kind::Consume {
-            s.note_receive(access.object, i);
-        }
-        Some(i)
+        Some(s.push_in_flight(me, access, acts_before))
     });
     InFlight { task }
 }
@@ -697,8 +689,8 @@ pub(crate) fn announce_token(task: TaskId, acts_before: bool) -> InFlight {
 }
 
 impl FootprintLog {
-    /// Puts `access` in flight for `me` (and in the step running now if `acts_before`): its task
-    /// index (as [`announce_access`] does).
+    /// Puts `access` in flight for `me` (and in the step running now if `acts_before`), noting a
+    /// receive ([`Kind::Consume`]) with [`note_receive`](Self::note_receive): its task index.
     pub(crate) fn push_in_flight(&mut self, me: TaskId, access: Access, acts_before: bool) -> usize {
         if acts_before {
             self.step.push(access);
@@ -712,6 +704,9 @@ impl FootprintLog {
         }
         self.in_flight[i].push(access);
         self.sites.in_flight[i] = None;
+        if access.kind == Kind::Consume {
+            self.note_receive(access.object, i);
+        }
         i
     }
 }

@@ -140,10 +140,7 @@ impl Record for LineupRecord {
             }
             let kind = match how {
                 Touch::Write => Kind::Write,
-                Touch::Consume => {
-                    s.note_receive(object, i);
-                    Kind::Consume
-                }
+                Touch::Consume => Kind::Consume,
             };
             Some(s.push_in_flight(me, Access { object, kind }, true))
         })

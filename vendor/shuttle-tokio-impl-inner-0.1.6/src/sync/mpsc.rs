@@ -377,12 +377,12 @@ impl<T> ReceiverInternal<T> {
     ///  * `Poll::Ready(None)` if the channel has been closed and all messages
     ///    sent before it was closed have been received.
     pub fn poll_recv(&mut self, cx: &mut Context<'_>) -> Poll<Option<T>> {
-        let chan = Arc::clone(&self.chan);
         // The receive of an unbounded channel, whose one receiver this is, takes the oldest message
         // or waits for one (or for the last sender's drop): it commutes with sends. A `try_recv`
         // (which reports the channel empty) touches it as a write around this.
-        let how = if chan.is_bounded() { Touch::Write } else { Touch::Consume };
-        let _touching = touching_as(&chan.name, how);
+        let how = if self.chan.is_bounded() { Touch::Write } else { Touch::Consume };
+        // The guard borrows nothing: `self` stays free for the receive.
+        let _touching = touching_as(&self.chan.name, how);
         if self.is_closed() && self.is_empty() {
             self.pending_acquire = None;
             return Poll::Ready(None);
@@ -431,8 +431,7 @@ impl<T> ReceiverInternal<T> {
 
 impl<T> Drop for ReceiverInternal<T> {
     fn drop(&mut self) {
-        let chan = Arc::clone(&self.chan);
-        let _touching = touching(&chan.name);
+        let _touching = touching(&self.chan.name);
         // Clear pending_acquire before dropping chan so the Acquire's
         // borrow of recv_semaphore is released first.
         self.pending_acquire = None;
