@@ -121,6 +121,7 @@ pub use report::interleaving::RenderedInterleaving;
 pub use runner::deepening::{DeepeningStage, Stage};
 pub use runner::lineup_test::{
     LineupTest, MatrixOrigin, Phase2Coverage, TestFailure, TestSummary, DEFAULT_TIME_BUDGET,
+    SHRINK_BUDGET_WITHOUT_TIME_BUDGET,
 };
 pub use runner::parallel::{
     check_matrices, BatchFailure, BatchOutcome, DeepenedMatrix, Inconclusiveness, SmallMatrixDeepening,

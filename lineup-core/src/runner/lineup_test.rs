@@ -276,7 +276,12 @@ pub enum TestFailure {
         /// Where the original came from.
         origin: MatrixOrigin,
         /// Removals that shrinking made.
-        shrink_steps: usize,
+        shrink_steps: u32,
+        /// Whether shrinking tried every smaller matrix to a verdict ([`Shrunk::complete`](crate::Shrunk::complete)):
+        /// `false` when its time ran out first (it gets the run's time budget again,
+        /// [`SHRINK_BUDGET_WITHOUT_TIME_BUDGET`] when the run has none), so that a smaller failing
+        /// matrix may exist.
+        shrink_complete: bool,
         /// Milliseconds shrinking took (the run found the failure that much earlier than it
         /// returned).
         shrink_ms: u64,
@@ -324,6 +329,8 @@ impl fmt::Display for TestFailure {
                 original,
                 origin,
                 shrink_steps,
+                shrink_complete,
+                shrink_ms,
                 saved_in,
                 ..
             } => {
@@ -337,6 +344,14 @@ impl fmt::Display for TestFailure {
                          failing matrix first:",
                         original.matrix.op_count(),
                         smallest.matrix.op_count()
+                    )?;
+                }
+                if !shrink_complete {
+                    writeln!(
+                        f,
+                        "Shrinking stopped after {:.1} s, its time: a smaller failing matrix may exist (a longer time \
+                         budget, LINEUP_TIME_BUDGET, gives it more).",
+                        *shrink_ms as f64 / 1e3
                     )?;
                 }
                 writeln!(f)?;
@@ -437,6 +452,12 @@ pub struct LineupTest {
 /// the PASS line says what it did not cover). Measured so that the default check of a passing
 /// object stays within about 10 to 20 s on two cores (docs/strategies.md).
 pub const DEFAULT_TIME_BUDGET: Duration = Duration::from_secs(15);
+
+/// The time shrinking a failure may take in a run without a time budget. With one, shrinking
+/// gets the run's budget again: a smaller matrix that passes is explored to its end, which can take
+/// far longer than the failing check, and shrinking stops rather than run on in silence
+/// ([`TestFailure::Violation`]'s `shrink_complete` says so).
+pub const SHRINK_BUDGET_WITHOUT_TIME_BUDGET: Duration = Duration::from_secs(60);
 
 impl LineupTest {
     /// A run named `name` (the test's path) with the paper's defaults: 100 samples of 3x3.
@@ -782,11 +803,16 @@ impl LineupTest {
             config,
             samples,
             seed,
-            time_budget: env.time_budget.unwrap_or(self.time_budget),
+            time_budget: self.time_budget_in(&environment),
             workers,
             shard: env.shard,
             environment,
         })
+    }
+
+    /// The run's time budget: `LINEUP_TIME_BUDGET`'s, else the test's.
+    fn time_budget_in(&self, environment: &Environment) -> Option<Duration> {
+        environment.sweep.time_budget.unwrap_or(self.time_budget)
     }
 
     /// A [`TestFailure::Setup`] of this test.
@@ -879,7 +905,14 @@ impl LineupTest {
             }
         };
         let shrinking = Instant::now();
-        let shrunk = match shrink(subject, matrix, original.clone(), config) {
+        let shrink_config = Config {
+            max_duration: Some(
+                self.time_budget_in(environment)
+                    .unwrap_or(SHRINK_BUDGET_WITHOUT_TIME_BUDGET),
+            ),
+            ..config.clone()
+        };
+        let shrunk = match shrink(subject, matrix, original.clone(), &shrink_config) {
             Ok(shrunk) => shrunk,
             Err(error) => {
                 return TestFailure::Check {
@@ -928,7 +961,8 @@ impl LineupTest {
             smallest,
             original,
             origin,
-            shrink_steps: shrunk.steps,
+            shrink_steps: u32::try_from(shrunk.steps).unwrap_or(u32::MAX),
+            shrink_complete: shrunk.complete,
             shrink_ms: u64::try_from(shrinking.elapsed().as_millis()).unwrap_or(u64::MAX),
             saved_in,
         }

@@ -4,6 +4,13 @@
 //! A smaller matrix that fails with another kind of violation is still a smaller failing test
 //! (as proptest and Lincheck treat it); among matrices of the same size, one that fails with the
 //! original kind is preferred. Line-Up did this by hand (paper §5.1); lineup does it for you.
+//!
+//! A smaller matrix that passes is explored to the end, which can take far longer than the
+//! failing check did (it stopped at its first violation). With
+//! [`Config::max_duration`](crate::Config::max_duration) set, the whole shrinking stops within it:
+//! each smaller matrix's check gets a quarter of the time left (at least a sixteenth of the whole
+//! while that much is left), a check cut short without a violation counts as no failure, and
+//! [`Shrunk::complete`] says that a smaller failing matrix may have been missed.
 
 use crate::check::check_without_report as check;
 use crate::config::Config;
@@ -25,6 +32,54 @@ pub struct Shrunk {
     pub steps: usize,
     /// How many smaller matrices were checked.
     pub attempts: usize,
+    /// Whether every smaller matrix tried was checked to a verdict. `false` when the time given
+    /// ([`Config::max_duration`](crate::Config::max_duration)) ran out, or a smaller matrix's
+    /// check was cut short by it or by the memory limit: `matrix` still fails, but a smaller
+    /// failing matrix may exist.
+    pub complete: bool,
+}
+
+/// The time shrinking may take, and how much of it one smaller matrix's check gets.
+#[derive(Clone, Copy, Debug)]
+struct ShrinkBudget {
+    /// When shrinking stops; `None`: it runs until every smaller matrix is checked.
+    deadline: Option<std::time::Instant>,
+    /// The least one check gets while that much is left: a slice too thin to end a check is
+    /// wasted on every candidate after a slow one.
+    least: std::time::Duration,
+}
+
+/// The share of the time left that one smaller matrix's check gets.
+const SHARE_OF_WHAT_IS_LEFT: u32 = 4;
+
+/// The share of the whole time that one check gets at least.
+const LEAST_SHARE_OF_THE_WHOLE: u32 = 16;
+
+impl ShrinkBudget {
+    /// From `config.max_duration`, counted from now.
+    fn of(config: &Config) -> Self {
+        Self {
+            deadline: config.max_duration.map(|limit| std::time::Instant::now() + limit),
+            least: config.max_duration.unwrap_or_default() / LEAST_SHARE_OF_THE_WHOLE,
+        }
+    }
+
+    /// `config` for the check of one smaller matrix: a quarter of the time left, at least a
+    /// sixteenth of the whole while that much is left; `None` once the time is spent.
+    fn candidate_config(&self, config: &Config) -> Option<Config> {
+        let Some(deadline) = self.deadline else {
+            return Some(config.clone());
+        };
+        let left = deadline.saturating_duration_since(std::time::Instant::now());
+        if left.is_zero() {
+            return None;
+        }
+        let slice = (left / SHARE_OF_WHAT_IS_LEFT).max(self.least).min(left);
+        Some(Config {
+            max_duration: Some(slice),
+            ..config.clone()
+        })
+    }
 }
 
 /// Whether two violations are of the same kind (nondeterminism, full history, stuck history).
@@ -77,6 +132,9 @@ fn without_one_thread(m: &TestMatrix) -> Vec<TestMatrix> {
 /// whose check reaches no verdict (a [`CheckError`], such as a vacuous check) is skipped. Every
 /// smaller matrix keeps the subject's [operation groups](crate::Invocation::group) (a removal
 /// cannot put a group on a second thread); one that did not would be skipped unchecked.
+///
+/// With [`Config::max_duration`](crate::Config::max_duration), the whole shrinking stops within
+/// it (see the module's docs) and [`Shrunk::complete`] says whether it was cut short.
 pub fn shrink<O: Send + Sync + 'static>(
     subject: &Subject<O>,
     matrix: &TestMatrix,
@@ -85,26 +143,41 @@ pub fn shrink<O: Send + Sync + 'static>(
 ) -> Result<Shrunk, CheckError> {
     let original = violation.kind.clone();
     let groups = subject.groups();
+    let budget = ShrinkBudget::of(config);
+    let mut complete = true;
     let (matrix, mut violation, steps, mut attempts) = smallest(matrix.clone(), violation, |candidate| {
         if !groups.respects(candidate) {
             return None;
         }
-        match check(subject, candidate, config) {
+        let Some(config) = budget.candidate_config(config) else {
+            complete = false;
+            return None;
+        };
+        match check(subject, candidate, &config) {
             Ok(Verdict::Fail(v)) => {
                 let preferred = same_kind(&v.kind, &original);
                 Some((v, preferred))
             }
-            Ok(Verdict::Pass(_)) | Err(_) => None,
+            Ok(Verdict::Pass(stats)) => {
+                complete &= !stats.unfinished;
+                None
+            }
+            Err(CheckError::Unfinished { .. } | CheckError::MemoryLimit { .. }) => {
+                complete = false;
+                None
+            }
+            Err(_) => None,
         }
     });
     // A cancellation is kept only where it is needed: the smallest matrix is checked once more
     // without cancellation points, and a violation found there replaces the one with a
     // cancellation (the same kind preferred, as above).
-    if config.max_cancellations > 0 && violation.kind.history().has_cancelled() {
+    let recheck = config.max_cancellations > 0 && violation.kind.history().has_cancelled();
+    if let Some(base) = budget.candidate_config(config).filter(|_| recheck) {
         attempts += 1;
         let without = Config {
             max_cancellations: 0,
-            ..config.clone()
+            ..base
         };
         if let Ok(Verdict::Fail(v)) = check(subject, &matrix, &without) {
             if same_kind(&v.kind, &violation.kind) || !same_kind(&violation.kind, &original) {
@@ -117,6 +190,7 @@ pub fn shrink<O: Send + Sync + 'static>(
         violation,
         steps,
         attempts,
+        complete,
     })
 }
 
