@@ -8,7 +8,7 @@
 mod objects;
 
 use lineup::{sample_matrices, ReductionFault, Subject, TestMatrix};
-use lineup_zoo::reduction::{compare, ReductionRow};
+use lineup_zoo::reduction::{assert_sound, compare, ReductionRow};
 use lineup_zoo::{compare_reduction, entries};
 
 const SEED: u64 = 20261124;
@@ -287,5 +287,42 @@ fn completions_taken_to_cover_lose_a_history_on_two_workers() {
     assert!(
         broken.iter().any(|b| *b != one),
         "the broken reduction lost nothing: {one}, then {broken:?}"
+    );
+}
+
+/// Phase 1's gates (the harness's scheduling point before a worker's next operation) are a write
+/// of the worker's own gate, not an opaque step, so the steps of actors still at work after an
+/// operation returned no longer branch at each gate. Every serial history is kept: the relay queue
+/// that acknowledges an `add` before its second actor has it (its actors' steps run on across
+/// the gates; phase 1 proves it nondeterministic), the correct relay and the actor queue. With the
+/// steps that record calls and returns taken to commute (`ReductionFault::HistoryIndependent`:
+/// the history rule is what orders the operation a gate lets run with the other workers'
+/// operations), phase 1 loses serial histories.
+#[test]
+fn phase_1_gates_keep_every_serial_history() {
+    use objects::actors::{actor_queue, early_ack_relay_queue, relay_queue};
+    let m = |columns: &[&[usize]]| TestMatrix::new(columns.iter().map(|c| c.to_vec()).collect());
+    let rows = [
+        compare(&early_ack_relay_queue(), &m(&[&[0, 1], &[2]]), 0, None),
+        compare(&early_ack_relay_queue(), &m(&[&[0, 2], &[1]]), 0, None),
+        compare(&relay_queue(), &m(&[&[0, 1], &[2]]), 0, None),
+        compare(&actor_queue(), &m(&[&[0, 2], &[1, 2]]), 0, None),
+    ];
+    assert_sound(&rows);
+    let fault = Some(ReductionFault::HistoryIndependent);
+    let broken = [
+        compare(&early_ack_relay_queue(), &m(&[&[0, 1], &[2]]), 0, fault),
+        compare(&early_ack_relay_queue(), &m(&[&[0, 2], &[1]]), 0, fault),
+        compare(&actor_queue(), &m(&[&[0, 2], &[1, 2]]), 0, fault),
+    ];
+    for row in &broken {
+        eprintln!(
+            "broken {}: serial {} -> {}, same spec {}",
+            row.notation, row.serial_plain, row.serial_reduced, row.same_spec
+        );
+    }
+    assert!(
+        broken.iter().any(|r| !r.same_spec),
+        "the broken reduction lost no serial history: {broken:?}"
     );
 }

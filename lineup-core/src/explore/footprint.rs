@@ -342,10 +342,15 @@ impl FootprintLog {
         std::mem::take(&mut self.receivers.second) && self.fault != Some(ReductionFault::SharedReceiversUnseen)
     }
 
-    /// Whether `task` stopped at the switch of a receive of shuttle's `mpsc` before its look (see
-    /// [`ShuttleSteps::stopped_before_look`]).
+    /// Whether `task` stopped at the switch of a receive before its look: of shuttle's `mpsc` (see
+    /// [`ShuttleSteps::stopped_before_look`]), or inside a receive that takes the oldest message
+    /// ([`Kind::Consume`] in flight: tokio's unbounded `mpsc` and `oneshot`, whose receive stops at
+    /// the batch semaphore's first-poll switch, `batch_semaphore.rs:1302`, before it looks). The
+    /// scheduler joins the step after to it only where that step commutes with every step and
+    /// leaves the task unable to go on (docs/partial-order-reduction.md §3.12).
     pub(crate) fn stopped_before_look(&self, task: TaskId) -> bool {
-        self.shuttle.stopped_before_look(usize::from(task))
+        let i = usize::from(task);
+        self.shuttle.stopped_before_look(i) || self.in_flight_of(i).iter().any(|a| a.kind == Kind::Consume)
     }
 
     /// Whether footprints are recorded now.
@@ -665,6 +670,29 @@ pub(crate) fn announce_spawn() -> InFlight {
             kind: Kind::Write,
         };
         Some(s.push_in_flight(me, access, true))
+    });
+    InFlight { task }
+}
+
+/// The names of the gates of the harness's workers (see [`announce_gate`]): `TOKEN` with bit 59,
+/// with the task's index in the low bits.
+const GATE: u64 = TOKEN | 1 << 59;
+
+/// The harness's own scheduling point before an operation of `task` (a phase-1 gate): a
+/// write of the worker's gate, which nothing else touches, in the step that stops there and the
+/// step that resumes there. The harness touches nothing of the object there; the steps on either
+/// side record the operation's return and the next one's call, and the history rule orders them
+/// (docs/partial-order-reduction.md §3.2).
+pub(crate) fn announce_gate(task: TaskId) -> InFlight {
+    let task = with(|s| {
+        if !s.on {
+            return None;
+        }
+        let access = Access {
+            object: GATE | usize::from(task) as u64,
+            kind: Kind::Write,
+        };
+        Some(s.push_in_flight(task, access, true))
     });
     InFlight { task }
 }

@@ -236,7 +236,9 @@ fn run_column<O>(subject: &Subject<O>, object: &O, columns: &Columns, t: usize, 
                 // The harness's own scheduling point, no step of the object's: for the record of
                 // steps, a point inside a primitive that records nothing.
                 let gate = trace::begin(None, None);
+                let seen = crate::explore::footprint::announce_gate(worker);
                 shuttle_engine::runtime::thread::switch();
+                drop(seen);
                 drop(gate);
             }
         }
