@@ -7,9 +7,8 @@
 //! With lineup's `vendor/shuttle-tokio-impl-inner`, the steps of tokio's `mpsc` and `oneshot` name
 //! their channel, and a task's step between polls is seen when its future registered its waker
 //! only with them (`docs/partial-order-reduction.md` §2.7): the actor's search shrinks (phase 1 of
-//! `add(1) | add(2) | get()` from 31,266 serial executions to 15) and keeps every history. The
-//! queue and the stack, on tokio's `Mutex` and `Notify` (not vendored), stay opaque: their
-//! comparisons show the same search both ways. The comparison catches a loss: with the calls and
+//! `add(1) | add(2) | get()` from 31,266 serial executions to 15) and keeps every history. tokio's
+//! `Mutex`, `Semaphore` and `Notify` are named too (the objects at the end of the file). The comparison catches a loss: with the calls and
 //! returns taken to commute (`ReductionFault::HistoryIndependent`), the actor loses histories; and
 //! a task that waits on a future lineup does not see (a silent flag, as a `CancellationToken`)
 //! keeps every history only because the clone of its waker taints it: with the clones ignored
@@ -243,6 +242,198 @@ fn ignoring_the_waker_clones_of_unseen_futures_loses_a_serial_history() {
             &m(&[&[1], &[0]]),
             2,
             Some(ReductionFault::ObservedClonesIgnored),
+        ),
+    ]);
+}
+
+/// Two counters, each behind a `tokio::sync::Mutex` of its own: `bump_a()`, `bump_b()` (the new
+/// count, read and written under the lock across a yield, so that the lock is held over a
+/// scheduling point) and `total()` (both locks, one after the other).
+#[derive(Default)]
+struct TwoLocks {
+    a: tokio::sync::Mutex<u32>,
+    b: tokio::sync::Mutex<u32>,
+}
+
+async fn bump(lock: &tokio::sync::Mutex<u32>) -> u32 {
+    let mut count = lock.lock().await;
+    let seen = *count;
+    tokio::task::yield_now().await;
+    *count = seen + 1;
+    *count
+}
+
+#[invocations]
+impl TwoLocks {
+    /// Adds one to the first count: the new count.
+    #[invoke]
+    async fn bump_a(&self) -> u32 {
+        bump(&self.a).await
+    }
+
+    /// Adds one to the second count: the new count.
+    #[invoke]
+    async fn bump_b(&self) -> u32 {
+        bump(&self.b).await
+    }
+
+    /// Both counts.
+    #[invoke]
+    async fn total(&self) -> u32 {
+        let a = *self.a.lock().await;
+        let b = *self.b.lock().await;
+        a + b
+    }
+}
+
+fn two_locks() -> Subject<TwoLocks> {
+    Subject::of("TwoLocks(tokio)", TwoLocks::default)
+}
+
+/// tokio's `Mutex` is named by lineup's shuttle-tokio-impl-inner: steps under two different
+/// locks commute, and the reduction explores fewer executions with every history kept; with the
+/// lock operations taken to commute (`ReductionFault::TokioLocksCommute`), histories are lost.
+#[test]
+fn tokio_s_mutex_is_seen_and_keeps_every_history() {
+    let locks = two_locks();
+    let rows = [
+        compare(&locks, &m(&[&[0], &[1]]), 2, None),
+        compare(&locks, &m(&[&[0], &[0]]), 2, None),
+        compare(&locks, &m(&[&[0, 2], &[1]]), 2, None),
+        compare(&locks, &m(&[&[0], &[1], &[2]]), 1, None),
+    ];
+    assert_sound(&rows);
+    assert!(
+        rows.iter().any(|r| r.executions_reduced < r.executions_plain),
+        "the reduction changed nothing: {rows:?}"
+    );
+    assert_some_lost(&[
+        compare(&locks, &m(&[&[0], &[0]]), 2, Some(ReductionFault::TokioLocksCommute)),
+        compare(&locks, &m(&[&[0, 2], &[0]]), 2, Some(ReductionFault::TokioLocksCommute)),
+    ]);
+}
+
+/// Two events, each a `tokio::sync::Notify` with a count beside it behind a `tokio::sync::Mutex`:
+/// `raise_a()` and `raise_b()` count and notify one waiter (or leave the permit), `await_a()`
+/// waits for a notification of the first and answers its count.
+#[derive(Default)]
+struct TwoEvents {
+    a: tokio::sync::Notify,
+    b: tokio::sync::Notify,
+    raised_a: tokio::sync::Mutex<u32>,
+    raised_b: tokio::sync::Mutex<u32>,
+}
+
+#[invocations]
+impl TwoEvents {
+    /// Raises the first event: how many times it was raised.
+    #[invoke]
+    async fn raise_a(&self) -> u32 {
+        let mut raised = self.raised_a.lock().await;
+        *raised += 1;
+        self.a.notify_one();
+        *raised
+    }
+
+    /// Raises the second event: how many times it was raised.
+    #[invoke]
+    async fn raise_b(&self) -> u32 {
+        let mut raised = self.raised_b.lock().await;
+        *raised += 1;
+        self.b.notify_one();
+        *raised
+    }
+
+    /// Waits for the first event: how many times it was raised then.
+    #[invoke]
+    async fn await_a(&self) -> u32 {
+        self.a.notified().await;
+        *self.raised_a.lock().await
+    }
+}
+
+/// tokio's `Notify` and `Semaphore` are named by lineup's shuttle-tokio-impl-inner: the steps of
+/// two events commute, with every history kept, and a waiter's registration inside `notified()`
+/// does not taint its task.
+#[test]
+fn tokio_s_notify_is_seen_and_keeps_every_history() {
+    let events = Subject::of("TwoEvents(tokio)", TwoEvents::default);
+    let rows = [
+        compare(&events, &m(&[&[0], &[1]]), 2, None),
+        compare(&events, &m(&[&[0, 1], &[2]]), 2, None),
+        compare(&events, &m(&[&[2], &[0], &[1]]), 1, None),
+        compare(&events, &m(&[&[2], &[0, 0]]), 2, None),
+    ];
+    assert_sound(&rows);
+    assert!(
+        rows.iter().any(|r| r.executions_reduced < r.executions_plain),
+        "the reduction changed nothing: {rows:?}"
+    );
+}
+
+/// Two `tokio::sync::Semaphore`s of one permit each: `hold_a()` and `hold_b()` take the permit,
+/// yield holding it, and give it back; `try_a()` says whether the first permit was free.
+struct TwoPermits {
+    a: tokio::sync::Semaphore,
+    b: tokio::sync::Semaphore,
+}
+
+impl Default for TwoPermits {
+    fn default() -> Self {
+        Self {
+            a: tokio::sync::Semaphore::new(1),
+            b: tokio::sync::Semaphore::new(1),
+        }
+    }
+}
+
+#[invocations]
+impl TwoPermits {
+    /// Holds the first permit across a yield.
+    #[invoke]
+    async fn hold_a(&self) {
+        let _permit = self.a.acquire().await.expect("never closed");
+        tokio::task::yield_now().await;
+    }
+
+    /// Holds the second permit across a yield.
+    #[invoke]
+    async fn hold_b(&self) {
+        let _permit = self.b.acquire().await.expect("never closed");
+        tokio::task::yield_now().await;
+    }
+
+    /// Whether the first permit was free.
+    #[invoke]
+    async fn try_a(&self) -> bool {
+        self.a.try_acquire().is_ok()
+    }
+}
+
+/// tokio's `Semaphore` is named by lineup's shuttle-tokio-impl-inner: the steps on two
+/// semaphores commute, with every history kept; with acquires and releases taken to commute
+/// (`ReductionFault::TokioLocksCommute`), histories are lost.
+#[test]
+fn tokio_s_semaphore_is_seen_and_keeps_every_history() {
+    let permits = Subject::of("TwoPermits(tokio)", TwoPermits::default);
+    let rows = [
+        compare(&permits, &m(&[&[0], &[1]]), 2, None),
+        compare(&permits, &m(&[&[0], &[2]]), 2, None),
+        compare(&permits, &m(&[&[0, 2], &[1]]), 2, None),
+        compare(&permits, &m(&[&[0], &[1], &[2]]), 1, None),
+    ];
+    assert_sound(&rows);
+    assert!(
+        rows.iter().any(|r| r.executions_reduced < r.executions_plain),
+        "the reduction changed nothing: {rows:?}"
+    );
+    assert_some_lost(&[
+        compare(&permits, &m(&[&[0], &[2]]), 2, Some(ReductionFault::TokioLocksCommute)),
+        compare(
+            &permits,
+            &m(&[&[0, 2], &[2]]),
+            2,
+            Some(ReductionFault::TokioLocksCommute),
         ),
     ]);
 }

@@ -128,7 +128,7 @@ pub struct Config {
     /// channels and of `lineup::thread::spawn` are seen, and so are those of shuttle's own
     /// primitives used directly (`Mutex`, `Condvar`, `RwLock`, `Barrier`, `Once`, thread spawns;
     /// its `mpsc` channels and atomics with lineup's shuttle-std, `vendor/README.md`), and, with
-    /// lineup's shuttle-tokio-impl-inner, tokio's `mpsc` and `oneshot` and the polls of the tasks of
+    /// lineup's shuttle-tokio-impl-inner, tokio's `mpsc`, `oneshot`, `Mutex`, `Notify` and `Semaphore` and the polls of the tasks of
     /// `tokio::spawn` and of asynchronous operations; any other scheduling point (another future's
     /// poll, tokio's other primitives) is dependent with everything. Every distinct
     /// history found without it is still found, at the same bound, and phase 1 stays exact.
@@ -361,6 +361,10 @@ pub enum ReductionFault {
     /// later siblings, which other workers explore (see `docs/partial-order-reduction.md`
     /// section 3.13), so that their subtrees are left unexplored.
     SplitCompletionsCover,
+    /// The lock and release of tokio's `Mutex` and the acquires and releases of its `Semaphore`
+    /// (with lineup's shuttle-tokio-impl-inner) are taken to be reads, as if two lock operations
+    /// of one mutex commuted.
+    TokioLocksCommute,
     /// A clone of an observed future's waker outside an operation that names its object (the
     /// registration of a future lineup does not see: `lineup_signals::footprint`) taints nothing,
     /// so the task's later steps count only what its named operations touch.

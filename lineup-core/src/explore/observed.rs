@@ -139,7 +139,8 @@ impl Record for LineupRecord {
                 return None;
             }
             let kind = match how {
-                Touch::Write => Kind::Write,
+                Touch::Lock if s.fault == Some(ReductionFault::TokioLocksCommute) => Kind::Read,
+                Touch::Write | Touch::Lock => Kind::Write,
                 Touch::Consume => Kind::Consume,
             };
             Some(s.push_in_flight(me, Access { object, kind }, true))

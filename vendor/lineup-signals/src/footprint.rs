@@ -70,6 +70,10 @@ pub enum Touch {
     /// whenever it runs, or waits until a send (or the last sender's drop) wakes it, so it
     /// commutes with sends and conflicts only with another receive of the channel.
     Consume,
+    /// An acquire or release of a lock or of a semaphore's permits (tokio's `Mutex` and
+    /// `Semaphore`): it conflicts with every other operation on the object, as [`Touch::Write`]
+    /// does; said apart so that lineup's tests can break it on purpose.
+    Lock,
 }
 
 /// lineup's record, once installed.
@@ -96,6 +100,15 @@ pub struct Name {
 }
 
 impl Name {
+    /// An object created in a `const` context, outside any execution: lineup numbers it when an
+    /// execution first touches it.
+    pub const fn unset() -> Name {
+        Name {
+            stamp: AtomicU64::new(0),
+            id: AtomicU64::new(0),
+        }
+    }
+
     /// An object created now: named by its creation in the running task.
     pub fn created() -> Name {
         let name = Name::default();

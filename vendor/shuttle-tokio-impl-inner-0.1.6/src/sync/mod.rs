@@ -1,3 +1,29 @@
+// lineup: a future of an operation that names its object (a channel, a mutex) in each of its polls.
+pin_project_lite::pin_project! {
+    pub(crate) struct Touched<'a, F> {
+        name: &'a lineup_signals::footprint::Name,
+        how: lineup_signals::footprint::Touch,
+        #[pin]
+        future: F,
+    }
+}
+
+impl<'a, F> Touched<'a, F> {
+    pub(crate) fn new(name: &'a lineup_signals::footprint::Name, how: lineup_signals::footprint::Touch, future: F) -> Self {
+        Self { name, how, future }
+    }
+}
+
+impl<F: std::future::Future> std::future::Future for Touched<'_, F> {
+    type Output = F::Output;
+
+    fn poll(self: std::pin::Pin<&mut Self>, cx: &mut std::task::Context<'_>) -> std::task::Poll<F::Output> {
+        let this = self.project();
+        let _touching = lineup_signals::footprint::touching_as(this.name, *this.how);
+        this.future.poll(cx)
+    }
+}
+
 mod mutex;
 pub use mutex::{Mutex, MutexGuard, OwnedMutexGuard, TryLockError};
 

@@ -16,6 +16,7 @@ use tracing::trace;
 // lineup: every operation of a channel names it to lineup's partial-order reduction for as long as
 // it runs (a step that touches the channel, and every step that resumes inside the operation); an
 // operation that awaits names it in each of its polls (`Touched`), never across an `.await`.
+use super::Touched;
 use lineup_signals::footprint::{touching, touching_as, Name, Touch};
 
 pub use tokio::sync::mpsc::error;
@@ -225,7 +226,7 @@ impl<T> Channel<T> {
     // not sending.
     async fn acquire_capacity(&self) -> Result<(), SendError<()>> {
         if self.is_bounded() {
-            Touched::new(&self.name, self.send_semaphore.acquire(1))
+            Touched::new(&self.name, Touch::Write, self.send_semaphore.acquire(1))
                 .await
                 .map_err(|_| SendError(()))
         } else if self.is_closed() {
@@ -269,31 +270,6 @@ impl<T> Channel<T> {
     fn release_message(&self) {
         let _touching = touching(&self.name);
         self.recv_semaphore.release(1);
-    }
-}
-
-pin_project_lite::pin_project! {
-    // lineup: a future of a channel's operation that names the channel in each of its polls.
-    struct Touched<'a, F> {
-        name: &'a Name,
-        #[pin]
-        future: F,
-    }
-}
-
-impl<'a, F> Touched<'a, F> {
-    fn new(name: &'a Name, future: F) -> Self {
-        Self { name, future }
-    }
-}
-
-impl<F: Future> Future for Touched<'_, F> {
-    type Output = F::Output;
-
-    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<F::Output> {
-        let this = self.project();
-        let _touching = touching(this.name);
-        this.future.poll(cx)
     }
 }
 
@@ -458,7 +434,7 @@ impl<T> SenderInternal<T> {
     /// Sends a value, waiting until there is capacity.
     pub async fn send(&self, message: T) -> Result<(), SendError<T>> {
         if self.chan.is_bounded() {
-            match Touched::new(&self.chan.name, self.chan.send_semaphore.acquire(1)).await {
+            match Touched::new(&self.chan.name, Touch::Write, self.chan.send_semaphore.acquire(1)).await {
                 Ok(()) => {}
                 Err(_) => return Err(SendError(message)),
             }

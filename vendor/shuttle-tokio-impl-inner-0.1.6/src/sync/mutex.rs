@@ -9,8 +9,16 @@ use std::sync::Arc;
 use std::thread;
 use tracing::trace;
 
+// lineup: every operation of a mutex names it to lineup's partial-order reduction while it runs
+// (each poll of a lock, a try_lock, a guard's release), as the channels do (see mpsc.rs): the
+// data it guards is touched only between a lock and a release, which name the mutex.
+use super::Touched;
+use lineup_signals::footprint::{touching_as, Name, Touch};
+
 /// An asynchronous mutex
 pub struct Mutex<T: ?Sized> {
+    // lineup: the mutex's name (see the top of the file); before `inner`, which may be unsized.
+    name: Name,
     semaphore: BatchSemaphore,
     inner: UnsafeCell<T>,
 }
@@ -60,6 +68,7 @@ impl<T: ?Sized> Mutex<T> {
         T: Sized,
     {
         Self {
+            name: Name::created(),
             semaphore: BatchSemaphore::new(1, Fairness::StrictlyFair),
             inner: UnsafeCell::new(t),
         }
@@ -67,7 +76,7 @@ impl<T: ?Sized> Mutex<T> {
 
     async fn acquire(&self) {
         trace!("acquiring lock {:p}", self);
-        self.semaphore.acquire(1).await.unwrap_or_else(|_| {
+        Touched::new(&self.name, Touch::Lock, self.semaphore.acquire(1)).await.unwrap_or_else(|_| {
             // The semaphore was closed. but, we never explicitly close it, and
             // we own it exclusively, which means that this can never happen.
             if !thread::panicking() {
@@ -105,6 +114,7 @@ impl<T: ?Sized> Mutex<T> {
     }
 
     fn try_acquire(&self) -> Result<(), TryAcquireError> {
+        let _touching = touching_as(&self.name, Touch::Lock);
         self.semaphore.try_acquire(1)
     }
 
@@ -159,6 +169,7 @@ impl<T: ?Sized> DerefMut for MutexGuard<'_, T> {
 impl<T: ?Sized> Drop for MutexGuard<'_, T> {
     fn drop(&mut self) {
         trace!("releasing lock {:p}", self);
+        let _touching = touching_as(&self.mutex.name, Touch::Lock);
         self.mutex.semaphore.release(1);
     }
 }
@@ -172,6 +183,7 @@ impl<T: ?Sized + Debug> Debug for MutexGuard<'_, T> {
 impl<T: ?Sized> Drop for OwnedMutexGuard<T> {
     fn drop(&mut self) {
         trace!("releasing owned lock {:p}", self);
+        let _touching = touching_as(&self.mutex.name, Touch::Lock);
         self.mutex.semaphore.release(1);
     }
 }

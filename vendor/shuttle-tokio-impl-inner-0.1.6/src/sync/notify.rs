@@ -16,9 +16,16 @@ use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
 use tracing::trace;
 
+// lineup: every operation of a `Notify` names it to lineup's partial-order reduction while it runs
+// (`notified`, `notify_one`, `notify_waiters`, each poll and `enable` of a `Notified`, and its
+// drop), as the channels do (see mpsc.rs): a waiter registers its waker inside one.
+use lineup_signals::footprint::{touching, Name};
+
 #[derive(Debug)]
 pub struct Notify {
     state: Mutex<NotifyState>,
+    // lineup: the notify's name (see the top of the file).
+    name: Name,
 }
 
 #[derive(Debug)]
@@ -141,11 +148,13 @@ impl Notify {
     pub fn new() -> Notify {
         Notify {
             state: Mutex::new(NotifyState::new()),
+            name: Name::created(),
         }
     }
 
     /// Wait for a notification.
     pub fn notified(&self) -> Notified<'_> {
+        let _touching = touching(&self.name);
         // Scheduling point precedes the visible registration: from then on, the
         // waiter receives every `notify_waiters` call. Without it, no notifier
         // could run between a check of a condition and the `notified()` after
@@ -187,6 +196,7 @@ impl Notify {
     /// [`notified().await`] will complete immediately consuming the permit made
     /// available by this call to `notify_one()`.
     pub fn notify_one(&self) {
+        let _touching = touching(&self.name);
         let mut state = self.state.lock().unwrap();
         // Need to choose a waiter that is Pending
         let mut pending = Vec::with_capacity(state.waiters.len());
@@ -226,6 +236,7 @@ impl Notify {
     /// already registered waiters. Registering for notification is done by
     /// acquiring an instance of the `Notified` future via calling `notified()`.
     pub fn notify_waiters(&self) {
+        let _touching = touching(&self.name);
         let mut state = self.state.lock().unwrap();
         // Notify all waiters, including those not yet enabled
         let waiters = std::mem::take(&mut state.waiters);
@@ -290,6 +301,7 @@ impl Notified<'_> {
 
     fn poll_inner(self: Pin<&mut Self>) -> bool {
         let this = self.project();
+        let _touching = touching(&this.notify.name);
         let flag = this.flag.load();
         if flag.is_notified() {
             *this.done = true;
@@ -320,6 +332,8 @@ impl Future for Notified<'_> {
     type Output = ();
 
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
+        let notify = self.notify;
+        let _touching = touching(&notify.name);
         let enabled = self.as_mut().poll_inner();
         if enabled {
             Poll::Ready(())
@@ -339,6 +353,7 @@ impl Future for Notified<'_> {
 #[pinned_drop]
 impl PinnedDrop for Notified<'_> {
     fn drop(self: Pin<&mut Self>) {
+        let _touching = touching(&self.notify.name);
         trace!("dropping waiter {:?} with flag {:?}", self.id, self.flag.load());
         if self.done {
             return;

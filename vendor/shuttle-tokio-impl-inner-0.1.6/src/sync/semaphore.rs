@@ -3,10 +3,18 @@
 use shuttle::future::batch_semaphore::{AcquireError, BatchSemaphore, Fairness, TryAcquireError};
 use std::sync::Arc;
 
+// lineup: every operation of a semaphore names it to lineup's partial-order reduction while it
+// runs (each poll of an acquire, a try_acquire, a release, close, the count of permits), as the
+// channels and the mutex do (see mpsc.rs).
+use super::Touched;
+use lineup_signals::footprint::{touching_as, Name, Touch};
+
 /// Counting semaphore performing asynchronous permit acquisition.
 #[derive(Debug)]
 pub struct Semaphore {
     sem: BatchSemaphore,
+    // lineup: the semaphore's name (see the top of the file).
+    name: Name,
 }
 
 /// A permit from the semaphore.
@@ -34,23 +42,31 @@ impl Semaphore {
     /// Creates a new semaphore with the initial number of permits.
     pub fn new(num_permits: usize) -> Self {
         let sem = BatchSemaphore::new(num_permits, Fairness::StrictlyFair);
-        Self { sem }
+        Self {
+            sem,
+            name: Name::created(),
+        }
     }
 
     /// Creates a new semaphore with the initial number of permits.
     pub const fn const_new(num_permits: usize) -> Self {
         let sem = BatchSemaphore::const_new(num_permits, Fairness::StrictlyFair);
-        Self { sem }
+        Self {
+            sem,
+            name: Name::unset(),
+        }
     }
 
     /// Returns the current number of available permits.
     pub fn available_permits(&self) -> usize {
+        let _touching = touching_as(&self.name, Touch::Lock);
         self.sem.available_permits()
     }
 
     /// Adds `n` new permits to the semaphore.
     /// The maximum number of permits is `usize::MAX >> 3`, and this function will panic if the limit is exceeded.
     pub fn add_permits(&self, n: usize) {
+        let _touching = touching_as(&self.name, Touch::Lock);
         self.sem.release(n);
     }
 
@@ -69,7 +85,7 @@ impl Semaphore {
     /// Otherwise, this returns a [`SemaphorePermit`] representing the
     /// acquired permits.
     pub async fn acquire_many(&self, permits: u32) -> Result<SemaphorePermit<'_>, AcquireError> {
-        self.sem.acquire(permits as usize).await?;
+        Touched::new(&self.name, Touch::Lock, self.sem.acquire(permits as usize)).await?;
         Ok(SemaphorePermit { sem: self, permits })
     }
 
@@ -88,6 +104,7 @@ impl Semaphore {
     /// and a [`TryAcquireError::NoPermits`] if there are not enough permits left.
     /// Otherwise, this returns a [`SemaphorePermit`] representing the acquired permits.
     pub fn try_acquire_many(&self, permits: u32) -> Result<SemaphorePermit<'_>, TryAcquireError> {
+        let _touching = touching_as(&self.name, Touch::Lock);
         match self.sem.try_acquire(permits as usize) {
             Ok(()) => Ok(SemaphorePermit { sem: self, permits }),
             Err(e) => Err(e),
@@ -111,7 +128,7 @@ impl Semaphore {
     /// Otherwise, this returns a [`OwnedSemaphorePermit`] representing the
     /// acquired permit.
     pub async fn acquire_many_owned(self: Arc<Self>, permits: u32) -> Result<OwnedSemaphorePermit, AcquireError> {
-        self.sem.acquire(permits as usize).await?;
+        Touched::new(&self.name, Touch::Lock, self.sem.acquire(permits as usize)).await?;
         Ok(OwnedSemaphorePermit { sem: self, permits })
     }
 
@@ -134,6 +151,7 @@ impl Semaphore {
     /// Otherwise, this returns a [`OwnedSemaphorePermit`] representing the
     /// acquired permit.
     pub fn try_acquire_many_owned(self: Arc<Self>, permits: u32) -> Result<OwnedSemaphorePermit, TryAcquireError> {
+        let _touching = touching_as(&self.name, Touch::Lock);
         match self.sem.try_acquire(permits as usize) {
             Ok(()) => Ok(OwnedSemaphorePermit { sem: self, permits }),
             Err(e) => Err(e),
@@ -144,11 +162,13 @@ impl Semaphore {
     ///
     /// This prevents the semaphore from issuing new permits and notifies all pending waiters.
     pub fn close(&self) {
+        let _touching = touching_as(&self.name, Touch::Lock);
         self.sem.close();
     }
 
     /// Returns true if the semaphore is closed
     pub fn is_closed(&self) -> bool {
+        let _touching = touching_as(&self.name, Touch::Lock);
         self.sem.is_closed()
     }
 }
