@@ -29,6 +29,14 @@
 //! `write(1) read() | write(2) read()` at bound 0 from 0.51 s to 0.30 s (0.16 s on lineup's
 //! channels): shuttle no longer makes and unwinds three stacks per execution.
 //!
+//! **Future tasks** (`shuttle::future::spawn`, and so `tokio::spawn` through shuttle-tokio) are
+//! labelled `Guarded` by lineup's `vendor/shuttle-std` too, and a panic of a task's future in the
+//! quiet end finishes it as cancelled, so the same quiet end lets them finish: an actor task whose
+//! mailbox's last sender went with the object ends its loop. On the tokio replicated register
+//! (`lineup_zoo::native::tokio_register`, three tasks), phase 2 of `write(1) read() | write(2)
+//! read()` at bound 1 (83,145 executions, one worker) went from 6.3 s to 2.6 s. The tests are in
+//! `lineup-zoo/tests/tokio_quiet_end.rs`.
+//!
 //! [`Recording::every_thread_of_its_own_is_lineup_s`]: crate::explore::recording::Recording::every_thread_of_its_own_is_lineup_s
 
 use std::sync::atomic::{AtomicU64, Ordering};

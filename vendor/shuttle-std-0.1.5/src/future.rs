@@ -34,7 +34,7 @@ where
         stack_size,
         None,
         caller,
-    );
+    ); shuttle_engine::current::set_label_for_task(task_id, lineup_signals::Guarded); // lineup: see `lineup_poll_quietly`
 
     JoinHandle {
         task_id,
@@ -350,7 +350,7 @@ where
             return Poll::Ready(());
         }
 
-        match this.future.as_mut().unwrap().as_mut().poll(cx) {
+        match match lineup_poll_quietly(this.future.as_mut().unwrap().as_mut(), cx) { Some(poll) => poll, None => { this.finish(Err(JoinError::Cancelled)); return Poll::Ready(()); } } { // lineup: see `lineup_poll_quietly`
             Poll::Ready(result) => {
                 // If we've finished execution already (this task was detached), don't clean up. We
                 // can't access the state any more to destroy thread locals, and don't want to run
@@ -415,4 +415,27 @@ pub async fn yield_now() {
     }
 
     YieldNow { yielded: false }.await
+}
+
+// lineup's change (vendor/README.md): every future task is labelled `lineup_signals::Guarded`, as
+// every thread is (thread.rs), and a panic of its future while lineup lets the object's threads
+// and tasks finish after the history is complete, or while it abandons a stuck execution (the
+// label `lineup_signals::QuietEnd` on its task), ends it quietly: the task finishes as if it was
+// cancelled (what its `JoinHandle` returns) instead of failing the execution. Any other panic goes
+// on unwinding as before. An actor task whose mailbox's last sender went with the object then
+// ends its loop in the quiet end, and shuttle reuses its stack instead of freeing it.
+fn lineup_poll_quietly<F: Future + ?Sized>(future: Pin<&mut F>, cx: &mut Context<'_>) -> Option<Poll<F::Output>> {
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| future.poll(cx))) {
+        Ok(poll) => Some(poll),
+        Err(payload) => {
+            let me = ExecutionState::me();
+            if shuttle_engine::current::get_label_for_task::<lineup_signals::QuietEnd>(me).is_none()
+                && !lineup_signals::abandonment::is_abandoning()
+            {
+                std::panic::resume_unwind(payload);
+            }
+            drop(payload);
+            None
+        }
+    }
 }
