@@ -2,8 +2,8 @@
 //! shuttle-tokio's `mpsc` and `oneshot`), on the same matrices and the same config as
 //! `tests/ds2_verdicts.rs` checks the originals with: every buggy twin FAILs and every correct
 //! one PASSes. lineup's `vendor/shuttle-tokio-impl-inner` names the channels' steps to the
-//! reduction (docs/partial-order-reduction.md §2.7): each check takes 0.07 to 2.3 s in a release
-//! build (the originals 0.01 to 0.04 s; before, none ended within 60 s). The originals' 2R+2W
+//! reduction (docs/partial-order-reduction.md §2.7): each check takes 0.09 to 1.2 s in a release
+//! build (the originals 0.02 to 0.05 s; before, none ended within 60 s). The originals' 2R+2W
 //! default-settings test has no twin here yet.
 
 use lineup::{check, Config, Invocations, Subject, Verdict};
