@@ -3,14 +3,14 @@
 //! register passes and its stale-read twin fails; the blocking queue and the stack pass. The
 //! register's actors are tasks on tokio's `mpsc` and `oneshot`, which lineup's
 //! `vendor/shuttle-tokio-impl-inner` names to the reduction: phase 1 of the correct register's 2x2
-//! matrix is 123 serial executions (one worker), and the stale twin's 835 (its primary replies
-//! before the backups have the value, so the backups' steps run on across the harness's gates,
-//! which the reduction sees). The correct register's check at bound 2 takes 6 s in a release
+//! matrix is 123 serial executions (one worker), and the stale twin's phase 1 stops at its proof
+//! of nondeterminism after 6 (its primary replies before the backups have the value, so that a
+//! read after a write may find the old one even in a serial execution). The correct register's check at bound 2 takes 6 s in a release
 //! build (its phase 2 explores about twice the executions of the register on `lineup::sync::mpsc`
 //! at bound 1): that test is ignored in the debug suite (run it with `--ignored`). The queue's default `LineupTest` is checked too: it
 //! found a lost wake-up in the queue's first version (see `native::tokio_queue::TokioQueue::take`).
 
-use lineup::{check, Config, TestMatrix};
+use lineup::{check, synthesize_spec, Config, TestMatrix};
 use lineup_zoo::native;
 
 fn m(columns: &[&[usize]]) -> TestMatrix {
@@ -44,8 +44,9 @@ fn the_tokio_register_with_a_stale_read_fails() {
 /// The actors' receives stop at the batch semaphore's switch before their look; the step before
 /// and the look after it count as one step when the look finds the mailbox empty
 /// (docs/partial-order-reduction.md §3.12, extended to tokio's receives). Without that, phase 2 of
-/// this matrix at bound 0 ran 92,328 executions and found 20 distinct histories (40 at bound 1,
-/// 790,009 executions): the same histories must be found, in far fewer executions. (The register
+/// this matrix at bound 0 ran 92,328 executions and found 20 distinct histories (at bound 1,
+/// 790,009 executions; 74 distinct histories since the unbounded send's scheduling point moved
+/// before its message, 92,865 executions): the same histories must be found, in far fewer executions. (The register
 /// is too large to compare with the reduction off; `tokio_reduction_superset.rs` compares the
 /// counter actor, on which the same rule applies.)
 #[test]
@@ -62,6 +63,36 @@ fn the_tokio_register_keeps_its_histories_with_its_receives_joined() {
     assert_eq!(stats.distinct_histories, 20, "{stats:?}");
     // 11,216 with the receives joined.
     assert!(stats.concurrent_executions < 20_000, "{stats:?}");
+}
+
+/// Regression: shuttle-tokio's unbounded send pushed its message with no scheduling point before
+/// it (the bounded send has its acquire's), so that a message's place in a mailbox was decided
+/// together with the sender's step before it. The primary's reply (a oneshot) and its update to the
+/// first backup were one step, and the client's read could never reach that backup between them:
+/// the stale read was no serial history (phase 1 of `write(2) read()` ran 70 serial executions and
+/// found the register deterministic), and phase 2 of the correct register's 2x2 matrix found 40
+/// distinct histories at bound 1 and 54 at bound 2, where the register on `lineup::sync::mpsc`
+/// has 74 and 120. `vendor/shuttle-tokio-impl-inner`'s unbounded send now has one scheduling point,
+/// before the message, which it pushes in the same step as the receiver's permit.
+#[test]
+fn a_message_may_come_between_a_reply_and_the_next_send() {
+    let config = Config {
+        workers: 1,
+        ..Config::default()
+    };
+    let synthesis = synthesize_spec(&native::tokio_register(true), &m(&[&[1, 2]]), &config).unwrap();
+    assert!(
+        synthesis.nondeterminism.is_some(),
+        "write(2) read() always reads 2 in {} serial executions",
+        synthesis.executions
+    );
+    // The register's twin on lineup::sync finds it after 4 serial executions (6 here).
+    let synthesis = synthesize_spec(&native::tokio_register(true), &m(&[&[0, 2], &[1, 2]]), &config).unwrap();
+    assert!(
+        synthesis.nondeterminism.is_some() && synthesis.executions <= 8,
+        "{}",
+        synthesis.executions
+    );
 }
 
 #[test]

@@ -271,6 +271,35 @@ impl<T> Channel<T> {
         let _touching = touching(&self.name);
         self.recv_semaphore.release(1);
     }
+
+    // lineup: a send with no scheduling point of its own before it (an unbounded send, a permit's
+    // send), one visible step after one scheduling point. The published crate pushed the message
+    // with no scheduling point before it (the bounded send has its acquire's), so that its place in
+    // the queue was decided together with the sender's previous step (a oneshot's send just before,
+    // say), and no other task could send in between (shuttle's pull request #210: a scheduling
+    // point precedes every visible operation). Here the receiver's permit's release has the
+    // scheduling point, and the message follows it within the same step, as tokio's push makes a
+    // message visible at once. A channel closed during that scheduling point refuses the message;
+    // the permit released for it stays unused, as a closed channel without messages answers its
+    // receiver before it takes a permit (`poll_recv`).
+    fn send_in_one_step(&self, message: T) -> Result<(), SendError<T>> {
+        let _touching = touching(&self.name);
+        if self.is_closed() {
+            return Err(SendError(message));
+        }
+        self.recv_semaphore.release(1);
+        if self.is_closed() {
+            return Err(SendError(message));
+        }
+        let mut state = self.state.try_lock().unwrap();
+        state.messages.push(message);
+        trace!(
+            "sent message on channel {:p} num_messages {}",
+            self,
+            state.messages.len()
+        );
+        Ok(())
+    }
 }
 
 /// Common building block to build [`Receiver`]/[`UnboundedReceiver`] atop.
@@ -433,11 +462,12 @@ impl<T> SenderInternal<T> {
 
     /// Sends a value, waiting until there is capacity.
     pub async fn send(&self, message: T) -> Result<(), SendError<T>> {
-        if self.chan.is_bounded() {
-            match Touched::new(&self.chan.name, Touch::Write, self.chan.send_semaphore.acquire(1)).await {
-                Ok(()) => {}
-                Err(_) => return Err(SendError(message)),
-            }
+        if !self.chan.is_bounded() {
+            return self.chan.send_in_one_step(message);
+        }
+        match Touched::new(&self.chan.name, Touch::Write, self.chan.send_semaphore.acquire(1)).await {
+            Ok(()) => {}
+            Err(_) => return Err(SendError(message)),
         }
 
         self.chan.send(message)?;
@@ -852,9 +882,8 @@ impl<T> Permit<'_, T> {
         // Unlike `Sender::send` this returns `()`, so a channel that closed after the permit was
         // handed out simply drops the value. The capacity is not returned: a closed channel has no
         // capacity to hand out, and nothing is waiting for it.
-        if chan.send(value).is_ok() {
-            chan.release_message();
-        }
+        // lineup: `send_in_one_step` (was `send` and `release_message`).
+        let _ = chan.send_in_one_step(value);
     }
 }
 
@@ -892,9 +921,8 @@ impl<T> OwnedPermit<T> {
         let chan = self.chan.take().expect(PERMIT_ALREADY_USED);
 
         // See `Permit::send` for why the error is swallowed.
-        if chan.send(value).is_ok() {
-            chan.release_message();
-        }
+        // lineup: `send_in_one_step` (was `send` and `release_message`).
+        let _ = chan.send_in_one_step(value);
 
         Sender {
             inner: SenderInternal { chan },
