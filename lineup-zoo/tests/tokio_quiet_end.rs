@@ -83,3 +83,85 @@ fn an_actor_task_that_panics_on_its_closed_mailbox_ends_quietly() {
     let verdict = check(&subject, &TestMatrix::new(vec![vec![0, 0], vec![0]]), &config()).unwrap();
     assert!(verdict.is_pass(), "{}", verdict.violation().unwrap());
 }
+
+/// Loops of [`Pair`]'s tasks that ended, in this process.
+static PAIR_LOOPS_ENDED: AtomicUsize = AtomicUsize::new(0);
+
+/// A message to [`Pair`]'s front task: a client's request, or the back task's count.
+enum ToFront {
+    Add(oneshot::Sender<u32>),
+    Counted(u32, oneshot::Sender<u32>),
+}
+
+/// A counter kept by two tasks that hold senders of each other's mailbox, as DS2's agents do: the
+/// front task passes each request to the back task, which counts and hands the count back to the
+/// front task, which replies. The object's drop leaves both mailboxes with a sender, so neither
+/// loop ends by itself: in the quiet end, lineup tells each waiting receive that its channel is
+/// closed, once. With `receives_again`, the front task ignores that and receives again, and waits
+/// for good (the execution is stopped as before).
+struct Pair {
+    front: UnboundedSender<ToFront>,
+}
+
+impl Pair {
+    fn new(receives_again: bool) -> Self {
+        let (front, mut front_mailbox) = unbounded_channel::<ToFront>();
+        let (back, mut back_mailbox) = unbounded_channel::<oneshot::Sender<u32>>();
+        let to_front = front.clone();
+        tokio::spawn(async move {
+            loop {
+                match front_mailbox.recv().await {
+                    Some(ToFront::Add(reply)) => {
+                        let _ = back.send(reply);
+                    }
+                    Some(ToFront::Counted(count, reply)) => {
+                        let _ = reply.send(count);
+                    }
+                    None if receives_again => continue,
+                    None => break,
+                }
+            }
+            PAIR_LOOPS_ENDED.fetch_add(1, Ordering::Relaxed);
+        });
+        tokio::spawn(async move {
+            let mut count = 0;
+            while let Some(reply) = back_mailbox.recv().await {
+                count += 1;
+                let _ = to_front.send(ToFront::Counted(count, reply));
+            }
+            PAIR_LOOPS_ENDED.fetch_add(1, Ordering::Relaxed);
+        });
+        Self { front }
+    }
+}
+
+#[invocations]
+impl Pair {
+    /// Adds one: the new count.
+    #[invoke]
+    async fn add(&self) -> u32 {
+        let (reply, answer) = oneshot::channel();
+        self.front.send(ToFront::Add(reply)).expect("the front task runs");
+        answer.await.expect("the counter replies")
+    }
+}
+
+#[test]
+fn actor_tasks_that_hold_each_other_s_senders_are_told_to_end() {
+    let before = PAIR_LOOPS_ENDED.load(Ordering::Relaxed);
+    let subject = Subject::of("Pair(tokio)", || Pair::new(false));
+    let verdict = check(&subject, &TestMatrix::new(vec![vec![0, 0], vec![0]]), &config()).unwrap();
+    assert!(verdict.is_pass(), "{}", verdict.violation().unwrap());
+    let stats = verdict.stats();
+    let ended = (PAIR_LOOPS_ENDED.load(Ordering::Relaxed) - before) as u64;
+    // Both loops end in every execution that reached its end.
+    let ends = stats.serial_executions + stats.concurrent_executions - stats.redundant_executions;
+    assert!(ended >= 2 * ends, "{ended} loops ended in {ends} executions: {stats:?}");
+}
+
+#[test]
+fn an_actor_task_that_receives_again_after_the_end_waits_for_good() {
+    let subject = Subject::of("Pair(tokio, receives again)", || Pair::new(true));
+    let verdict = check(&subject, &TestMatrix::new(vec![vec![0, 0], vec![0]]), &config()).unwrap();
+    assert!(verdict.is_pass(), "{}", verdict.violation().unwrap());
+}

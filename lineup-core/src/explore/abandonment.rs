@@ -48,6 +48,7 @@ const MAX_IDLE_DRIVER_RUNS: u32 = 2;
 /// Forgets the abandonment of the execution that just ended, if any.
 pub(crate) fn end() {
     ExecutionContext::with(ExecutionContext::end_abandonment);
+    lineup_signals::quiet_end::end();
 }
 
 /// Whether the execution in progress is being abandoned.

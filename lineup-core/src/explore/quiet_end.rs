@@ -187,7 +187,27 @@ pub(crate) fn begin_for_shuttle_threads() -> bool {
         shuttle::current::set_label_for_task(task, lineup_signals::QuietEnd);
     }
     recording::with(|r| r.own_threads.shuttle_quiet_end = true);
+    lineup_signals::quiet_end::begin();
+    wake_sleeping(&unfinished);
     true
+}
+
+/// Wakes those of `tasks` that sleep (future tasks between two polls, a `block_on` waiting on its
+/// future), so that they are polled again in the quiet end: a receive of lineup's
+/// `vendor/shuttle-tokio-impl-inner` that would wait is then told its channel is closed, once (an
+/// actor task's loop ends although other actors hold senders of its mailbox). A poll without news
+/// is a spurious wake-up, which a future allows; blocked threads are left as they are.
+fn wake_sleeping(tasks: &[TaskId]) {
+    let wakers: Vec<std::task::Waker> = ExecutionState::with(|state| {
+        tasks
+            .iter()
+            .filter(|&&t| state.get(t).sleeping())
+            .map(|&t| state.get(t).waker())
+            .collect()
+    });
+    for waker in wakers {
+        waker.wake();
+    }
 }
 
 /// During the quiet end of shuttle's threads, in the harness: whether it waits for them still.

@@ -27,6 +27,48 @@ pub struct QuietEnd;
 
 pub mod footprint;
 
+pub mod quiet_end {
+    //! Whether the *quiet end* of shuttle's threads is on in the execution in progress on this OS
+    //! thread: the history is complete, the object is gone, and lineup lets the object's tasks
+    //! (those with the label [`QuietEnd`](crate::QuietEnd)) finish so that shuttle reuses their
+    //! stacks. lineup's `vendor/shuttle-tokio-impl-inner` reads it in every receive, a plain flag,
+    //! before it looks at the task's labels: in the quiet end, a receive of such a task that would
+    //! wait is told its channel is closed, and a receive after one that ended (told, or on a
+    //! channel that closed) waits for good, so that no task spins on a closed mailbox.
+    //!
+    //! ```
+    //! use lineup_signals::quiet_end;
+    //! assert!(!quiet_end::is_on());
+    //! quiet_end::begin();
+    //! assert!(quiet_end::is_on());
+    //! quiet_end::end();
+    //! assert!(!quiet_end::is_on());
+    //! ```
+
+    use std::cell::Cell;
+
+    thread_local! {
+        static ON: Cell<bool> = const { Cell::new(false) };
+    }
+
+    /// Whether the quiet end of the execution in progress on this OS thread is on.
+    #[inline]
+    pub fn is_on() -> bool {
+        ON.with(Cell::get)
+    }
+
+    /// lineup begins the quiet end of the execution in progress.
+    pub fn begin() {
+        ON.with(|on| on.set(true));
+    }
+
+    /// lineup forgets the quiet end of the execution that just ended: called at the start of every
+    /// execution.
+    pub fn end() {
+        ON.with(|on| on.set(false));
+    }
+}
+
 pub mod abandonment {
     //! The abandonment of a stuck execution, shared by lineup and its `vendor/shuttle-std`.
     //!

@@ -388,8 +388,15 @@ impl<T> ReceiverInternal<T> {
         let how = if self.chan.is_bounded() { Touch::Write } else { Touch::Consume };
         // The guard borrows nothing: `self` stays free for the receive.
         let _touching = touching_as(&self.chan.name, how);
+        // lineup: see `lineup_quiet_end_receives` at the end of the file.
+        let quiet_end = lineup_quiet_end_receives();
+        if quiet_end == Some(true) {
+            self.pending_acquire = None;
+            return Poll::Pending;
+        }
         if self.is_closed() && self.is_empty() {
             self.pending_acquire = None;
+            lineup_receive_ended();
             return Poll::Ready(None);
         }
 
@@ -415,6 +422,13 @@ impl<T> ReceiverInternal<T> {
             }
             Poll::Ready(Err(_)) => {
                 self.pending_acquire = None;
+                lineup_receive_ended();
+                Poll::Ready(None)
+            }
+            // lineup: in the quiet end, a receive that would wait is told the channel is closed.
+            Poll::Pending if quiet_end.is_some() => {
+                self.pending_acquire = None;
+                lineup_receive_ended();
                 Poll::Ready(None)
             }
             Poll::Pending => Poll::Pending,
@@ -1048,5 +1062,36 @@ impl<T> Sender<T> {
 impl<T> fmt::Debug for Sender<T> {
     fn fmt(&self, fmt: &mut fmt::Formatter<'_>) -> fmt::Result {
         fmt.debug_struct("Sender").field("chan", &self.inner).finish()
+    }
+}
+
+// lineup: the quiet end of an execution (`lineup_signals::quiet_end`: the history is complete and
+// the object is gone, and lineup lets the object's tasks, labelled `lineup_signals::QuietEnd`,
+// finish so that shuttle reuses their stacks). lineup wakes the object's sleeping tasks, and a
+// receive that would wait is told the channel is closed, once, so that an actor's `while let
+// Some(message) = mailbox.recv().await` ends even while other actors hold senders of its mailbox;
+// after a receive of the task that ended so (or on a channel that closed meanwhile), every receive
+// waits for good, so that a task that receives again spins on no closed mailbox (it is stopped as
+// before). `lineup::sync`'s receives are told the same (`lineup-core/src/explore/quiet_end.rs`).
+// Outside lineup's quiet end nothing changes.
+#[derive(Clone, Debug)]
+struct LineupReceiveEnded;
+
+/// In the quiet end, of a task that lineup lets finish: whether its receives have ended (`Some`), and
+/// so wait for good; `None` outside it.
+fn lineup_quiet_end_receives() -> Option<bool> {
+    use shuttle_engine::current::{get_label_for_task, me};
+    if !lineup_signals::quiet_end::is_on() {
+        return None;
+    }
+    let me = me();
+    get_label_for_task::<lineup_signals::QuietEnd>(me)?;
+    Some(get_label_for_task::<LineupReceiveEnded>(me).is_some())
+}
+
+/// In the quiet end, a receive of the current task ended: it is the task's last.
+fn lineup_receive_ended() {
+    if lineup_quiet_end_receives().is_some() {
+        shuttle_engine::current::set_label_for_task(shuttle_engine::current::me(), LineupReceiveEnded);
     }
 }
