@@ -194,11 +194,10 @@ impl<T> Future for Receiver<T> {
         };
         let receiver = Pin::new(inner);
         trace!("polling oneshot receiver {:p}", receiver);
-        let poll_result = receiver.poll(cx).map_err(|_| RecvError(()));
-        if poll_result.is_ready() {
-            // Force a scheduling point (lineup: a switch; see the top of the file)
-            switch();
-        }
-        poll_result
+        // lineup: the published crate forced a scheduling point here when the receive was ready. It
+        // is removed: the receive of the one receiver commutes with every step but its sender's
+        // send or drop, which came before it, and the task's next visible operation has a
+        // scheduling point of its own (vendor/README.md).
+        receiver.poll(cx).map_err(|_| RecvError(()))
     }
 }
