@@ -5,10 +5,11 @@
 //! `vendor/shuttle-tokio-impl-inner` names to the reduction: phase 1 of the correct register's 2x2
 //! matrix is 123 serial executions (one worker), and the stale twin's phase 1 stops at its proof
 //! of nondeterminism after 6 (its primary replies before the backups have the value, so that a
-//! read after a write may find the old one even in a serial execution). The correct register's check at bound 2 takes 6 s in a release
-//! build (its phase 2 explores about twice the executions of the register on `lineup::sync::mpsc`
-//! at bound 1): that test is ignored in the debug suite (run it with `--ignored`). The queue's default `LineupTest` is checked too: it
-//! found a lost wake-up in the queue's first version (see `native::tokio_queue::TokioQueue::take`).
+//! read after a write may find the old one even in a serial execution). The correct register's
+//! check at bound 2 takes 3 s in a release build (the register on `lineup::sync::mpsc`: 2.3 s),
+//! far longer in a debug build: that test is ignored in the debug suite (run it with `--ignored`).
+//! The queue's default `LineupTest` is checked too: it found a lost wake-up in the queue's first
+//! version (see `native::tokio_queue::TokioQueue::take`).
 
 use lineup::{check, synthesize_spec, Config, TestMatrix};
 use lineup_zoo::native;
@@ -18,7 +19,7 @@ fn m(columns: &[&[usize]]) -> TestMatrix {
 }
 
 #[test]
-#[ignore = "phase 2 of the 2x2 matrix at bound 2 takes 6 s in a release build on two cores (far longer in a debug build): its actors' steps branch more than on lineup's channels"]
+#[ignore = "phase 2 of the 2x2 matrix at bound 2 takes 3 s in a release build on two cores (far longer in a debug build), as the register on lineup::sync::mpsc does (2.3 s)"]
 fn the_tokio_register_is_linearizable() {
     let verdict = check(
         &native::tokio_register(false),
