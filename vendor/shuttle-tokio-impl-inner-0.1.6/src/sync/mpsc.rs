@@ -288,17 +288,8 @@ impl<T> Channel<T> {
             return Err(SendError(message));
         }
         self.recv_semaphore.release(1);
-        if self.is_closed() {
-            return Err(SendError(message));
-        }
-        let mut state = self.state.try_lock().unwrap();
-        state.messages.push(message);
-        trace!(
-            "sent message on channel {:p} num_messages {}",
-            self,
-            state.messages.len()
-        );
-        Ok(())
+        // `send` looks again whether the channel closed, and pushes the message.
+        self.send(message)
     }
 }
 
@@ -396,7 +387,7 @@ impl<T> ReceiverInternal<T> {
         }
         if self.is_closed() && self.is_empty() {
             self.pending_acquire = None;
-            lineup_receive_ended();
+            lineup_receive_ended(quiet_end);
             return Poll::Ready(None);
         }
 
@@ -422,13 +413,13 @@ impl<T> ReceiverInternal<T> {
             }
             Poll::Ready(Err(_)) => {
                 self.pending_acquire = None;
-                lineup_receive_ended();
+                lineup_receive_ended(quiet_end);
                 Poll::Ready(None)
             }
             // lineup: in the quiet end, a receive that would wait is told the channel is closed.
             Poll::Pending if quiet_end.is_some() => {
                 self.pending_acquire = None;
-                lineup_receive_ended();
+                lineup_receive_ended(quiet_end);
                 Poll::Ready(None)
             }
             Poll::Pending => Poll::Pending,
@@ -1089,9 +1080,10 @@ fn lineup_quiet_end_receives() -> Option<bool> {
     Some(get_label_for_task::<LineupReceiveEnded>(me).is_some())
 }
 
-/// In the quiet end, a receive of the current task ended: it is the task's last.
-fn lineup_receive_ended() {
-    if lineup_quiet_end_receives().is_some() {
+/// A receive of the current task ended; in the quiet end (`quiet_end`, from
+/// `lineup_quiet_end_receives`), it is the task's last.
+fn lineup_receive_ended(quiet_end: Option<bool>) {
+    if quiet_end.is_some() {
         shuttle_engine::current::set_label_for_task(shuttle_engine::current::me(), LineupReceiveEnded);
     }
 }
