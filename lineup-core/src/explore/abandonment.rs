@@ -45,7 +45,8 @@ pub(crate) const MAX_ABANDONMENT_STEPS: u32 = 2_000;
 /// Runs of the driver alone after which nothing it can wake is left: the execution is stopped.
 const MAX_IDLE_DRIVER_RUNS: u32 = 2;
 
-/// Forgets the abandonment of the execution that just ended, if any.
+/// Forgets the abandonment of the execution that just ended, if any, and its quiet end
+/// (`lineup_signals::quiet_end`, see `quiet_end::begin_for_shuttle_threads`).
 pub(crate) fn end() {
     ExecutionContext::with(ExecutionContext::end_abandonment);
     lineup_signals::quiet_end::end();

@@ -1,7 +1,9 @@
 //! What lineup tells the threads that lineup's `vendor/shuttle-std` spawns, as a label on their
 //! shuttle task (`shuttle::current::set_label_for_task`): a type that both crates name, so that
-//! neither depends on the other; and the [`abandonment`] of a stuck execution, which the waits of
-//! lineup's primitives and of lineup's `vendor/shuttle-std` both take part in.
+//! neither depends on the other; the [`abandonment`] of a stuck execution, which the waits of
+//! lineup's primitives and of lineup's `vendor/shuttle-std` both take part in; whether the
+//! [`quiet_end`] is on, which lineup's `vendor/shuttle-tokio-impl-inner` reads in its receives;
+//! and the [`footprint`] of a step, which lineup's vendored crates name to the reduction.
 //!
 //! ```
 //! use lineup_signals::{Guarded, QuietEnd};
