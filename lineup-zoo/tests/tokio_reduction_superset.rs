@@ -12,7 +12,11 @@
 //! returns taken to commute (`ReductionFault::HistoryIndependent`), the actor loses histories; and
 //! a task that waits on a future lineup does not see (a silent flag, as a `CancellationToken`)
 //! keeps every history only because the clone of its waker taints it: with the clones ignored
-//! (`ReductionFault::ObservedClonesIgnored`), phase 1 loses a serial history.
+//! (`ReductionFault::ObservedClonesIgnored`), phase 1 loses a serial history. An operation whose
+//! switch comes first (tokio's sends) touches its channel only from that switch on; one without
+//! a switch (a oneshot's `is_closed`, the drop of its receiver) touches it in its own step, and
+//! with every operation taken to touch after a switch (`ReductionFault::TouchesAfterTheirSwitch`)
+//! histories are lost.
 
 use lineup::{invocations, ReductionFault, Subject};
 use lineup_zoo::native;
@@ -434,6 +438,75 @@ fn tokio_s_semaphore_is_seen_and_keeps_every_history() {
             &m(&[&[0, 2], &[2]]),
             2,
             Some(ReductionFault::TokioLocksCommute),
+        ),
+    ]);
+}
+
+/// The two ends of a oneshot kept apart, each behind a `tokio::sync::Mutex` of its own:
+/// `closed()` answers whether the receiver is gone (`Sender::is_closed`) and `hang_up()` drops the
+/// receiver. Neither operation on the channel has a scheduling point of its own: each touches the
+/// channel in the step it runs in, between its lock's acquire and release, and only the channel
+/// orders the two (the locks are different).
+struct Handoff {
+    sender: tokio::sync::Mutex<Option<oneshot::Sender<u32>>>,
+    receiver: tokio::sync::Mutex<Option<oneshot::Receiver<u32>>>,
+}
+
+impl Handoff {
+    fn new() -> Self {
+        let (sender, receiver) = oneshot::channel();
+        Self {
+            sender: tokio::sync::Mutex::new(Some(sender)),
+            receiver: tokio::sync::Mutex::new(Some(receiver)),
+        }
+    }
+}
+
+#[invocations]
+impl Handoff {
+    /// Whether the receiver is gone.
+    #[invoke]
+    async fn closed(&self) -> bool {
+        let sender = self.sender.lock().await;
+        sender.as_ref().is_none_or(oneshot::Sender::is_closed)
+    }
+
+    /// Drops the receiver.
+    #[invoke]
+    async fn hang_up(&self) {
+        self.receiver.lock().await.take();
+    }
+}
+
+fn handoff() -> Subject<Handoff> {
+    Subject::of("Handoff(tokio)", Handoff::new)
+}
+
+/// An operation of lineup's shuttle-tokio-impl-inner touches its channel in the step it runs in,
+/// unless it says that a scheduling point comes first (`touching_after_switch`, tokio's sends and
+/// the oneshot's `close` and `try_recv`), and every history is kept. With every operation taken
+/// to touch its channel only after a switch (`ReductionFault::TouchesAfterTheirSwitch`), what
+/// `is_closed` and the receiver's drop touch is counted nowhere, the two steps commute, and
+/// histories are lost.
+#[test]
+fn a_touch_without_a_switch_counts_in_its_own_step() {
+    let handoff = handoff();
+    assert_sound(&[
+        compare(&handoff, &m(&[&[0], &[1]]), 2, None),
+        compare(&handoff, &m(&[&[0, 0], &[1]]), 2, None),
+    ]);
+    assert_some_lost(&[
+        compare(
+            &handoff,
+            &m(&[&[0], &[1]]),
+            2,
+            Some(ReductionFault::TouchesAfterTheirSwitch),
+        ),
+        compare(
+            &handoff,
+            &m(&[&[0, 0], &[1]]),
+            2,
+            Some(ReductionFault::TouchesAfterTheirSwitch),
         ),
     ]);
 }

@@ -369,6 +369,12 @@ pub enum ReductionFault {
     /// registration of a future lineup does not see: `lineup_signals::footprint`) taints nothing,
     /// so the task's later steps count only what its named operations touch.
     ObservedClonesIgnored,
+    /// Every operation that names its object to lineup (`lineup_signals::footprint::touching`) is
+    /// taken to touch it only from its next scheduling point on, as those that reach one before
+    /// they look at the object (`touching_after_switch`: tokio's sends) do, so that what an
+    /// operation without such a point (a oneshot's `is_closed`, an endpoint's drop) touches is
+    /// counted in no step.
+    TouchesAfterTheirSwitch,
 }
 
 impl Default for Config {

@@ -129,7 +129,7 @@ impl Record for LineupRecord {
         });
     }
 
-    fn begin_touching(&self, name: &Name, how: Touch) -> Option<usize> {
+    fn begin_touching(&self, name: &Name, how: Touch, after_switch: bool) -> Option<usize> {
         with_on(|s| {
             let me = shuttle::current::try_get_current_task()?;
             let i = usize::from(me);
@@ -143,7 +143,8 @@ impl Record for LineupRecord {
                 Touch::Write | Touch::Lock => Kind::Write,
                 Touch::Consume => Kind::Consume,
             };
-            Some(s.push_in_flight(me, Access { object, kind }, true))
+            let after_switch = after_switch || s.fault == Some(ReductionFault::TouchesAfterTheirSwitch);
+            Some(s.push_in_flight(me, Access { object, kind }, !after_switch))
         })
     }
 

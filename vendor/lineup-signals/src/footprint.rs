@@ -40,11 +40,13 @@ pub trait Record: Sync {
     /// Names `name` by its creation in the running task (the task and how many objects it
     /// created before), as lineup names its own channels.
     fn created(&self, name: &Name);
-    /// The running task touches (writes) the object `name` in the step running now and, until
-    /// [`Record::end_touching`], in every step that resumes it from a scheduling point (its
-    /// operation is *in flight*). The running task's index if it was recorded (and so must be
-    /// ended).
-    fn begin_touching(&self, name: &Name, how: Touch) -> Option<usize>;
+    /// The running task touches (writes) the object `name` in the step running now (unless
+    /// `after_switch`) and, until [`Record::end_touching`], in every step that resumes it from a
+    /// scheduling point (its operation is *in flight*). The running task's index if it was
+    /// recorded (and so must be ended). `after_switch`: the operation reaches a scheduling point
+    /// before it reads or writes anything of the object that another task could see (see
+    /// [`touching_after_switch`]).
+    fn begin_touching(&self, name: &Name, how: Touch, after_switch: bool) -> Option<usize>;
     /// The operation that `task` put in flight last ends.
     fn end_touching(&self, task: usize);
     /// The index of the running task, if a task runs.
@@ -142,7 +144,19 @@ pub fn touching(name: &Name) -> Touching {
 /// nothing: the outer operation says how the object is touched.
 pub fn touching_as(name: &Name, how: Touch) -> Touching {
     Touching {
-        task: record().and_then(|r| r.begin_touching(name, how)),
+        task: record().and_then(|r| r.begin_touching(name, how, false)),
+    }
+}
+
+/// [`touching`], for an operation whose first scheduling point comes before it reads or writes
+/// anything of the object that another task could see (a send whose switch precedes its
+/// message, as shuttle's scheduling points precede visible operations): the step running now
+/// does not touch the object, the steps that resume the task until the guard drops do. Code that
+/// looks at the object before that scheduling point (a check whether a channel closed) must use
+/// [`touching`], or the reduction would let that look commute with what it sees.
+pub fn touching_after_switch(name: &Name) -> Touching {
+    Touching {
+        task: record().and_then(|r| r.begin_touching(name, Touch::Write, true)),
     }
 }
 

@@ -17,7 +17,7 @@ use tracing::trace;
 // it runs (a step that touches the channel, and every step that resumes inside the operation); an
 // operation that awaits names it in each of its polls (`Touched`), never across an `.await`.
 use super::Touched;
-use lineup_signals::footprint::{touching, touching_as, Name, Touch};
+use lineup_signals::footprint::{touching, touching_after_switch, touching_as, Name, Touch};
 
 pub use tokio::sync::mpsc::error;
 use tokio::sync::mpsc::error::{SendError, TryRecvError, TrySendError};
@@ -283,10 +283,9 @@ impl<T> Channel<T> {
     // the permit released for it stays unused, as a closed channel without messages answers its
     // receiver before it takes a permit (`poll_recv`).
     fn send_in_one_step(&self, message: T) -> Result<(), SendError<T>> {
-        let _touching = touching(&self.name);
-        if self.is_closed() {
-            return Err(SendError(message));
-        }
+        // Nothing of the channel is looked at before the release's scheduling point (a closed
+        // channel is seen after it, by `send`).
+        let _touching = touching_after_switch(&self.name);
         self.recv_semaphore.release(1);
         // `send` looks again whether the channel closed, and pushes the message.
         self.send(message)

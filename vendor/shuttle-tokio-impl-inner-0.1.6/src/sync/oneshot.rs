@@ -13,8 +13,10 @@ use tracing::trace;
 // lineup: every operation of a oneshot, and the drop of either end, names the oneshot to lineup's
 // partial-order reduction (`futures`' oneshot, which it is built on, is silent under shuttle), and
 // its scheduling points are plain switches instead of yields: a yield clears the reduction's sleep
-// sets and forces the other task to run; a switch is a scheduling point like any other.
-use lineup_signals::footprint::{touching, touching_as, Name, Touch};
+// sets and forces the other task to run; a switch is a scheduling point like any other. An
+// operation whose switch comes first (`send`, `close`, `try_recv`) names the oneshot from that
+// switch on (`touching_after_switch`): the step before it does not touch the oneshot.
+use lineup_signals::footprint::{touching, touching_after_switch, touching_as, Name, Touch};
 use shuttle_engine::runtime::thread::switch;
 
 /// Sends a value to the associated [`Receiver`].
@@ -93,7 +95,7 @@ impl<T> Sender<T> {
     /// Attempts to send a value on this channel, returning it back if it could
     /// not be sent.
     pub fn send(mut self, t: T) -> Result<(), T> {
-        let _touching = touching(&self.name);
+        let _touching = touching_after_switch(&self.name);
         trace!("Sending message on oneshot {:p}", &self.inner);
         // Scheduling point precedes the visible send operation
         switch();
@@ -141,7 +143,7 @@ impl<T> Drop for Sender<T> {
 impl<T> Receiver<T> {
     /// Prevents the associated [`Sender`] handle from sending a value.
     pub fn close(&mut self) {
-        let _touching = touching(&self.name);
+        let _touching = touching_after_switch(&self.name);
         // Scheduling point precedes the visible close operation
         switch();
         if let Some(inner) = self.inner.as_mut() {
@@ -151,7 +153,7 @@ impl<T> Receiver<T> {
 
     /// Attempts to receive a value.
     pub fn try_recv(&mut self) -> Result<T, TryRecvError> {
-        let _touching = touching(&self.name);
+        let _touching = touching_after_switch(&self.name);
         // Scheduling point precedes the visible receive operation
         switch();
         let Some(inner) = self.inner.as_mut() else {
