@@ -416,12 +416,17 @@ impl<T> ReceiverInternal<T> {
                 Poll::Ready(None)
             }
             // lineup: in the quiet end, a receive that would wait is told the channel is closed.
-            Poll::Pending if quiet_end.is_some() => {
-                self.pending_acquire = None;
-                lineup_receive_ended(quiet_end);
-                Poll::Ready(None)
-            }
-            Poll::Pending => Poll::Pending,
+            // The acquire's first poll may switch before it blocks, and the quiet end may begin
+            // there: it is read again, or the task would sleep for good (the quiet end wakes only
+            // the tasks that sleep when it begins).
+            Poll::Pending => match quiet_end.or_else(lineup_quiet_end_receives) {
+                Some(false) => {
+                    self.pending_acquire = None;
+                    lineup_receive_ended(Some(false));
+                    Poll::Ready(None)
+                }
+                _ => Poll::Pending,
+            },
         }
     }
 
