@@ -19,11 +19,12 @@
 //! difference of shape: PX's constructor waits for the leader's promises with
 //! [`lineup::future::block_on`] on a oneshot, where the original blocks on a channel's `recv`.
 //!
-//! What the reduction sees differs: lineup's own channels tell the partial-order reduction which
-//! channel each step touches, while shuttle-tokio's channels are built on shuttle's primitives,
-//! whose steps lineup does not see (issue 24), so every step of a tokio twin depends on every
-//! other. `tests/ds2_tokio_verdicts.rs` checks the verdicts; the timings against the originals
-//! are in `docs/actors.md`.
+//! With lineup's `vendor/shuttle-tokio-impl-inner` (the workspace's `[patch.crates-io]`), every
+//! operation of tokio's `mpsc` and `oneshot` names its channel to the partial-order reduction and
+//! the tasks' polls are seen (`docs/partial-order-reduction.md` §2.7), so that each twin explores
+//! exactly what its original explores. `tests/ds2_tokio_verdicts.rs` checks the verdicts, the
+//! distinct histories and the executions against the originals; the timings are in
+//! `docs/actors.md`.
 
 pub mod another_register;
 pub mod chord;
