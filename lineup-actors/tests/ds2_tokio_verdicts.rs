@@ -14,6 +14,14 @@ use lineup_actors::ds2_tokio::chord::OpenChord;
 use lineup_actors::ds2_tokio::paxos::PaxosMap;
 use lineup_actors::ds2_tokio::register::{DistributedRegister, ErroneousDistributedRegister};
 
+/// The matrices of `tests/ds2_verdicts.rs`, the smallest that show each system's bug (or, for a
+/// correct one, its original's): EDR's, DR's, ADR's, Open Chord's (both variants), Paxos's.
+const EDR: &[&[&str]] = &[&["write(1)"], &["read(1)", "read(2)"]];
+const DR: &[&[&str]] = &[&["write(1)"], &["read(1)"]];
+const ADR: &[&[&str]] = &[&["write(0, 1)"], &["read(1)"]];
+const OC: &[&[&str]] = &[&["join()"], &[r#"put("k1", 1)"#, r#"get("k1")"#]];
+const PX: &[&[&str]] = &[&[r#"put("k", 1)"#], &[r#"get("k")"#, r#"get("k")"#]];
+
 fn verdict<O: Invocations>(name: &str, build: fn() -> O, columns: &[&[&str]]) -> Verdict {
     let subject = Subject::of(name, build);
     let config = Config {
@@ -25,17 +33,13 @@ fn verdict<O: Invocations>(name: &str, build: fn() -> O, columns: &[&[&str]]) ->
 
 #[test]
 fn edr_serves_a_stale_read_from_a_backup() {
-    let v = verdict(
-        "EDR",
-        ErroneousDistributedRegister::new,
-        &[&["write(1)"], &["read(1)", "read(2)"]],
-    );
+    let v = verdict("EDR", ErroneousDistributedRegister::new, EDR);
     assert!(!v.is_pass(), "EDR passed: {:?}", v.stats());
 }
 
 #[test]
 fn dr_forwards_reads_to_the_leader() {
-    let v = verdict("DR", DistributedRegister::new, &[&["write(1)"], &["read(1)"]]);
+    let v = verdict("DR", DistributedRegister::new, DR);
     assert!(v.is_pass(), "{}", v.violation().unwrap());
     // Phase 1 ran the actors' schedules inside each serial operation, and stayed small.
     assert!(v.stats().serial_executions > 2, "{:?}", v.stats());
@@ -43,42 +47,44 @@ fn dr_forwards_reads_to_the_leader() {
 
 #[test]
 fn adr_orders_writes_by_timestamp() {
-    let v = verdict(
-        "ADR",
-        AnotherDistributedRegister::new,
-        &[&["write(0, 1)"], &["read(1)"]],
-    );
+    let v = verdict("ADR", AnotherDistributedRegister::new, ADR);
     assert!(v.is_pass(), "{}", v.violation().unwrap());
 }
 
 #[test]
 fn oc_answers_from_an_empty_store_while_joining() {
-    let v = verdict(
-        "OC",
-        OpenChord::new,
-        &[&["join()"], &[r#"put("k1", 1)"#, r#"get("k1")"#]],
-    );
+    let v = verdict("OC", OpenChord::new, OC);
     assert!(!v.is_pass(), "OC passed: {:?}", v.stats());
 }
 
 #[test]
 fn oc_relaying_while_joining_is_correct() {
-    let v = verdict(
-        "OC-fixed",
-        OpenChord::relaying_while_joining,
-        &[&["join()"], &[r#"put("k1", 1)"#, r#"get("k1")"#]],
-    );
+    let v = verdict("OC-fixed", OpenChord::relaying_while_joining, OC);
     assert!(v.is_pass(), "{}", v.violation().unwrap());
 }
 
 #[test]
 fn px_is_linearizable() {
-    let v = verdict(
-        "PX",
-        PaxosMap::new,
-        &[&[r#"put("k", 1)"#], &[r#"get("k")"#, r#"get("k")"#]],
-    );
+    let v = verdict("PX", PaxosMap::new, PX);
     assert!(v.is_pass(), "{}", v.violation().unwrap());
+}
+
+/// A check of the twin `build` and one of its original, `original`, on the same matrix and
+/// `config` (the reduction on).
+fn twin_and_original<O: Invocations, P: Invocations>(
+    name: &str,
+    build: fn() -> O,
+    original: fn() -> P,
+    columns: &[&[&str]],
+    config: Config,
+) -> (Verdict, Verdict) {
+    let config = Config {
+        reduction: lineup::Reduction::On,
+        ..config
+    };
+    let twin = check(&Subject::of(name, build), &matrix::<O>(columns), &config).unwrap();
+    let original = check(&Subject::of(name, original), &matrix::<P>(columns), &config).unwrap();
+    (twin, original)
 }
 
 /// The distinct histories of a passing check of `build` and of its original, `original`.
@@ -88,13 +94,7 @@ fn distinct<O: Invocations, P: Invocations>(
     original: fn() -> P,
     columns: &[&[&str]],
 ) -> (usize, usize) {
-    let twin = verdict(name, build, columns);
-    let subject = Subject::of(name, original);
-    let config = Config {
-        reduction: lineup::Reduction::On,
-        ..Config::default()
-    };
-    let original = check(&subject, &matrix::<P>(columns), &config).unwrap();
+    let (twin, original) = twin_and_original(name, build, original, columns, Config::default());
     assert!(twin.is_pass() && original.is_pass(), "{name}");
     (twin.stats().distinct_histories, original.stats().distinct_histories)
 }
@@ -108,10 +108,6 @@ fn distinct<O: Invocations, P: Invocations>(
 #[test]
 fn the_twins_find_every_history_of_the_originals() {
     use lineup_actors::ds2;
-    let dr: &[&[&str]] = &[&["write(1)"], &["read(1)"]];
-    let adr: &[&[&str]] = &[&["write(0, 1)"], &["read(1)"]];
-    let oc: &[&[&str]] = &[&["join()"], &[r#"put("k1", 1)"#, r#"get("k1")"#]];
-    let px: &[&[&str]] = &[&[r#"put("k", 1)"#], &[r#"get("k")"#, r#"get("k")"#]];
     let pairs = [
         (
             "DR",
@@ -119,7 +115,7 @@ fn the_twins_find_every_history_of_the_originals() {
                 "DR",
                 DistributedRegister::new,
                 ds2::register::DistributedRegister::new,
-                dr,
+                DR,
             ),
         ),
         (
@@ -128,7 +124,7 @@ fn the_twins_find_every_history_of_the_originals() {
                 "ADR",
                 AnotherDistributedRegister::new,
                 ds2::another_register::AnotherDistributedRegister::new,
-                adr,
+                ADR,
             ),
         ),
         (
@@ -137,10 +133,10 @@ fn the_twins_find_every_history_of_the_originals() {
                 "OC-fixed",
                 OpenChord::relaying_while_joining,
                 ds2::chord::OpenChord::relaying_while_joining,
-                oc,
+                OC,
             ),
         ),
-        ("PX", distinct("PX", PaxosMap::new, ds2::paxos::PaxosMap::new, px)),
+        ("PX", distinct("PX", PaxosMap::new, ds2::paxos::PaxosMap::new, PX)),
     ];
     for (system, (twin, original)) in pairs {
         assert_eq!(
@@ -159,12 +155,10 @@ fn explored<O: Invocations, P: Invocations>(
     columns: &[&[&str]],
 ) -> [(u64, u64); 2] {
     let config = Config {
-        reduction: lineup::Reduction::On,
         workers: 1,
         ..Config::default()
     };
-    let twin = check(&Subject::of(name, build), &matrix::<O>(columns), &config).unwrap();
-    let original = check(&Subject::of(name, original), &matrix::<P>(columns), &config).unwrap();
+    let (twin, original) = twin_and_original(name, build, original, columns, config);
     assert_eq!(twin.is_pass(), original.is_pass(), "{name}");
     let (t, o) = (twin.stats(), original.stats());
     [
@@ -191,7 +185,7 @@ fn the_twins_explore_what_the_originals_explore() {
                 "EDR",
                 ErroneousDistributedRegister::new,
                 ds2::register::ErroneousDistributedRegister::new,
-                &[&["write(1)"], &["read(1)", "read(2)"]],
+                EDR,
             ),
         ),
         (
@@ -200,7 +194,7 @@ fn the_twins_explore_what_the_originals_explore() {
                 "DR",
                 DistributedRegister::new,
                 ds2::register::DistributedRegister::new,
-                &[&["write(1)"], &["read(1)"]],
+                DR,
             ),
         ),
         (
@@ -209,7 +203,7 @@ fn the_twins_explore_what_the_originals_explore() {
                 "ADR",
                 AnotherDistributedRegister::new,
                 ds2::another_register::AnotherDistributedRegister::new,
-                &[&["write(0, 1)"], &["read(1)"]],
+                ADR,
             ),
         ),
         (
@@ -218,18 +212,10 @@ fn the_twins_explore_what_the_originals_explore() {
                 "OC-fixed",
                 OpenChord::relaying_while_joining,
                 ds2::chord::OpenChord::relaying_while_joining,
-                &[&["join()"], &[r#"put("k1", 1)"#, r#"get("k1")"#]],
+                OC,
             ),
         ),
-        (
-            "PX",
-            explored(
-                "PX",
-                PaxosMap::new,
-                ds2::paxos::PaxosMap::new,
-                &[&[r#"put("k", 1)"#], &[r#"get("k")"#, r#"get("k")"#]],
-            ),
-        ),
+        ("PX", explored("PX", PaxosMap::new, ds2::paxos::PaxosMap::new, PX)),
     ];
     for (system, [serial, concurrent]) in rows {
         assert!(
