@@ -11,7 +11,10 @@
 //! thread), forwarding everything to the subscriber that was the default before. shuttle names
 //! the object of each operation with its address (`"waiting to acquire mutex 0x…"`) and every
 //! scheduling point with its place in shuttle's source (`"switch from …/batch_semaphore.rs:876:9"`).
-//! Only the `message` field is formatted (into a reused buffer), and only for the callsites below.
+//! Only the `message` field is formatted (into a reused buffer), and only for the callsites below;
+//! the events of lineup's `vendor/shuttle-engine` and `vendor/shuttle-std` carry what lineup reads
+//! in fields of their own (`lineup.line` and `lineup.file`, `lineup.channel`, ...), read without
+//! formatting anything. A callsite is known by its line first ([`CALLSITE_AT_LINE`]).
 //!
 //! **Timing.** A scheduling point is *seen* when its cause is known before the step that performs
 //! its effect runs, as for lineup's own primitives:
@@ -81,7 +84,7 @@
 
 use std::cell::{Cell, RefCell};
 use std::fmt::{self, Write as _};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::OnceLock;
 
 use rustc_hash::FxHashMap;
@@ -537,7 +540,11 @@ fn site(location: &str) -> Option<Site> {
     let mut parts = location.rsplitn(3, ':');
     let _column = parts.next()?;
     let line: u32 = parts.next()?.parse().ok()?;
-    let file = parts.next()?;
+    site_at(parts.next()?, line)
+}
+
+/// What lineup knows of the scheduling point at `line` of `file` ([`SITES`]).
+fn site_at(file: &str, line: u32) -> Option<Site> {
     SITES
         .iter()
         .find(|(f, l, _)| *l == line && file.ends_with(f))
@@ -697,11 +704,52 @@ const CALLSITES: &[(&str, u32)] = &[
     ("shuttle_std::sync::atomic", 331),
 ];
 
+/// For each line of shuttle's source below 2,048, which of [`CALLSITES`] is at that line, plus one
+/// (0: none; no two of them share a line). `tracing` asks [`ShuttleEvents`] about every event of
+/// shuttle's, most of them of callsites lineup does not read, and their line alone tells those
+/// apart; a loop over [`CALLSITES`] for each event, twice, was about a tenth of an execution's time
+/// on shuttle's channels.
+static CALLSITE_AT_LINE: [u8; 2048] = callsite_at_line();
+
+const fn callsite_at_line() -> [u8; 2048] {
+    let mut at = [0u8; 2048];
+    let mut i = 0;
+    while i < CALLSITES.len() {
+        let line = CALLSITES[i].1 as usize;
+        assert!(line < 2048, "a callsite's line past CALLSITE_AT_LINE");
+        assert!(at[line] == 0, "two callsites on one line");
+        at[line] = i as u8 + 1;
+        i += 1;
+    }
+    at
+}
+
+/// The module of each of [`CALLSITES`] where `tracing` last said it was: its events name it with
+/// one `&'static str`, compared by address before its text.
+static TARGET_SEEN: [AtomicUsize; CALLSITES.len()] = [const { AtomicUsize::new(0) }; CALLSITES.len()];
+
+/// Which of [`CALLSITES`] this callsite is.
+fn callsite(meta: &Metadata<'_>) -> Option<usize> {
+    let at = usize::try_from(meta.line()?).ok()?;
+    let i = usize::from(*CALLSITE_AT_LINE.get(at)?).checked_sub(1)?;
+    let target = meta.target();
+    let seen = &TARGET_SEEN[i];
+    if !meta.is_event() {
+        return None;
+    }
+    if seen.load(Ordering::Relaxed) != target.as_ptr() as usize {
+        if target != CALLSITES[i].0 {
+            return None;
+        }
+        // Stored only when it changes: every worker reads it on every event.
+        seen.store(target.as_ptr() as usize, Ordering::Relaxed);
+    }
+    Some(i)
+}
+
 /// Whether lineup reads the events of this callsite.
 fn wanted(meta: &Metadata<'_>) -> bool {
-    meta.line()
-        .is_some_and(|line| CALLSITES.iter().any(|&(t, l)| l == line && meta.target() == t))
-        && meta.is_event()
+    callsite(meta).is_some()
 }
 
 /// lineup's `vendor/shuttle-std` is the shuttle-std of this process: a channel's creation or an
@@ -756,9 +804,11 @@ fn tell_of_the_patch_once() {
 }
 
 /// The lines that let lineup see shuttle's channels and atomics: lineup's shuttle-std in place of
-/// the published one, in the `Cargo.toml` of the user's workspace (indented, for a message).
-pub(crate) const PATCH_LINES: &str =
-    "    [patch.crates-io]\n    shuttle-std = { path = \"<path to lineup>/vendor/shuttle-std-0.1.5\" }";
+/// the published one, in the `Cargo.toml` of the user's workspace (indented, for a message); and
+/// lineup's shuttle-engine, whose switches cost lineup less (vendor/README.md).
+pub(crate) const PATCH_LINES: &str = "    [patch.crates-io]\n    \
+     shuttle-std = { path = \"<path to lineup>/vendor/shuttle-std-0.1.5\" }\n    \
+     shuttle-engine = { path = \"<path to lineup>/vendor/shuttle-engine-0.1.7\" }";
 
 /// The callsite of `"created channel {:p}"` (lineup's `vendor/shuttle-std`).
 const CREATED_CHANNEL: (&str, u32) = ("shuttle_std::sync::mpsc", 724);
@@ -778,9 +828,7 @@ impl ShuttleSteps {
 
 /// Whether the callsite is one of a scheduling point's (the first two of [`CALLSITES`]).
 fn is_switch(meta: &Metadata<'_>) -> bool {
-    CALLSITES[..2]
-        .iter()
-        .any(|&(t, l)| meta.line() == Some(l) && meta.target() == t)
+    callsite(meta).is_some_and(|i| i < 2)
 }
 
 impl FootprintLog {
@@ -1248,6 +1296,11 @@ struct LineupFields {
     /// `lineup.endpoint`: which endpoint was cloned or dropped (`None` also for a name lineup does
     /// not know).
     endpoint: Option<Endpoint>,
+    /// `lineup.line`: the line of a switch's place (lineup's `vendor/shuttle-engine`).
+    line: Option<u32>,
+    /// What `lineup.file`, read after `lineup.line`, says with it: the place of a switch
+    /// ([`site_at`]; `Some(None)`: a place lineup does not know).
+    site: Option<Option<Site>>,
 }
 
 impl Visit for LineupFields {
@@ -1255,6 +1308,7 @@ impl Visit for LineupFields {
         match field.name() {
             "lineup.channel" => self.channel = usize::try_from(value).ok(),
             "lineup.atomic" => self.atomic = usize::try_from(value).ok(),
+            "lineup.line" => self.line = u32::try_from(value).ok(),
             _ => {}
         }
     }
@@ -1266,6 +1320,11 @@ impl Visit for LineupFields {
     }
 
     fn record_str(&mut self, field: &Field, value: &str) {
+        if field.name() == "lineup.file" {
+            // The file is only borrowed for this call: it is looked up now, with the line the
+            // engine records before it (a file recorded first leaves the event to its message).
+            self.site = self.line.map(|line| site_at(value, line));
+        }
         if field.name() == "lineup.endpoint" {
             self.endpoint = match value {
                 "cloned sender" => Some(Endpoint::SenderCloned),
@@ -1286,8 +1345,7 @@ impl LineupFields {
     /// is then parsed from its message).
     fn read(event: &Event<'_>) -> Option<ShuttleEvent> {
         let meta = event.metadata();
-        let fields = meta.fields();
-        if fields.field("lineup.channel").is_none() && fields.field("lineup.atomic").is_none() {
+        if !Self::fielded(meta) {
             return None;
         }
         let mut read = LineupFields::default();
@@ -1295,9 +1353,22 @@ impl LineupFields {
         read.event(meta.target(), meta.line()?)
     }
 
+    /// Whether the callsite is one of [`CALLSITES`] with the fields `lineup.*`.
+    fn fielded(meta: &Metadata<'_>) -> bool {
+        let fields = meta.fields();
+        if is_switch(meta) {
+            fields.field("lineup.line").is_some()
+        } else {
+            fields.field("lineup.channel").is_some() || fields.field("lineup.atomic").is_some()
+        }
+    }
+
     /// What the event of the callsite at `line` of `target` says, with these fields.
     fn event(&self, target: &str, line: u32) -> Option<ShuttleEvent> {
-        if target == ATOMIC_ACCESS.0 && line == ATOMIC_ACCESS.1 {
+        if line == CALLSITES[0].1 && target == CALLSITES[0].0 {
+            return Some(ShuttleEvent::Switch(self.site?));
+        }
+        if line == ATOMIC_ACCESS.1 && target == ATOMIC_ACCESS.0 {
             return Some(ShuttleEvent::Atomic {
                 address: self.atomic?,
                 write: self.flag?,
@@ -1546,6 +1617,7 @@ mod tests {
             CREATED_CHANNEL.1,
             ENDPOINT,
             ATOMIC_ACCESS.1,
+            CALLSITES[0].1,
         ];
         for line in wanted {
             assert!(lines.contains(&line), "no event of line {line} was compared: {lines:?}");

@@ -420,7 +420,7 @@ unsafe impl Send for PooledContinuation {}
 #[track_caller]
 pub fn switch() {
     crate::annotations::record_tick();
-    trace!("switch from {}", Location::caller());
+    trace!(lineup.line = Location::caller().line(), lineup.file = Location::caller().file(), "switch from {}", Location::caller());
     if ExecutionState::maybe_yield() {
         match suspend() {
             ContinuationInput::Exit => panic!("unexpected exit continuation"),
