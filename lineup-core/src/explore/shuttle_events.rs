@@ -1515,6 +1515,20 @@ impl Subscriber for ShuttleEvents {
     fn current_span(&self) -> tracing_core::span::Current {
         self.inner.current_span()
     }
+
+    /// Says which subscriber this is ([`lineup_signals::dispatch`]): lineup's `vendor/shuttle-engine`
+    /// then sees that a task's default is its execution's, and does not park it at every switch.
+    ///
+    /// # Safety
+    ///
+    /// As the trait's: the pointer is `self`'s, for its own type and for
+    /// [`Identity`](lineup_signals::dispatch::Identity), a type of no size whose reference is
+    /// valid at any address.
+    unsafe fn downcast_raw(&self, id: std::any::TypeId) -> Option<*const ()> {
+        let answers =
+            id == std::any::TypeId::of::<Self>() || id == std::any::TypeId::of::<lineup_signals::dispatch::Identity>();
+        answers.then_some(self as *const Self as *const ())
+    }
 }
 
 #[cfg(test)]
@@ -1564,6 +1578,82 @@ mod tests {
         }
         fn enter(&self, _span: &Id) {}
         fn exit(&self, _span: &Id) {}
+    }
+
+    #[test]
+    fn lineup_s_subscriber_says_which_it_is() {
+        use lineup_signals::dispatch::same;
+        let a = Dispatch::new(ShuttleEvents {
+            inner: Dispatch::none(),
+        });
+        let b = Dispatch::new(ShuttleEvents {
+            inner: Dispatch::none(),
+        });
+        assert!(same(&a, &a.clone()), "one subscriber");
+        assert!(!same(&a, &b), "two subscribers");
+        assert!(!same(&a, &Dispatch::none()), "one that does not say");
+        assert!(
+            a.downcast_ref::<ShuttleEvents>().is_some(),
+            "its own type still answers"
+        );
+    }
+
+    /// Counts the events of two targets.
+    #[derive(Default)]
+    struct Mine(AtomicUsize, AtomicUsize);
+
+    impl Subscriber for Mine {
+        fn register_callsite(&self, _meta: &'static Metadata<'static>) -> Interest {
+            Interest::always()
+        }
+        fn enabled(&self, _meta: &Metadata<'_>) -> bool {
+            true
+        }
+        fn new_span(&self, _span: &Attributes<'_>) -> Id {
+            Id::from_u64(1)
+        }
+        fn record(&self, _span: &Id, _values: &Record<'_>) {}
+        fn record_follows_from(&self, _span: &Id, _follows: &Id) {}
+        fn event(&self, event: &Event<'_>) {
+            match event.metadata().target() {
+                "lineup_test_mine" => self.0.fetch_add(1, Ordering::Relaxed),
+                "lineup_test_theirs" => self.1.fetch_add(1, Ordering::Relaxed),
+                _ => 0,
+            };
+        }
+        fn enter(&self, _span: &Id) {}
+        fn exit(&self, _span: &Id) {}
+    }
+
+    /// lineup's `vendor/shuttle-engine` does not park a task's default dispatcher when it is lineup's
+    /// subscriber, the execution's: a task with a default of its own still has it alone, across
+    /// its switches, and the other tasks still have lineup's.
+    #[test]
+    fn a_task_s_own_default_stays_its_own_across_its_switches() {
+        use std::sync::Arc;
+        let mine = Arc::new(Mine::default());
+        let dispatch = Dispatch::from(Arc::clone(&mine));
+        let _lineup = install();
+        shuttle::check_dfs(
+            move || {
+                let own = dispatch.clone();
+                let t = shuttle::thread::spawn(move || {
+                    tracing::dispatcher::with_default(&own, || {
+                        shuttle::thread::yield_now();
+                        tracing::info!(target: "lineup_test_mine", "mine");
+                    });
+                });
+                shuttle::thread::yield_now();
+                tracing::info!(target: "lineup_test_theirs", "theirs");
+                t.join().unwrap();
+            },
+            None,
+        );
+        assert!(
+            mine.0.load(Ordering::Relaxed) > 1,
+            "the task's own events reach its default"
+        );
+        assert_eq!(mine.1.load(Ordering::Relaxed), 0, "no other task's event does");
     }
 
     #[test]

@@ -3,7 +3,9 @@
 //! neither depends on the other; the [`abandonment`] of a stuck execution, which the waits of
 //! lineup's primitives and of lineup's `vendor/shuttle-std` both take part in; whether the
 //! [`quiet_end`] is on, which lineup's `vendor/shuttle-tokio-impl-inner` reads in its receives;
-//! and the [`footprint`] of a step, which lineup's vendored crates name to the reduction.
+//! the [`footprint`] of a step, which lineup's vendored crates name to the reduction; and which
+//! `tracing` subscriber a [`dispatch`]er holds, which lineup's `vendor/shuttle-engine` asks at
+//! every switch.
 //!
 //! ```
 //! use lineup_signals::{Guarded, QuietEnd};
@@ -68,6 +70,41 @@ pub mod quiet_end {
     /// execution.
     pub fn end() {
         ON.with(|on| on.set(false));
+    }
+}
+
+pub mod dispatch {
+    //! Which `tracing` subscriber a dispatcher holds, for lineup's `vendor/shuttle-engine`.
+    //!
+    //! shuttle runs every task on one OS thread, whose default dispatcher `tracing` keeps per
+    //! thread; so at each switch shuttle *parks* the running task's default and reinstates the
+    //! execution's, unless it can tell that they are the same. It can tell only for a global
+    //! default, and lineup installs its subscriber as a scoped one (while the reduction is on):
+    //! every switch then installed a default and dropped it again, and each of those writes one
+    //! counter that `tracing` shares between all threads and reads on every event, so that two
+    //! workers were slower than one on shuttle's channels.
+    //!
+    //! A subscriber that answers `downcast_raw(TypeId::of::<Identity>())` with its own address
+    //! says which subscriber it is: two dispatchers that answer with one address hold one
+    //! subscriber ([`same`]), and the engine does not park.
+    //!
+    //! ```
+    //! // A dispatcher whose subscriber does not answer is the same as no other.
+    //! let a = tracing_core::Dispatch::none();
+    //! assert!(!lineup_signals::dispatch::same(&a, &a.clone()));
+    //! ```
+
+    /// A type of which no value exists: the [`TypeId`](std::any::TypeId) a subscriber answers
+    /// with its own address (see the module).
+    #[derive(Debug)]
+    pub struct Identity {
+        _none: (),
+    }
+
+    /// Whether both dispatchers hold one subscriber that says which it is.
+    pub fn same(a: &tracing_core::Dispatch, b: &tracing_core::Dispatch) -> bool {
+        let address = |d: &tracing_core::Dispatch| d.downcast_ref::<Identity>().map(|i| i as *const Identity as usize);
+        matches!((address(a), address(b)), (Some(x), Some(y)) if x == y)
     }
 }
 

@@ -2260,7 +2260,10 @@ fn task_may_have_own_default(state: &ExecutionState) -> bool {
         return false;
     }
     tracing::dispatcher::get_default(|current| {
-        if let Some(global) = state.top_level_dispatch_global_ptr {
+        if lineup_signals::dispatch::same(current, &state.top_level_dispatch) {
+            // lineup: one subscriber, which says which it is; parking it would reinstate it.
+            false
+        } else if let Some(global) = state.top_level_dispatch_global_ptr {
             // `get_default` hands out the global default from where it lives, and anything else from
             // this thread's scoped default. So if it hands out the global default, the task has no
             // default of its own. Parking otherwise is sometimes unnecessary but always safe,
