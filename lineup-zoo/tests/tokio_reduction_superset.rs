@@ -16,7 +16,9 @@
 //! switch comes first (tokio's sends) touches its channel only from that switch on; one without
 //! a switch (a oneshot's `is_closed`, the drop of its receiver) touches it in its own step, and
 //! with every operation taken to touch after a switch (`ReductionFault::TouchesAfterTheirSwitch`)
-//! histories are lost.
+//! histories are lost. So are they with the operations of one `Notify` taken to commute
+//! (`ReductionFault::TokioNotifyCommutes`), as with those of one `Mutex` or `Semaphore`
+//! (`ReductionFault::TokioLocksCommute`).
 
 use lineup::{invocations, ReductionFault, Subject};
 use lineup_zoo::native;
@@ -373,6 +375,59 @@ fn tokio_s_notify_is_seen_and_keeps_every_history() {
         rows.iter().any(|r| r.executions_reduced < r.executions_plain),
         "the reduction changed nothing: {rows:?}"
     );
+}
+
+/// A `tokio::sync::Notify`: `ring()` notifies one waiter or leaves the permit, `heard()` registers
+/// a waiter and says whether the permit was there (and takes it). Each does it between two
+/// scheduling points of a lock of its own (which commute with everything else), so that the
+/// notification and the look are steps of their own, apart from the steps that record the calls
+/// and the returns.
+#[derive(Default)]
+struct Bell {
+    bell: tokio::sync::Notify,
+    ringer: tokio::sync::Mutex<()>,
+    listener: tokio::sync::Mutex<()>,
+}
+
+#[invocations]
+impl Bell {
+    /// Notifies one waiter, or leaves the permit.
+    #[invoke]
+    async fn ring(&self) {
+        drop(self.ringer.lock().await);
+        self.bell.notify_one();
+        drop(self.ringer.lock().await);
+    }
+
+    /// Whether the permit was there.
+    #[invoke]
+    async fn heard(&self) -> bool {
+        drop(self.listener.lock().await);
+        let heard = std::pin::pin!(self.bell.notified()).as_mut().enable();
+        drop(self.listener.lock().await);
+        heard
+    }
+}
+
+/// The operations of one `Notify` conflict with each other: with them taken to commute
+/// (`ReductionFault::TokioNotifyCommutes`), a ring before the look and one after it are one, and
+/// histories are lost.
+#[test]
+fn tokio_s_notify_operations_do_not_commute() {
+    let bell = Subject::of("Bell(tokio)", Bell::default);
+    assert_sound(&[
+        compare(&bell, &m(&[&[0], &[1]]), 2, None),
+        compare(&bell, &m(&[&[0], &[1, 1]]), 2, None),
+    ]);
+    assert_some_lost(&[
+        compare(&bell, &m(&[&[0], &[1]]), 2, Some(ReductionFault::TokioNotifyCommutes)),
+        compare(
+            &bell,
+            &m(&[&[0], &[1, 1]]),
+            2,
+            Some(ReductionFault::TokioNotifyCommutes),
+        ),
+    ]);
 }
 
 /// Two `tokio::sync::Semaphore`s of one permit each: `hold_a()` and `hold_b()` take the permit,

@@ -375,6 +375,9 @@ pub enum ReductionFault {
     /// operation without such a point (a oneshot's `is_closed`, an endpoint's drop) touches is
     /// counted in no step.
     TouchesAfterTheirSwitch,
+    /// The operations of tokio's `Notify` (with lineup's shuttle-tokio-impl-inner) are taken to be
+    /// reads, as if a notification and a waiter's look at the permit commuted.
+    TokioNotifyCommutes,
 }
 
 impl Default for Config {

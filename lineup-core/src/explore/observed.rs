@@ -140,7 +140,8 @@ impl Record for LineupRecord {
             }
             let kind = match how {
                 Touch::Lock if s.fault == Some(ReductionFault::TokioLocksCommute) => Kind::Read,
-                Touch::Write | Touch::Lock => Kind::Write,
+                Touch::Notify if s.fault == Some(ReductionFault::TokioNotifyCommutes) => Kind::Read,
+                Touch::Write | Touch::Lock | Touch::Notify => Kind::Write,
                 Touch::Consume => Kind::Consume,
             };
             let after_switch = after_switch || s.fault == Some(ReductionFault::TouchesAfterTheirSwitch);

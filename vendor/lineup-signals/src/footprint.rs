@@ -76,6 +76,10 @@ pub enum Touch {
     /// `Semaphore`): it conflicts with every other operation on the object, as [`Touch::Write`]
     /// does; said apart so that lineup's tests can break it on purpose.
     Lock,
+    /// An operation of tokio's `Notify` (a notification, a waiter's registration or look at the
+    /// permit, its drop): it conflicts with every other operation on the object, as
+    /// [`Touch::Write`] does; said apart so that lineup's tests can break it on purpose.
+    Notify,
 }
 
 /// lineup's record, once installed.

@@ -19,7 +19,7 @@ use tracing::trace;
 // lineup: every operation of a `Notify` names it to lineup's partial-order reduction while it runs
 // (`notified`, `notify_one`, `notify_waiters`, each poll and `enable` of a `Notified`, and its
 // drop), as the channels do (see mpsc.rs): a waiter registers its waker inside one.
-use lineup_signals::footprint::{touching, Name};
+use lineup_signals::footprint::{touching_as, Name, Touch};
 
 #[derive(Debug)]
 pub struct Notify {
@@ -154,7 +154,7 @@ impl Notify {
 
     /// Wait for a notification.
     pub fn notified(&self) -> Notified<'_> {
-        let _touching = touching(&self.name);
+        let _touching = touching_as(&self.name, Touch::Notify);
         // Scheduling point precedes the visible registration: from then on, the
         // waiter receives every `notify_waiters` call. Without it, no notifier
         // could run between a check of a condition and the `notified()` after
@@ -196,7 +196,7 @@ impl Notify {
     /// [`notified().await`] will complete immediately consuming the permit made
     /// available by this call to `notify_one()`.
     pub fn notify_one(&self) {
-        let _touching = touching(&self.name);
+        let _touching = touching_as(&self.name, Touch::Notify);
         let mut state = self.state.lock().unwrap();
         // Need to choose a waiter that is Pending
         let mut pending = Vec::with_capacity(state.waiters.len());
@@ -236,7 +236,7 @@ impl Notify {
     /// already registered waiters. Registering for notification is done by
     /// acquiring an instance of the `Notified` future via calling `notified()`.
     pub fn notify_waiters(&self) {
-        let _touching = touching(&self.name);
+        let _touching = touching_as(&self.name, Touch::Notify);
         let mut state = self.state.lock().unwrap();
         // Notify all waiters, including those not yet enabled
         let waiters = std::mem::take(&mut state.waiters);
@@ -301,7 +301,7 @@ impl Notified<'_> {
 
     fn poll_inner(self: Pin<&mut Self>) -> bool {
         let this = self.project();
-        let _touching = touching(&this.notify.name);
+        let _touching = touching_as(&this.notify.name, Touch::Notify);
         let flag = this.flag.load();
         if flag.is_notified() {
             *this.done = true;
@@ -333,7 +333,7 @@ impl Future for Notified<'_> {
 
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
         let notify = self.notify;
-        let _touching = touching(&notify.name);
+        let _touching = touching_as(&notify.name, Touch::Notify);
         let enabled = self.as_mut().poll_inner();
         if enabled {
             Poll::Ready(())
@@ -353,7 +353,7 @@ impl Future for Notified<'_> {
 #[pinned_drop]
 impl PinnedDrop for Notified<'_> {
     fn drop(self: Pin<&mut Self>) {
-        let _touching = touching(&self.notify.name);
+        let _touching = touching_as(&self.notify.name, Touch::Notify);
         trace!("dropping waiter {:?} with flag {:?}", self.id, self.flag.load());
         if self.done {
             return;
