@@ -1537,14 +1537,10 @@ mod tests {
     use crate::explore::footprint::Footprint;
     use shuttle::current::TaskId;
 
-    /// Reads every event of lineup's `vendor/shuttle-std` that has the fields `lineup.*` both
-    /// ways, from the fields and from the message (and `state`), and keeps both.
-    struct BothWays(std::sync::Mutex<Vec<ReadBothWays>>);
+    /// A subscriber for the tests: every callsite enabled, every event handed to its function.
+    struct Listen<F>(F);
 
-    /// An event's line, and the event read from its fields and from its message.
-    type ReadBothWays = (u32, Option<ShuttleEvent>, Option<ShuttleEvent>);
-
-    impl Subscriber for BothWays {
+    impl<F: Fn(&Event<'_>) + Send + Sync + 'static> Subscriber for Listen<F> {
         fn register_callsite(&self, _meta: &'static Metadata<'static>) -> Interest {
             Interest::always()
         }
@@ -1557,27 +1553,33 @@ mod tests {
         fn record(&self, _span: &Id, _values: &Record<'_>) {}
         fn record_follows_from(&self, _span: &Id, _follows: &Id) {}
         fn event(&self, event: &Event<'_>) {
-            let meta = event.metadata();
-            if !wanted(meta) {
-                return;
-            }
-            let Some(from_fields) = LineupFields::read(event) else {
-                return;
-            };
-            let (mut message, mut state) = (String::new(), String::new());
-            let mut both = MessageAndState(&mut message, String::new());
-            event.record(&mut both);
-            state.push_str(&both.1);
-            let from_message = if meta.line() == Some(RECEIVE.1) && meta.target() == RECEIVE.0 {
-                parse_receive(&message, &state)
-            } else {
-                parse(&message)
-            };
-            let line = meta.line().unwrap_or(0);
-            self.0.lock().unwrap().push((line, Some(from_fields), from_message));
+            (self.0)(event)
         }
         fn enter(&self, _span: &Id) {}
         fn exit(&self, _span: &Id) {}
+    }
+
+    /// An event's line, and the event read from its fields and from its message.
+    type ReadBothWays = (u32, Option<ShuttleEvent>, Option<ShuttleEvent>);
+
+    /// Reads an event of lineup's `vendor/shuttle-std` or `vendor/shuttle-engine` that has the
+    /// fields `lineup.*` both ways, from the fields and from the message (and `state`).
+    fn read_both_ways(event: &Event<'_>) -> Option<ReadBothWays> {
+        let meta = event.metadata();
+        if !wanted(meta) {
+            return None;
+        }
+        let from_fields = LineupFields::read(event)?;
+        let (mut message, mut state) = (String::new(), String::new());
+        let mut both = MessageAndState(&mut message, String::new());
+        event.record(&mut both);
+        state.push_str(&both.1);
+        let from_message = if meta.line() == Some(RECEIVE.1) && meta.target() == RECEIVE.0 {
+            parse_receive(&message, &state)
+        } else {
+            parse(&message)
+        };
+        Some((meta.line().unwrap_or(0), Some(from_fields), from_message))
     }
 
     #[test]
@@ -1598,41 +1600,22 @@ mod tests {
         );
     }
 
-    /// Counts the events of two targets.
-    #[derive(Default)]
-    struct Mine(AtomicUsize, AtomicUsize);
-
-    impl Subscriber for Mine {
-        fn register_callsite(&self, _meta: &'static Metadata<'static>) -> Interest {
-            Interest::always()
-        }
-        fn enabled(&self, _meta: &Metadata<'_>) -> bool {
-            true
-        }
-        fn new_span(&self, _span: &Attributes<'_>) -> Id {
-            Id::from_u64(1)
-        }
-        fn record(&self, _span: &Id, _values: &Record<'_>) {}
-        fn record_follows_from(&self, _span: &Id, _follows: &Id) {}
-        fn event(&self, event: &Event<'_>) {
-            match event.metadata().target() {
-                "lineup_test_mine" => self.0.fetch_add(1, Ordering::Relaxed),
-                "lineup_test_theirs" => self.1.fetch_add(1, Ordering::Relaxed),
-                _ => 0,
-            };
-        }
-        fn enter(&self, _span: &Id) {}
-        fn exit(&self, _span: &Id) {}
-    }
-
     /// lineup's `vendor/shuttle-engine` does not park a task's default dispatcher when it is lineup's
     /// subscriber, the execution's: a task with a default of its own still has it alone, across
     /// its switches, and the other tasks still have lineup's.
     #[test]
     fn a_task_s_own_default_stays_its_own_across_its_switches() {
         use std::sync::Arc;
-        let mine = Arc::new(Mine::default());
-        let dispatch = Dispatch::from(Arc::clone(&mine));
+        // The events of the task's own target, and of the other task's.
+        let mine = Arc::new((AtomicUsize::new(0), AtomicUsize::new(0)));
+        let counted = Arc::clone(&mine);
+        let dispatch = Dispatch::new(Listen(move |event: &Event<'_>| {
+            match event.metadata().target() {
+                "lineup_test_mine" => counted.0.fetch_add(1, Ordering::Relaxed),
+                "lineup_test_theirs" => counted.1.fetch_add(1, Ordering::Relaxed),
+                _ => 0,
+            };
+        }));
         let _lineup = install();
         shuttle::check_dfs(
             move || {
@@ -1661,8 +1644,11 @@ mod tests {
         use shuttle::sync::atomic::{AtomicUsize, Ordering as AtomicOrdering};
         use shuttle::sync::mpsc::{channel, sync_channel};
         use std::sync::Arc;
-        let both = Arc::new(BothWays(std::sync::Mutex::new(Vec::new())));
-        let dispatch = Dispatch::from(Arc::clone(&both));
+        let both = Arc::new(std::sync::Mutex::new(Vec::new()));
+        let kept = Arc::clone(&both);
+        let dispatch = Dispatch::new(Listen(move |event: &Event<'_>| {
+            kept.lock().unwrap().extend(read_both_ways(event));
+        }));
         tracing::dispatcher::with_default(&dispatch, || {
             shuttle::check_random(
                 || {
@@ -1690,7 +1676,7 @@ mod tests {
                 20,
             );
         });
-        let seen = both.0.lock().unwrap();
+        let seen = both.lock().unwrap();
         for (line, from_fields, from_message) in seen.iter() {
             assert_eq!(from_fields, from_message, "the event of line {line}");
         }
