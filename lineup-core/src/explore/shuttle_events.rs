@@ -732,11 +732,11 @@ static TARGET_SEEN: [AtomicUsize; CALLSITES.len()] = [const { AtomicUsize::new(0
 fn callsite(meta: &Metadata<'_>) -> Option<usize> {
     let at = usize::try_from(meta.line()?).ok()?;
     let i = usize::from(*CALLSITE_AT_LINE.get(at)?).checked_sub(1)?;
-    let target = meta.target();
-    let seen = &TARGET_SEEN[i];
     if !meta.is_event() {
         return None;
     }
+    let target = meta.target();
+    let seen = &TARGET_SEEN[i];
     if seen.load(Ordering::Relaxed) != target.as_ptr() as usize {
         if target != CALLSITES[i].0 {
             return None;
@@ -826,9 +826,9 @@ impl ShuttleSteps {
     }
 }
 
-/// Whether the callsite is one of a scheduling point's (the first two of [`CALLSITES`]).
-fn is_switch(meta: &Metadata<'_>) -> bool {
-    callsite(meta).is_some_and(|i| i < 2)
+/// Whether the `i`th of [`CALLSITES`] is one of a scheduling point's (the first two).
+fn is_switch(i: usize) -> bool {
+    i < 2
 }
 
 impl FootprintLog {
@@ -1343,9 +1343,9 @@ impl LineupFields {
     /// The event of a callsite with the fields `lineup.*`, from its line and those fields; `None`
     /// for a callsite without them, or one whose fields do not say what its message would (which
     /// is then parsed from its message).
-    fn read(event: &Event<'_>) -> Option<ShuttleEvent> {
+    fn read(event: &Event<'_>, callsite: usize) -> Option<ShuttleEvent> {
         let meta = event.metadata();
-        if !Self::fielded(meta) {
+        if !Self::fielded(meta, callsite) {
             return None;
         }
         let mut read = LineupFields::default();
@@ -1353,10 +1353,10 @@ impl LineupFields {
         read.event(meta.target(), meta.line()?)
     }
 
-    /// Whether the callsite is one of [`CALLSITES`] with the fields `lineup.*`.
-    fn fielded(meta: &Metadata<'_>) -> bool {
+    /// Whether the callsite, the `callsite`th of [`CALLSITES`], has the fields `lineup.*`.
+    fn fielded(meta: &Metadata<'_>, callsite: usize) -> bool {
         let fields = meta.fields();
-        if is_switch(meta) {
+        if is_switch(callsite) {
             fields.field("lineup.line").is_some()
         } else {
             fields.field("lineup.channel").is_some() || fields.field("lineup.atomic").is_some()
@@ -1407,8 +1407,9 @@ const ENDPOINT: u32 = 728;
 /// The callsite of `"atomic {read|write} of {:p}"` (lineup's `vendor/shuttle-std`).
 const ATOMIC_ACCESS: (&str, u32) = ("shuttle_std::sync::atomic", 331);
 
-/// Reads one event of a wanted callsite into the execution's footprints.
-fn read(event: &Event<'_>) {
+/// Reads one event of a wanted callsite, the `callsite`th of [`CALLSITES`], into the execution's
+/// footprints.
+fn read(event: &Event<'_>, callsite: usize) {
     let _ = ExecutionContext::try_with(|cx| {
         let Some(mut footprints) = cx.footprints_try() else {
             MISSED.with(|m| m.set(true));
@@ -1423,14 +1424,14 @@ fn read(event: &Event<'_>) {
         };
         if !footprints.in_flight(task).is_empty() {
             // Inside a primitive of lineup's: no message to read (see `shuttle_event`).
-            if is_switch(event.metadata()) {
+            if is_switch(callsite) {
                 footprints.shuttle_event(ShuttleEvent::Switch(None));
             }
             footprints.shuttle.forget_channels_if_created(event.metadata());
             return;
         }
         let meta = event.metadata();
-        if let Some(parsed) = LineupFields::read(event) {
+        if let Some(parsed) = LineupFields::read(event, callsite) {
             footprints.shuttle_event(parsed);
             return;
         }
@@ -1488,8 +1489,8 @@ impl Subscriber for ShuttleEvents {
 
     fn event(&self, event: &Event<'_>) {
         let meta = event.metadata();
-        if wanted(meta) {
-            read(event);
+        if let Some(i) = callsite(meta) {
+            read(event, i);
         }
         if self.inner.enabled(meta) {
             self.inner.event(event);
@@ -1566,10 +1567,7 @@ mod tests {
     /// fields `lineup.*` both ways, from the fields and from the message (and `state`).
     fn read_both_ways(event: &Event<'_>) -> Option<ReadBothWays> {
         let meta = event.metadata();
-        if !wanted(meta) {
-            return None;
-        }
-        let from_fields = LineupFields::read(event)?;
+        let from_fields = LineupFields::read(event, callsite(meta)?)?;
         let (mut message, mut state) = (String::new(), String::new());
         let mut both = MessageAndState(&mut message, String::new());
         event.record(&mut both);
