@@ -8,7 +8,7 @@
 //! their channel, and a task's step between polls is seen when its future registered its waker
 //! only with them (`docs/partial-order-reduction.md` §2.7): the actor's search shrinks (phase 1 of
 //! `add(1) | add(2) | get()` from 31,266 serial executions to 15) and keeps every history. tokio's
-//! `Mutex`, `Semaphore` and `Notify` are named too (the objects at the end of the file). The comparison catches a loss: with the calls and
+//! `Mutex`, `RwLock`, `Semaphore` and `Notify` are named too (the objects at the end of the file). The comparison catches a loss: with the calls and
 //! returns taken to commute (`ReductionFault::HistoryIndependent`), the actor loses histories; and
 //! a task that waits on a future lineup does not see (a silent flag, as a `CancellationToken`)
 //! keeps every history only because the clone of its waker taints it: with the clones ignored
@@ -375,6 +375,78 @@ fn tokio_s_notify_is_seen_and_keeps_every_history() {
         rows.iter().any(|r| r.executions_reduced < r.executions_plain),
         "the reduction changed nothing: {rows:?}"
     );
+}
+
+/// Two counters, each behind a `tokio::sync::RwLock` of its own: `bump_a()` and `bump_b()` (the
+/// new count, read and written under the write lock across a yield), `peek_a()` (the first
+/// count, under a read lock held across a yield) and `try_peek_a()` (the first count if its read
+/// lock is free, else `u32::MAX`).
+#[derive(Default)]
+struct TwoRwLocks {
+    a: tokio::sync::RwLock<u32>,
+    b: tokio::sync::RwLock<u32>,
+}
+
+async fn bump_rw(lock: &tokio::sync::RwLock<u32>) -> u32 {
+    let mut count = lock.write().await;
+    let seen = *count;
+    tokio::task::yield_now().await;
+    *count = seen + 1;
+    *count
+}
+
+#[invocations]
+impl TwoRwLocks {
+    /// Adds one to the first count: the new count.
+    #[invoke]
+    async fn bump_a(&self) -> u32 {
+        bump_rw(&self.a).await
+    }
+
+    /// Adds one to the second count: the new count.
+    #[invoke]
+    async fn bump_b(&self) -> u32 {
+        bump_rw(&self.b).await
+    }
+
+    /// The first count, read under a read lock held across a yield.
+    #[invoke]
+    async fn peek_a(&self) -> u32 {
+        let count = self.a.read().await;
+        tokio::task::yield_now().await;
+        *count
+    }
+
+    /// The first count if its read lock is free, else `u32::MAX`.
+    #[invoke]
+    async fn try_peek_a(&self) -> u32 {
+        self.a.try_read().map_or(u32::MAX, |count| *count)
+    }
+}
+
+/// tokio's `RwLock` is named by lineup's shuttle-tokio-impl-inner: steps under two different
+/// locks commute, and the reduction explores fewer executions with every history kept; with the
+/// lock operations taken to commute (`ReductionFault::TokioLocksCommute`), histories are lost.
+#[test]
+fn tokio_s_rwlock_is_seen_and_keeps_every_history() {
+    let locks = Subject::of("TwoRwLocks(tokio)", TwoRwLocks::default);
+    let rows = [
+        compare(&locks, &m(&[&[0], &[1]]), 2, None),
+        compare(&locks, &m(&[&[0], &[0]]), 2, None),
+        compare(&locks, &m(&[&[0, 2], &[1]]), 2, None),
+        compare(&locks, &m(&[&[0], &[3]]), 2, None),
+        compare(&locks, &m(&[&[2], &[0], &[3]]), 1, None),
+    ];
+    assert_sound(&rows);
+    assert!(
+        rows.iter().any(|r| r.executions_reduced < r.executions_plain),
+        "the reduction changed nothing: {rows:?}"
+    );
+    assert_some_lost(&[
+        compare(&locks, &m(&[&[0], &[0]]), 2, Some(ReductionFault::TokioLocksCommute)),
+        compare(&locks, &m(&[&[0], &[3]]), 2, Some(ReductionFault::TokioLocksCommute)),
+        compare(&locks, &m(&[&[2], &[3]]), 2, Some(ReductionFault::TokioLocksCommute)),
+    ]);
 }
 
 /// A `tokio::sync::Notify`: `ring()` notifies one waiter or leaves the permit, `heard()` registers

@@ -128,7 +128,7 @@ pub struct Config {
     /// channels and of `lineup::thread::spawn` are seen, and so are those of shuttle's own
     /// primitives used directly (`Mutex`, `Condvar`, `RwLock`, `Barrier`, `Once`, thread spawns;
     /// its `mpsc` channels and atomics with lineup's shuttle-std, `vendor/README.md`), and, with
-    /// lineup's shuttle-tokio-impl-inner, tokio's `mpsc`, `oneshot`, `Mutex`, `Notify` and `Semaphore` and the polls of the tasks of
+    /// lineup's shuttle-tokio-impl-inner, tokio's `mpsc`, `oneshot`, `Mutex`, `RwLock`, `Notify` and `Semaphore` and the polls of the tasks of
     /// `tokio::spawn` and of asynchronous operations; any other scheduling point (another future's
     /// poll, tokio's other primitives) is dependent with everything. Every distinct
     /// history found without it is still found, at the same bound, and phase 1 stays exact.

@@ -108,7 +108,7 @@ fn unfinished_cause<O: Send + Sync + 'static>(
             "their steps are seen by the partial-order reduction through lineup::sync's primitives and, of \
              shuttle's own used directly (`lineup::shuttle::sync`), through its Mutex, Condvar, RwLock, Barrier, \
              Once and thread spawns, and its mpsc channels and atomics only with lineup's shuttle-std (a \
-             `[patch.crates-io]` line: lineup's vendor/README.md), and tokio's mpsc, oneshot, Mutex, Notify and Semaphore and the polls of \
+             `[patch.crates-io]` line: lineup's vendor/README.md), and tokio's mpsc, oneshot, Mutex, RwLock, Notify and Semaphore and the polls of \
              tokio::spawn's tasks only with lineup's shuttle-tokio-impl-inner (`shuttle-tokio-impl-inner = { path = \
              \"<path to lineup>/vendor/shuttle-tokio-impl-inner-0.1.6\" }` in the same section); a step of a join, \
              of any other future's poll, of tokio's other primitives, or of a channel or an atomic without those \

@@ -9,6 +9,14 @@ use std::sync::Arc;
 use std::{fmt, ops};
 use tracing::trace;
 
+// lineup: every operation of an `RwLock` names it to lineup's partial-order reduction while it
+// runs (each poll of a read or write lock, a `try_` lock, a guard's release, a downgrade), as the
+// mutex does (see mutex.rs): a read lock too conflicts with every other operation on it (more
+// dependent than it is, never less), and the data it guards is touched only between a lock and a
+// release, which name the lock.
+use super::Touched;
+use lineup_signals::footprint::{touching_as, Name, Touch};
+
 const MAX_READERS: usize = usize::MAX >> 3;
 
 /// An asynchronous reader-writer lock.
@@ -24,6 +32,9 @@ const MAX_READERS: usize = usize::MAX >> 3;
 /// acquire the lock as long as a writer is not holding the lock.
 #[derive(Debug)]
 pub struct RwLock<T: ?Sized> {
+    // lineup: the lock's name (see the top of the file); before `inner`, which may be unsized.
+    name: Name,
+
     // maximum number of concurrent readers
     max_readers: usize,
 
@@ -55,6 +66,7 @@ impl<T: ?Sized> RwLock<T> {
         );
         let sem = BatchSemaphore::new(max_readers, Fairness::StrictlyFair);
         let rwlock = RwLock {
+            name: Name::created(),
             max_readers,
             sem,
             inner: UnsafeCell::new(value),
@@ -73,7 +85,7 @@ impl<T: ?Sized> RwLock<T> {
     /// when dropped.
     pub async fn read(&self) -> RwLockReadGuard<'_, T> {
         trace!("rwlock {:p} read", self);
-        let inner = self.sem.acquire(1);
+        let inner = Touched::new(&self.name, Touch::Lock, self.sem.acquire(1));
         inner.await.unwrap_or_else(|_| {
             // The semaphore was closed. but, we never explicitly close it, and we have a
             // handle to it through the Arc, which means that this can never happen.
@@ -84,6 +96,7 @@ impl<T: ?Sized> RwLock<T> {
 
         trace!("rwlock {:p} read acquired ReadGuard", self);
         RwLockReadGuard {
+            name: &self.name,
             sem: &self.sem,
             data: self.inner.get(),
             _p: PhantomData,
@@ -114,7 +127,7 @@ impl<T: ?Sized> RwLock<T> {
     /// when dropped.
     pub async fn read_owned(self: Arc<Self>) -> OwnedRwLockReadGuard<T> {
         trace!("rwlock {:p} read_owned", self);
-        let inner = self.sem.acquire(1);
+        let inner = Touched::new(&self.name, Touch::Lock, self.sem.acquire(1));
         inner.await.unwrap_or_else(|_| {
             // The semaphore was closed. but, we never explicitly close it, and we have a
             // handle to it through the Arc, which means that this can never happen.
@@ -138,7 +151,10 @@ impl<T: ?Sized> RwLock<T> {
     /// when dropped.
     pub fn try_read(&self) -> Result<RwLockReadGuard<'_, T>, TryLockError> {
         tracing::trace!("rwlock {:p} try_read", self);
-        match self.sem.try_acquire(1) {
+        let touching = touching_as(&self.name, Touch::Lock);
+        let acquired = self.sem.try_acquire(1);
+        drop(touching);
+        match acquired {
             Ok(permit) => permit,
             Err(TryAcquireError::NoPermits) => return Err(TryLockError(())),
             Err(TryAcquireError::Closed) => {
@@ -151,6 +167,7 @@ impl<T: ?Sized> RwLock<T> {
 
         trace!("rwlock {:p} try_read acquired ReadGuard", self);
         Ok(RwLockReadGuard {
+            name: &self.name,
             sem: &self.sem,
             data: self.inner.get(),
             _p: PhantomData,
@@ -170,7 +187,10 @@ impl<T: ?Sized> RwLock<T> {
     /// as it keeps the `RwLock` alive by holding an `Arc`.
     pub fn try_read_owned(self: Arc<Self>) -> Result<OwnedRwLockReadGuard<T>, TryLockError> {
         trace!("rwlock {:p} try_read_owned", self);
-        match self.sem.try_acquire(1) {
+        let touching = touching_as(&self.name, Touch::Lock);
+        let acquired = self.sem.try_acquire(1);
+        drop(touching);
+        match acquired {
             Ok(permit) => permit,
             Err(TryAcquireError::NoPermits) => return Err(TryLockError(())),
             Err(TryAcquireError::Closed) => {
@@ -199,7 +219,7 @@ impl<T: ?Sized> RwLock<T> {
     /// when dropped.
     pub async fn write(&self) -> RwLockWriteGuard<'_, T> {
         trace!("rwlock {:p} write", self);
-        self.sem.acquire(self.max_readers).await.unwrap_or_else(|_| {
+        Touched::new(&self.name, Touch::Lock, self.sem.acquire(self.max_readers)).await.unwrap_or_else(|_| {
             if !std::thread::panicking() {
                 unreachable!()
             }
@@ -209,6 +229,7 @@ impl<T: ?Sized> RwLock<T> {
         RwLockWriteGuard {
             permits_acquired: self.max_readers,
             data: self.inner.get(),
+            name: &self.name,
             sem: &self.sem,
             _p: PhantomData,
         }
@@ -235,7 +256,7 @@ impl<T: ?Sized> RwLock<T> {
     /// the `RwLock` alive by holding an `Arc`.
     pub async fn write_owned(self: Arc<Self>) -> OwnedRwLockWriteGuard<T> {
         tracing::trace!("rwlock {:p} write_owned", self);
-        self.sem.acquire(self.max_readers).await.unwrap_or_else(|_| {
+        Touched::new(&self.name, Touch::Lock, self.sem.acquire(self.max_readers)).await.unwrap_or_else(|_| {
             // The semaphore was closed. but, we never explicitly close it, and we have a
             // handle to it through the Arc, which means that this can never happen.
             if !std::thread::panicking() {
@@ -259,7 +280,10 @@ impl<T: ?Sized> RwLock<T> {
     /// when dropped.
     pub fn try_write(&self) -> Result<RwLockWriteGuard<'_, T>, TryLockError> {
         tracing::trace!("rwlock {:p} try_write", self);
-        match self.sem.try_acquire(self.max_readers) {
+        let touching = touching_as(&self.name, Touch::Lock);
+        let acquired = self.sem.try_acquire(self.max_readers);
+        drop(touching);
+        match acquired {
             Ok(permit) => permit,
             Err(TryAcquireError::NoPermits) => return Err(TryLockError(())),
             Err(TryAcquireError::Closed) => {
@@ -273,6 +297,7 @@ impl<T: ?Sized> RwLock<T> {
         tracing::trace!("rwlock {:p} try_write acquired WriteGuard", self);
         Ok(RwLockWriteGuard {
             permits_acquired: self.max_readers,
+            name: &self.name,
             sem: &self.sem,
             data: self.inner.get(),
             _p: PhantomData,
@@ -292,7 +317,10 @@ impl<T: ?Sized> RwLock<T> {
     /// as it keeps the `RwLock` alive by holding an `Arc`.
     pub fn try_write_owned(self: Arc<Self>) -> Result<OwnedRwLockWriteGuard<T>, TryLockError> {
         tracing::trace!("rwlock {:p} try_write_owned", self);
-        match self.sem.try_acquire(self.max_readers) {
+        let touching = touching_as(&self.name, Touch::Lock);
+        let acquired = self.sem.try_acquire(self.max_readers);
+        drop(touching);
+        match acquired {
             Ok(permit) => permit,
             Err(TryAcquireError::NoPermits) => return Err(TryLockError(())),
             Err(TryAcquireError::Closed) => {
@@ -390,6 +418,8 @@ unsafe impl<T> Send for OwnedRwLockWriteGuard<T> where T: ?Sized + Send + Sync {
 /// [`read`]: method@crate::sync::RwLock::read
 /// [`RwLock`]: struct@crate::sync::RwLock
 pub struct RwLockReadGuard<'a, T: ?Sized> {
+    // lineup: the lock's name, which its release touches.
+    name: &'a Name,
     sem: &'a BatchSemaphore,
     data: *const T,
     _p: PhantomData<&'a T>,
@@ -414,6 +444,7 @@ where
 
 impl<T: ?Sized> Drop for RwLockReadGuard<'_, T> {
     fn drop(&mut self) {
+        let _touching = touching_as(self.name, Touch::Lock);
         self.sem.release(1);
     }
 }
@@ -452,6 +483,7 @@ where
 
 impl<T: ?Sized, U: ?Sized> Drop for OwnedRwLockReadGuard<T, U> {
     fn drop(&mut self) {
+        let _touching = touching_as(&self.lock.name, Touch::Lock);
         self.lock.sem.release(1);
         unsafe { ManuallyDrop::drop(&mut self.lock) };
     }
@@ -461,6 +493,8 @@ impl<T: ?Sized, U: ?Sized> Drop for OwnedRwLockReadGuard<T, U> {
 /// dropped.
 pub struct RwLockWriteGuard<'a, T: ?Sized> {
     permits_acquired: usize,
+    // lineup: the lock's name, which its release touches.
+    name: &'a Name,
     sem: &'a BatchSemaphore,
     data: *mut T,
     _p: PhantomData<&'a mut T>,
@@ -474,7 +508,7 @@ impl<'a, T: ?Sized> RwLockWriteGuard<'a, T> {
     /// locks, since [`RwLock`] is fair and it is possible that a writer is next
     /// in line.
     pub fn downgrade(self) -> RwLockReadGuard<'a, T> {
-        let RwLockWriteGuard { sem, data, .. } = self;
+        let RwLockWriteGuard { name, sem, data, .. } = self;
         let to_release = self.permits_acquired - 1;
 
         tracing::trace!("rwlock {:p} downgrading to ReadGuard", &self);
@@ -483,9 +517,12 @@ impl<'a, T: ?Sized> RwLockWriteGuard<'a, T> {
         std::mem::forget(self);
 
         // Release all but one of the permits held by the write guard
+        let touching = touching_as(name, Touch::Lock);
         sem.release(to_release);
+        drop(touching);
 
         RwLockReadGuard {
+            name,
             sem,
             data,
             _p: PhantomData,
@@ -518,6 +555,7 @@ where
 
 impl<T: ?Sized> Drop for RwLockWriteGuard<'_, T> {
     fn drop(&mut self) {
+        let _touching = touching_as(self.name, Touch::Lock);
         self.sem.release(self.permits_acquired);
     }
 }
@@ -551,7 +589,9 @@ impl<T: ?Sized> OwnedRwLockWriteGuard<T> {
         std::mem::forget(self);
 
         // Release all but one of the permits held by the write guard
+        let touching = touching_as(&lock.name, Touch::Lock);
         lock.sem.release(to_release);
+        drop(touching);
 
         OwnedRwLockReadGuard {
             lock: ManuallyDrop::new(lock),
@@ -586,6 +626,7 @@ where
 
 impl<T: ?Sized> Drop for OwnedRwLockWriteGuard<T> {
     fn drop(&mut self) {
+        let _touching = touching_as(&self.lock.name, Touch::Lock);
         self.lock.sem.release(self.permits_acquired);
         unsafe { ManuallyDrop::drop(&mut self.lock) };
     }
