@@ -261,8 +261,9 @@ struct TwoLocks {
     b: tokio::sync::Mutex<u32>,
 }
 
-async fn bump(lock: &tokio::sync::Mutex<u32>) -> u32 {
-    let mut count = lock.lock().await;
+/// Adds one to the count that `lock` guards, holding the guard across a yield: the new count.
+async fn bump<G: std::ops::DerefMut<Target = u32>>(lock: impl std::future::Future<Output = G>) -> u32 {
+    let mut count = lock.await;
     let seen = *count;
     tokio::task::yield_now().await;
     *count = seen + 1;
@@ -274,13 +275,13 @@ impl TwoLocks {
     /// Adds one to the first count: the new count.
     #[invoke]
     async fn bump_a(&self) -> u32 {
-        bump(&self.a).await
+        bump(self.a.lock()).await
     }
 
     /// Adds one to the second count: the new count.
     #[invoke]
     async fn bump_b(&self) -> u32 {
-        bump(&self.b).await
+        bump(self.b.lock()).await
     }
 
     /// Both counts.
@@ -387,26 +388,18 @@ struct TwoRwLocks {
     b: tokio::sync::RwLock<u32>,
 }
 
-async fn bump_rw(lock: &tokio::sync::RwLock<u32>) -> u32 {
-    let mut count = lock.write().await;
-    let seen = *count;
-    tokio::task::yield_now().await;
-    *count = seen + 1;
-    *count
-}
-
 #[invocations]
 impl TwoRwLocks {
     /// Adds one to the first count: the new count.
     #[invoke]
     async fn bump_a(&self) -> u32 {
-        bump_rw(&self.a).await
+        bump(self.a.write()).await
     }
 
     /// Adds one to the second count: the new count.
     #[invoke]
     async fn bump_b(&self) -> u32 {
-        bump_rw(&self.b).await
+        bump(self.b.write()).await
     }
 
     /// The first count, read under a read lock held across a yield.
