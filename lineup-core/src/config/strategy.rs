@@ -71,26 +71,6 @@ impl Strategy {
             exhaustive => exhaustive,
         }
     }
-
-    /// The same strategy with at most `limit` executions (for the sampling strategies).
-    pub(crate) fn with_at_most(self, limit: u64) -> Self {
-        match self {
-            Strategy::Random { executions, seed } => Strategy::Random {
-                executions: executions.min(limit),
-                seed,
-            },
-            Strategy::Pct {
-                depth,
-                executions,
-                seed,
-            } => Strategy::Pct {
-                depth,
-                executions: executions.min(limit),
-                seed,
-            },
-            exhaustive => exhaustive,
-        }
-    }
 }
 
 impl fmt::Display for Strategy {

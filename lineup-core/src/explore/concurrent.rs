@@ -173,35 +173,20 @@ impl<'a, O: Send + Sync + 'static> Phase2<'a, O> {
     }
 
     /// A stage of a sampling strategy's `executions`, split among `workers` by index (see
-    /// [`sample_split`](crate::explore::sample_split)): each worker gives back what it found (its
-    /// violation placed by index) and an empty tree.
+    /// [`sample_split`](crate::explore::sample_split)): what they found (the violation placed by
+    /// index), with an empty tree.
     fn sample_stage(
         &self,
         config: &Config,
         executions: u64,
         workers: usize,
     ) -> Result<Vec<(Found, DecisionTree)>, CheckError> {
-        let workers = SampleIndices::workers_for(executions, workers);
-        let indices = Arc::new(SampleIndices::new(executions, workers));
-        on_each_worker(workers, |w| {
-            let first = SampleIndices::first(w);
-            let strategy: Box<dyn SchedulingStrategy> = match config.strategy {
-                Strategy::Pct { depth, seed, .. } => match Pct::split(depth, seed, first, Arc::clone(&indices)) {
-                    Some(pct) => Box::new(pct),
-                    None => return Ok((Found::new(config), DecisionTree::new())),
-                },
-                Strategy::Random { seed, .. } => Box::new(RandomWalk::split(seed, first, Arc::clone(&indices))),
-                exhaustive => unreachable!("{exhaustive} is not split by index"),
-            };
-            let judge = self.judge(config, None, Some(&indices));
-            let found = self.explore(config, DecisionTree::new(), None, strategy, judge);
-            if found.is_err() {
-                indices.abort();
-            }
-            found
-        })
-        .into_iter()
-        .collect()
+        let indices = Arc::new(SampleIndices::new(
+            executions,
+            SampleIndices::workers_for(executions, workers),
+        ));
+        let found = self.sample_round(config, config.strategy, &indices, workers)?;
+        Ok(vec![(found, DecisionTree::new())])
     }
 
     /// [`stage`](Self::stage), without the trees.
@@ -283,16 +268,16 @@ impl<'a, O: Send + Sync + 'static> Phase2<'a, O> {
     }
 
     /// The exhaustive search with the interlude (see [`Interlude`]): the search's first `after`
-    /// executions in depth-first order, the interlude's sample, and the rest of the search from
-    /// where it stopped. Gives what each stage found, and the interlude that ran with its
+    /// executions in depth-first order, the sample's first round, the search's next `after`, the
+    /// sample's second round (twice as long), the search's next `2 × after`, and so on until the
+    /// search's tree is explored. Gives what each stage found, and the interlude that ran with its
     /// executions.
     ///
-    /// Both parts of the search run on every worker: the first on a queue that pauses once the
-    /// first `after` executions in depth-first order are explored (workers may have explored some
-    /// later ones by then; they count for the rest), the rest from the trees the workers handed
-    /// back. A violation among the first `after` executions ends the search there; one found later
-    /// is reported only if the sample finds none; so what is reported does not depend on the
-    /// number of workers.
+    /// The search runs on every worker, on a queue that pauses once the first executions up to the
+    /// round's count in depth-first order are explored (workers may have explored some later ones
+    /// by then; they count for the next round) and resumes from the trees the workers handed back.
+    /// A violation of the search is reported only once every sample's round before it found none,
+    /// so what is reported does not depend on the number of workers.
     fn search_with_interlude(
         &self,
         config: &Config,
@@ -303,69 +288,73 @@ impl<'a, O: Send + Sync + 'static> Phase2<'a, O> {
         if config.max_executions.is_some() {
             return self.search_with_interlude_bounded(config, tree, interlude);
         }
-        let queue = Arc::new(SplitQueue::pausing(workers, interlude.after));
-        let mut results = parallel_section(|| self.stage_on(config, &queue, Some(tree)))?;
-        if results.iter().any(|found| found.memory.is_some() || found.unfinished) {
-            return Ok((results, None));
-        }
-        let first_violation = results
-            .iter()
-            .filter_map(|found| found.violation.as_ref())
-            .map(|v| &v.2)
-            .min();
-        if first_violation.is_some_and(|position| queue.executions_up_to(position) <= interlude.after) {
-            return Ok((results, None));
-        }
-        let explored: u64 = results.iter().map(|found| found.executions).sum();
-        if explored <= interlude.after && !queue.has_work_left() {
-            return Ok((results, None));
-        }
-        let (found, ran) = parallel_section(|| self.sample(config, interlude, u64::MAX, workers))?;
-        let ran = Some(ran);
-        if found.violation.is_some() {
-            // The sample comes before the rest of the search: a violation the search met early
-            // (after its first `after` executions) is not the first one.
-            for earlier in &mut results {
-                earlier.violation = None;
+        let queue = Arc::new(SplitQueue::pausing(workers, interlude.pause_of_round(0)));
+        let mut search = parallel_section(|| self.stage_on(config, &queue, Some(tree)))?;
+        let mut sample = InterludeSample::new(interlude, workers);
+        let mut sampled = Vec::new();
+        for round in 0.. {
+            if !sample_due(&search, &queue, interlude.pause_of_round(round)) {
+                break;
+            }
+            let found = parallel_section(|| sample.round(self, config, round, u64::MAX))?;
+            let stopped = found.stopped();
+            if found.violation.is_some() {
+                // The sample's round comes before the rest of the search: a violation the search
+                // met early (past the round's pause) is not the first one.
+                for earlier in &mut search {
+                    earlier.violation = None;
+                }
+            }
+            sampled.push(found);
+            if stopped {
+                break;
+            }
+            if queue.is_paused() {
+                queue.resume(workers, interlude.pause_of_round(round + 1));
+                search.extend(parallel_section(|| self.stage_on(config, &queue, None))?);
             }
         }
-        let stopped = found.stopped();
-        results.push(found);
-        if !stopped && queue.is_paused() {
-            queue.resume(workers);
-            results.extend(parallel_section(|| self.stage_on(config, &queue, None))?);
-        }
-        Ok((results, ran))
+        search.append(&mut sampled);
+        Ok((search, sample.ran()))
     }
 
-    /// The interlude's sample, of at most `at_most` executions, on `workers`: what it found, and
-    /// the interlude that ran with its executions.
-    fn sample(
+    /// A round of the sample's executions, split among `workers` by index (one worker runs them
+    /// in order): what it found.
+    fn sample_round(
         &self,
         config: &Config,
-        interlude: Interlude,
-        at_most: u64,
+        strategy: Strategy,
+        indices: &Arc<SampleIndices>,
         workers: usize,
-    ) -> Result<(Found, InterludeRan), CheckError> {
-        let sample = interlude.strategy.with_at_most(at_most);
-        let middle = Config {
-            strategy: sample,
+    ) -> Result<Found, CheckError> {
+        let config = Config {
+            strategy,
             max_executions: None,
             ..config.clone()
         };
-        let stage = self.stage(&middle, DecisionTree::new(), workers, None)?;
-        let found = Found::merged(stage.into_iter().map(|(found, _)| found)).expect("a stage has a worker");
-        let executions = found.executions;
-        Ok((
-            found,
-            (
-                Interlude {
-                    strategy: sample,
-                    ..interlude
+        let workers = SampleIndices::workers_for(indices.len(), workers);
+        let found = on_each_worker(workers, |w| {
+            let first = indices.first(w);
+            if first >= indices.end() {
+                return Ok(Found::new(&config));
+            }
+            let strategy: Box<dyn SchedulingStrategy> = match strategy {
+                Strategy::Pct { depth, seed, .. } => match Pct::split(depth, seed, first, Arc::clone(indices)) {
+                    Some(pct) => Box::new(pct),
+                    None => return Ok(Found::new(&config)),
                 },
-                executions,
-            ),
-        ))
+                Strategy::Random { seed, .. } => Box::new(RandomWalk::split(seed, first, Arc::clone(indices))),
+                exhaustive => unreachable!("{exhaustive} is not split by index"),
+            };
+            let judge = self.judge(&config, None, Some(indices));
+            let found = self.explore(&config, DecisionTree::new(), None, strategy, judge);
+            if found.is_err() {
+                indices.abort();
+            }
+            found.map(|(found, _)| found)
+        });
+        let found: Vec<Found> = found.into_iter().collect::<Result<_, _>>()?;
+        Ok(Found::merged(found).expect("a round has a worker"))
     }
 
     /// A stage on the workers of `queue`, the first of which starts with `first`, if any (the
@@ -382,39 +371,108 @@ impl<'a, O: Send + Sync + 'static> Phase2<'a, O> {
 
     /// [`search_with_interlude`](Self::search_with_interlude) within [`Config::max_executions`]:
     /// on one worker (which executions a bound leaves out depends on the order they are explored
-    /// in), the search's first `after` executions, the interlude's sample, and the rest of the
-    /// search from where it stopped.
+    /// in), the search and the sample's rounds in turn, each until the bound is spent.
     fn search_with_interlude_bounded(
         &self,
         config: &Config,
-        tree: DecisionTree,
+        mut tree: DecisionTree,
         interlude: Interlude,
     ) -> Result<(Vec<Found>, Option<InterludeRan>), CheckError> {
-        let first = Config {
-            max_executions: Some(interlude.after),
-            ..config.clone()
-        };
-        let (found, mut tree) = self.stage(&first, tree, 1, None)?.pop().expect("one worker");
-        let stopped = found.stopped();
-        let ran = found.executions;
-        let mut results = vec![found];
-        if stopped || ran < interlude.after || !tree.advance() {
-            return Ok((results, None));
-        }
-        let left = config.max_executions.map(|max| max - ran);
-        let (found, ran) = self.sample(config, interlude, left.unwrap_or(u64::MAX), 1)?;
-        let stopped = found.stopped();
-        let ran = Some(ran);
-        let left = left.map(|left| left - found.executions);
-        results.push(found);
-        if !stopped && left != Some(0) {
-            let rest = Config {
-                max_executions: left,
+        let mut left = config.max_executions.unwrap_or(u64::MAX);
+        let mut searched = 0;
+        let mut results = Vec::new();
+        let mut sample = InterludeSample::new(interlude, 1);
+        for round in 0.. {
+            let up_to = (interlude.pause_of_round(round) - searched).min(left);
+            let part = Config {
+                max_executions: Some(up_to),
                 ..config.clone()
             };
-            results.extend(self.findings(&rest, tree, 1, None)?);
+            let (found, at) = self.stage(&part, tree, 1, None)?.pop().expect("one worker");
+            tree = at;
+            let (stopped, ran) = (found.stopped(), found.executions);
+            results.push(found);
+            searched += ran;
+            left -= ran.min(left);
+            if stopped || ran < up_to || left == 0 || !tree.advance() {
+                break;
+            }
+            let found = sample.round(self, config, round, left)?;
+            let stopped = found.stopped();
+            left -= found.executions.min(left);
+            results.push(found);
+            if stopped || left == 0 {
+                break;
+            }
         }
-        Ok((results, ran))
+        Ok((results, sample.ran()))
+    }
+}
+
+/// Whether the sample's round that comes after the search's first `pause` executions runs: the
+/// search did not stop at a limit, met no violation among those executions, and its tree has more
+/// (it paused there, or its workers explored past it before they stopped).
+fn sample_due(search: &[Found], queue: &SplitQueue, pause: u64) -> bool {
+    if search.iter().any(|found| found.memory.is_some() || found.unfinished) {
+        return false;
+    }
+    let first_violation = search
+        .iter()
+        .filter_map(|found| found.violation.as_ref())
+        .map(|v| &v.2)
+        .min();
+    if first_violation.is_some_and(|position| queue.executions_up_to(position) <= pause) {
+        return false;
+    }
+    let explored: u64 = search.iter().map(|found| found.executions).sum();
+    explored > pause || queue.has_work_left()
+}
+
+/// The interlude's sample as it goes on, round after round (see [`Interlude`]).
+struct InterludeSample {
+    interlude: Interlude,
+    workers: usize,
+    /// The indices of the last round run (`None` before the first).
+    last: Option<Arc<SampleIndices>>,
+    /// The executions run in every round so far.
+    ran: u64,
+}
+
+impl InterludeSample {
+    fn new(interlude: Interlude, workers: usize) -> Self {
+        Self {
+            interlude,
+            workers,
+            last: None,
+            ran: 0,
+        }
+    }
+
+    /// Runs round `round` (of at most `at_most` executions) on `phase2`: what it found.
+    fn round<O: Send + Sync + 'static>(
+        &mut self,
+        phase2: &Phase2<'_, O>,
+        config: &Config,
+        round: u32,
+        at_most: u64,
+    ) -> Result<Found, CheckError> {
+        let end = self
+            .interlude
+            .sample_through(round)
+            .min(self.ran.saturating_add(at_most));
+        let indices = Arc::new(match &self.last {
+            None => SampleIndices::new(end, SampleIndices::workers_for(end, self.workers)),
+            Some(last) => last.continuing(end, SampleIndices::workers_for(end - last.end(), self.workers)),
+        });
+        let found = phase2.sample_round(config, self.interlude.strategy, &indices, self.workers)?;
+        self.ran += found.executions;
+        self.last = Some(indices);
+        Ok(found)
+    }
+
+    /// The interlude, with the executions of all its rounds, if any ran.
+    fn ran(&self) -> Option<InterludeRan> {
+        self.last.as_ref().map(|_| (self.interlude, self.ran))
     }
 }
 

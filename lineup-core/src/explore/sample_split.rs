@@ -25,12 +25,17 @@ use rand_chacha::ChaCha8Rng;
 
 use crate::explore::strategy::execution_rng;
 
-/// The indices of a sampling exploration's executions, shared by its workers.
+/// The indices of a sampling exploration's executions, shared by its workers: all of them, or
+/// one round of a sample that goes on after the rounds before it (the interlude's,
+/// [`continuing`](Self::continuing)).
 #[derive(Debug)]
 pub(crate) struct SampleIndices {
-    /// The next index not taken yet. Starts at the number of workers: worker `w` starts at `w`.
+    /// The next index not taken yet. Starts at `start` plus the number of workers: worker `w`
+    /// starts at `start + w`.
     next: AtomicU64,
-    /// How many executions the exploration has: indices run from 0 to `end - 1`.
+    /// The first index of this round.
+    start: u64,
+    /// Where the executions end: indices run from `start` to `end - 1`.
     end: u64,
     /// The smallest index at which a violation was found (`u64::MAX`: none yet). No index past it
     /// is taken.
@@ -74,24 +79,53 @@ impl SampleIndices {
     /// The `end` executions of one exploration, for `workers` workers (each of which starts at
     /// its own number: see [`first`](Self::first)).
     pub fn new(end: u64, workers: usize) -> Self {
+        Self::from(0, end, workers, Rounds::default())
+    }
+
+    fn from(start: u64, end: u64, workers: usize, rounds: Rounds) -> Self {
         Self {
-            next: AtomicU64::new(workers as u64),
+            next: AtomicU64::new(start + workers as u64),
+            start,
             end,
             first_failure: AtomicU64::new(u64::MAX),
-            rounds: Mutex::default(),
+            rounds: Mutex::new(rounds),
             changed: Condvar::new(),
         }
     }
 
+    /// The same sample going on, once every execution of this one is done and none failed: its
+    /// executions from this one's end up to `end`, for `workers` workers. What PCT draws its change
+    /// points from is carried over, so that each execution is the one a single run of the whole
+    /// sample has at its index.
+    pub fn continuing(&self, end: u64, workers: usize) -> Self {
+        let rounds = self.lock();
+        let carried = Rounds {
+            done: rounds.done.clone(),
+            longest: rounds.longest.clone(),
+            aborted: false,
+        };
+        Self::from(self.end, end.max(self.end), workers, carried)
+    }
+
+    /// Where the executions end: the index after the last.
+    pub fn end(&self) -> u64 {
+        self.end
+    }
+
+    /// How many executions this round has.
+    pub fn len(&self) -> u64 {
+        self.end - self.start
+    }
+
     /// How many workers have an execution to run: at most one per index.
-    pub fn workers_for(end: u64, workers: usize) -> usize {
-        workers.min(usize::try_from(end).unwrap_or(usize::MAX)).max(1)
+    pub fn workers_for(executions: u64, workers: usize) -> usize {
+        workers.min(usize::try_from(executions).unwrap_or(usize::MAX)).max(1)
     }
 
     /// The first index of worker `w` (given, not taken, so that it does not depend on which worker
     /// starts first).
-    pub fn first(w: usize) -> u64 {
-        w as u64
+    pub fn first(&self, w: usize) -> u64 {
+        self.start + w as u64
     }
 
     /// The next index for a worker that has run its last one, if any is left: none past the end
@@ -265,7 +299,7 @@ mod tests {
     #[test]
     fn every_index_is_taken_once_and_none_past_a_violation() {
         let indices = SampleIndices::new(10, 3);
-        let mut taken: Vec<u64> = (0..3).map(SampleIndices::first).collect();
+        let mut taken: Vec<u64> = (0..3).map(|w| indices.first(w)).collect();
         taken.extend(std::iter::from_fn(|| indices.take()).take(3));
         assert_eq!(taken, [0, 1, 2, 3, 4, 5]);
         indices.found(7);
@@ -316,6 +350,22 @@ mod tests {
         }
         assert_eq!(in_order, split);
         assert!(in_order.windows(2).all(|w| w[0] <= w[1]));
+        // The same sample in two rounds (the interlude's): the second starts where the first
+        // ended, and draws from the same rounds.
+        let first = SampleIndices::new(5, 2);
+        let mut rounds = vec![0; 12];
+        for i in 0..5 {
+            rounds[i as usize] = first.longest_before(i).expect("rounds before are done");
+            first.record(i, steps(i));
+        }
+        let second = first.continuing(12, 3);
+        assert_eq!((second.first(0), second.first(2), second.len()), (5, 7, 7));
+        assert_eq!(second.take(), Some(8));
+        for i in 5..12 {
+            rounds[i as usize] = second.longest_before(i).expect("rounds before are done");
+            second.record(i, steps(i));
+        }
+        assert_eq!(in_order, rounds);
         // A violation before an index ends the wait.
         let indices = SampleIndices::new(12, 2);
         indices.found(3);

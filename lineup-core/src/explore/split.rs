@@ -18,7 +18,8 @@
 //! the tree is counted in pieces (the whole tree and every subtree handed out, each a run of
 //! consecutive executions), the worker of the first piece not done counts its own executions
 //! against what the pieces before it hold, and at the pause every worker hands its tree back to
-//! the queue, which [`SplitQueue::resume`] gives to the next stage.
+//! the queue, which [`SplitQueue::resume`] gives to the next stage, with the count of the pause
+//! after it. The pieces and their counts last through every stage.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
@@ -63,9 +64,9 @@ pub(crate) struct SplitQueue {
 struct SplitState {
     /// The subtrees handed out and not taken yet, in depth-first order.
     queue: BTreeSet<Subtree>,
-    /// The trees handed back at a pause, by the position of their next execution: each goes on
-    /// where it stopped, on whichever worker takes it.
-    resumable: BTreeMap<Vec<u32>, DecisionTree>,
+    /// The trees handed back at a pause, by the position of their next execution, each with the
+    /// start of its piece: each goes on where it stopped, on whichever worker takes it.
+    resumable: BTreeMap<Vec<u32>, (Vec<u32>, DecisionTree)>,
     /// The workers of the exploration.
     workers: usize,
     /// Workers waiting for a subtree.
@@ -84,12 +85,21 @@ struct SplitState {
 /// an execution in that order is the executions of the pieces before its own plus its place in
 /// its piece. The worker of the first piece not finished (the lead) counts: when the executions
 /// before its piece and its own make `after`, the exploration pauses.
+///
+/// A piece is handed out only by a worker that explores a piece not done, and only past what that
+/// worker has left: the pieces before the lead are done and stay as they are, so the lead only
+/// moves on (`lead_start`, `before`).
 #[derive(Debug)]
 struct Pieces {
+    /// Where the exploration pauses (next): after this many executions in depth-first order.
     after: u64,
     /// By prefix, in depth-first order.
     by_start: BTreeMap<Vec<u32>, Piece>,
     next_id: u64,
+    /// The start of the lead's piece, the first not done (`None`: every piece is done).
+    lead_start: Option<Vec<u32>>,
+    /// The executions of the pieces before the lead's.
+    before: u64,
 }
 
 /// One piece of a pausing exploration.
@@ -130,6 +140,8 @@ impl SplitQueue {
                 after,
                 by_start,
                 next_id: 1,
+                lead_start: Some(Vec::new()),
+                before: 0,
             }),
         );
         queue.lead.store(0, Ordering::Relaxed);
@@ -190,17 +202,30 @@ impl SplitQueue {
     }
 
     /// After a pause: the next stage's workers (all from the queue, [`on_workers_from`]) go on with
-    /// the trees handed back and the subtrees left, without pausing again.
-    pub fn resume(&self, workers: usize) {
+    /// the trees handed back and the subtrees left, each piece counted on from where it stopped,
+    /// and pause again once the first `after` executions in depth-first order are explored (at
+    /// once if they already are).
+    pub fn resume(&self, workers: usize, after: u64) {
         let mut state = self.lock();
-        state.pieces = None;
         state.workers = workers;
         state.idle = 0;
         state.done = false;
         self.idle.store(0, Ordering::Relaxed);
-        self.lead.store(NO_LEAD, Ordering::Relaxed);
-        self.lead_target.store(u64::MAX, Ordering::Relaxed);
         self.paused.store(false, Ordering::Relaxed);
+        let Some(pieces) = &mut state.pieces else {
+            return;
+        };
+        pieces.after = after;
+        let (lead, before) = match &pieces.lead_start {
+            Some(start) => (pieces.by_start[start].id, pieces.before),
+            None => (NO_LEAD, pieces.before),
+        };
+        self.lead.store(lead, Ordering::Relaxed);
+        self.lead_target
+            .store(after.saturating_sub(before).max(1), Ordering::Relaxed);
+        if lead != NO_LEAD && before >= after {
+            self.paused.store(true, Ordering::Relaxed);
+        }
     }
 
     /// Called between two executions of `tree` (after [`DecisionTree::advance`]): whether the
@@ -258,7 +283,9 @@ impl SplitQueue {
         if let Some(piece) = state.pieces.as_mut().and_then(|p| p.by_start.get_mut(&worker.start)) {
             piece.executions = worker.executions;
         }
-        state.resumable.insert(tree.position(), std::mem::take(tree));
+        state
+            .resumable
+            .insert(tree.position(), (worker.start.clone(), std::mem::take(tree)));
         worker.handed_back = true;
     }
 
@@ -280,15 +307,16 @@ impl SplitQueue {
             if let Some((start, tree)) = Self::first_work(&mut state) {
                 state.idle -= 1;
                 self.idle.store(state.idle, Ordering::Relaxed);
-                let id = state
+                // A tree handed back goes on counting its piece's executions.
+                let (id, executions) = state
                     .pieces
                     .as_ref()
                     .and_then(|p| p.by_start.get(&start))
-                    .map_or(NO_LEAD, |p| p.id);
+                    .map_or((NO_LEAD, 0), |p| (p.id, p.executions));
                 *worker = PieceCursor {
                     start,
                     id,
-                    executions: 0,
+                    executions,
                     handed_back: false,
                 };
                 return Some(tree);
@@ -321,8 +349,8 @@ impl SplitQueue {
             return None;
         }
         if resumable.as_ref() == Some(first) && subtree.as_ref().is_none_or(|s| s > first) {
-            let (position, tree) = state.resumable.pop_first().expect("a tree handed back");
-            return Some((position, tree));
+            let (_, piece) = state.resumable.pop_first().expect("a tree handed back");
+            return Some(piece);
         }
         let subtree = state.queue.pop_first().expect("a subtree");
         let tree = DecisionTree::subtree(&subtree);
@@ -354,19 +382,11 @@ impl SplitQueue {
         if self.lead.load(Ordering::Relaxed) != worker.id {
             return;
         }
-        let mut before = 0;
-        let mut lead = None;
-        for piece in pieces.by_start.values() {
-            if !piece.done {
-                lead = Some(piece.id);
-                break;
-            }
-            before += piece.executions;
-        }
-        self.lead.store(lead.unwrap_or(NO_LEAD), Ordering::Relaxed);
+        let lead = pieces.move_lead();
+        self.lead.store(lead, Ordering::Relaxed);
         self.lead_target
-            .store(pieces.after.saturating_sub(before).max(1), Ordering::Relaxed);
-        if lead.is_some() && before >= pieces.after {
+            .store(pieces.after.saturating_sub(pieces.before).max(1), Ordering::Relaxed);
+        if lead != NO_LEAD && pieces.before >= pieces.after {
             self.paused.store(true, Ordering::Relaxed);
             self.wake.notify_all();
         }
@@ -405,6 +425,23 @@ impl Pieces {
             self.next_id += 1;
         }
     }
+
+    /// The lead's piece is done: the lead moves to the first piece not done after it (adding the
+    /// executions of those done on the way to `before`). Its id, or [`NO_LEAD`] when every piece
+    /// is done.
+    fn move_lead(&mut self) -> u64 {
+        let Some(start) = self.lead_start.take() else {
+            return NO_LEAD;
+        };
+        for (start, piece) in self.by_start.range(start..) {
+            if !piece.done {
+                self.lead_start = Some(start.clone());
+                return piece.id;
+            }
+            self.before += piece.executions;
+        }
+        NO_LEAD
+    }
 }
 
 /// The piece a worker explores now (see [`Pieces`]), and its executions so far.
@@ -431,24 +468,24 @@ pub(crate) struct SplitWorker {
 const NOT_LEARNED: u64 = u64::MAX;
 
 impl SplitWorker {
-    /// The worker of `queue` that starts with `tree`: the whole tree (the first piece) or a
-    /// subtree the queue handed it.
+    /// The worker of `queue` that starts with `tree`: the whole tree (the first piece), a subtree
+    /// the queue handed it, or a tree handed back at a pause (whose piece it goes on counting).
     pub fn new(queue: Arc<SplitQueue>, tree: &DecisionTree) -> Self {
         let start = tree.prefix();
-        let id = {
+        let (id, executions) = {
             let state = queue.lock();
             state
                 .pieces
                 .as_ref()
                 .and_then(|p| p.by_start.get(&start))
-                .map_or(NO_LEAD, |p| p.id)
+                .map_or((NO_LEAD, 0), |p| (p.id, p.executions))
         };
         Self {
             queue,
             piece: PieceCursor {
                 start,
                 id,
-                executions: 0,
+                executions,
                 handed_back: false,
             },
             learned: NOT_LEARNED,

@@ -55,7 +55,8 @@ pub struct CheckStats {
     /// found before. Counted in `serial_executions` and `concurrent_executions` too.
     pub redundant_executions: u64,
     /// The [interlude](crate::Interlude) phase 2 ran, if it ran (its tree was larger than the
-    /// interlude's `after`), and how many of `concurrent_executions` were its own.
+    /// interlude's `after`), and how many of `concurrent_executions` were its own, in all its
+    /// rounds ([`Interlude::rounds_for`](crate::Interlude::rounds_for) says how many).
     pub interlude: Option<(crate::config::Interlude, u64)>,
     /// Phase 2 stopped before its search was done, when the check's time
     /// ([`Config::max_duration`](crate::Config)) ran out: the verdict covers only the executions

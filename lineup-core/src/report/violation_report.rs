@@ -189,11 +189,16 @@ impl fmt::Display for Violation {
             write!(f, ", {} cancellation points", s.cancellation_points)?;
         }
         if let Some((interlude, executions)) = &s.interlude {
-            write!(
-                f,
-                " ({executions} of them by the interlude {}, after {} of the search)",
-                interlude.strategy, interlude.after
-            )?;
+            write!(f, " ({executions} of them by the interlude {}", interlude.strategy)?;
+            match interlude.rounds_for(*executions) {
+                1 => write!(f, ", after {} of the search)", interlude.after)?,
+                rounds => write!(
+                    f,
+                    " in {rounds} rounds, after {} of the search and each time it had run twice as many, up to {})",
+                    interlude.after,
+                    interlude.pause_of_round(rounds - 1)
+                )?,
+            }
         }
         if let Some(report) = &self.html_report {
             write!(f, "\n{report}")?;
