@@ -85,7 +85,7 @@ fn a_tree_past_the_start_is_still_explored_to_the_end_on_any_number_of_workers()
     // wherever the pauses fall, nothing is explored twice or left out. The sample's executions
     // (PCT's and random's) are split among the workers by index, and each round goes on from the
     // last.
-    for (after, executions) in [(1, 1), (7, 4), (tree / 3, 50), (tree / 2, 50), (tree - 1, 50)] {
+    for (after, executions) in [(0, 1), (1, 1), (7, 4), (tree / 3, 50), (tree / 2, 50), (tree - 1, 50)] {
         // The samples, unbounded, may meet histories beyond the search's bound: the same ones on
         // any number of workers.
         let mut sample_histories = [None, None];

@@ -65,7 +65,8 @@ impl Default for Interlude {
 
 impl Interlude {
     /// Where round `round` of the interlude (0 the first) comes: once the search has run
-    /// `after × 2^round` executions.
+    /// `after × 2^round` executions (an `after` of 0 counts as 1: the search runs one execution
+    /// first, and the next round comes after two).
     ///
     /// ```
     /// use lineup_core::Interlude;
@@ -75,7 +76,9 @@ impl Interlude {
     /// assert_eq!((interlude.rounds_for(1_000), interlude.rounds_for(1_424)), (1, 2));
     /// ```
     pub fn pause_of_round(&self, round: u32) -> u64 {
-        self.after.saturating_mul(1u64.checked_shl(round).unwrap_or(u64::MAX))
+        self.after
+            .max(1)
+            .saturating_mul(1u64.checked_shl(round).unwrap_or(u64::MAX))
     }
 
     /// How many executions the sample has run by the end of round `round`:
