@@ -13,6 +13,7 @@ pub mod reduction;
 pub mod shuttle_atomics;
 pub mod shuttle_channels;
 pub mod shuttle_sync;
+pub mod shuttle_yields;
 pub mod single_consumer;
 pub mod sync_primitives;
 mod table;
