@@ -181,11 +181,8 @@ impl<'a, O: Send + Sync + 'static> Phase2<'a, O> {
         executions: u64,
         workers: usize,
     ) -> Result<Vec<(Found, DecisionTree)>, CheckError> {
-        let indices = Arc::new(SampleIndices::new(
-            executions,
-            SampleIndices::workers_for(executions, workers),
-        ));
-        let found = self.sample_round(config, config.strategy, &indices, workers)?;
+        let indices = Arc::new(SampleIndices::new(executions, workers));
+        let found = self.sample_round(config, config.strategy, &indices)?;
         Ok(vec![(found, DecisionTree::new())])
     }
 
@@ -318,22 +315,20 @@ impl<'a, O: Send + Sync + 'static> Phase2<'a, O> {
         Ok((search, sample.ran()))
     }
 
-    /// A round of the sample's executions, split among `workers` by index (one worker runs them
-    /// in order): what it found.
+    /// A round of the sample's executions, the ones `indices` holds, split among its workers by
+    /// index (one worker runs them in order): what it found.
     fn sample_round(
         &self,
         config: &Config,
         strategy: Strategy,
         indices: &Arc<SampleIndices>,
-        workers: usize,
     ) -> Result<Found, CheckError> {
         let config = Config {
             strategy,
             max_executions: None,
             ..config.clone()
         };
-        let workers = SampleIndices::workers_for(indices.len(), workers);
-        let found = on_each_worker(workers, |w| {
+        let found = on_each_worker(indices.workers(), |w| {
             let first = indices.first(w);
             if first >= indices.end() {
                 return Ok(Found::new(&config));
@@ -461,10 +456,10 @@ impl InterludeSample {
             .sample_through(round)
             .min(self.ran.saturating_add(at_most));
         let indices = Arc::new(match &self.last {
-            None => SampleIndices::new(end, SampleIndices::workers_for(end, self.workers)),
-            Some(last) => last.continuing(end, SampleIndices::workers_for(end - last.end(), self.workers)),
+            None => SampleIndices::new(end, self.workers),
+            Some(last) => last.continuing(end, self.workers),
         });
-        let found = phase2.sample_round(config, self.interlude.strategy, &indices, self.workers)?;
+        let found = phase2.sample_round(config, self.interlude.strategy, &indices)?;
         self.ran += found.executions;
         self.last = Some(indices);
         Ok(found)

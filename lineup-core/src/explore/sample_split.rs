@@ -37,6 +37,8 @@ pub(crate) struct SampleIndices {
     start: u64,
     /// Where the executions end: indices run from `start` to `end - 1`.
     end: u64,
+    /// How many workers run them: at most one per index ([`workers_for`](Self::workers_for)).
+    workers: usize,
     /// The smallest index at which a violation was found (`u64::MAX`: none yet). No index past it
     /// is taken.
     first_failure: AtomicU64,
@@ -76,17 +78,19 @@ fn longest_of(rounds: &[u64]) -> u64 {
 }
 
 impl SampleIndices {
-    /// The `end` executions of one exploration, for `workers` workers (each of which starts at
-    /// its own number: see [`first`](Self::first)).
+    /// The `end` executions of one exploration, for at most `workers` workers (each of which
+    /// starts at its own number: see [`first`](Self::first)).
     pub fn new(end: u64, workers: usize) -> Self {
         Self::from(0, end, workers, Rounds::default())
     }
 
     fn from(start: u64, end: u64, workers: usize, rounds: Rounds) -> Self {
+        let workers = Self::workers_for(end - start, workers);
         Self {
             next: AtomicU64::new(start + workers as u64),
             start,
             end,
+            workers,
             first_failure: AtomicU64::new(u64::MAX),
             rounds: Mutex::new(rounds),
             changed: Condvar::new(),
@@ -94,7 +98,7 @@ impl SampleIndices {
     }
 
     /// The same sample going on, once every execution of this one is done and none failed: its
-    /// executions from this one's end up to `end`, for `workers` workers. What PCT draws its change
+    /// executions from this one's end up to `end`, for at most `workers` workers. What PCT draws its change
     /// points from is carried over, so that each execution is the one a single run of the whole
     /// sample has at its index.
     pub fn continuing(&self, end: u64, workers: usize) -> Self {
@@ -112,13 +116,13 @@ impl SampleIndices {
         self.end
     }
 
-    /// How many executions this round has.
-    pub fn len(&self) -> u64 {
-        self.end - self.start
+    /// How many workers run the executions.
+    pub fn workers(&self) -> usize {
+        self.workers
     }
 
     /// How many workers have an execution to run: at most one per index.
-    pub fn workers_for(executions: u64, workers: usize) -> usize {
+    fn workers_for(executions: u64, workers: usize) -> usize {
         workers.min(usize::try_from(executions).unwrap_or(usize::MAX)).max(1)
     }
 
@@ -359,7 +363,11 @@ mod tests {
             first.record(i, steps(i));
         }
         let second = first.continuing(12, 3);
-        assert_eq!((second.first(0), second.first(2), second.len()), (5, 7, 7));
+        assert_eq!((second.first(0), second.first(2), second.end()), (5, 7, 12));
+        assert_eq!(
+            (first.workers(), second.workers(), SampleIndices::new(1, 4).workers()),
+            (2, 3, 1)
+        );
         assert_eq!(second.take(), Some(8));
         for i in 5..12 {
             rounds[i as usize] = second.longest_before(i).expect("rounds before are done");
