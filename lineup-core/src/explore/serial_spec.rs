@@ -10,22 +10,24 @@
 //! 2. the traces are put in depth-first order of their schedules (every execution ran on exactly
 //!    one worker, so no two schedules are equal), and a trace that more than one worker met is
 //!    kept once, at its first schedule;
-//! 3. the determinism check of §2.3 runs over them in that order, one watch per first event (two
-//!    serial histories whose common prefix ends in a call begin with the same call, so the watches
-//!    share nothing), and the first proof in depth-first order is the one the earliest watch
-//!    finds;
+//! 3. the determinism check of §2.3 runs over them in that order, one watch per part of the
+//!    traces that begin alike (their first four operations), in parallel, and one more over the
+//!    parts' beginnings (a pair that differs earlier lies in two parts); the first proof in
+//!    depth-first order is the one whose second trace comes first;
 //! 4. the histories are built and grouped into the specification in that order
 //!    ([`ObservationSet::from_distinct`]).
 //!
 //! The specification, and the proof, are what one worker alone builds: they do not depend on the
 //! number of workers (`tests/one_matrix_workers.rs`).
 
+use std::hash::{Hash, Hasher};
+
 use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 
 use crate::model::history::{Event, History, OpTable};
 use crate::model::replay_token::{Phase, ReplayToken};
-use crate::model::trace::{ResponseInterner, Trace};
+use crate::model::trace::{ResponseInterner, Trace, TraceRef};
 use crate::profile::parallel_section;
 use crate::spec::determinism::{DeterminismWatch, Nondeterminism};
 use crate::spec::observation::ObservationSet;
@@ -201,23 +203,125 @@ fn first_of_each(entries: Vec<(Trace, Vec<u32>)>) -> Vec<(Trace, Vec<u32>)> {
         .collect()
 }
 
+/// How many events of a trace (at least) its part of the determinism check is chosen by: the
+/// serial traces that begin alike up to there are checked together, each part on a thread of its
+/// own (four operations: a 4x3 matrix's 369,600 traces fall into some hundreds of parts; the first
+/// event alone made four).
+const PART_PREFIX: usize = 8;
+
 /// Step 3: the first proof of nondeterminism among `entries` in their order, as `(second, first,
-/// op)`: the positions of the two traces and the operation whose outcome differs.
+/// op)`: the positions of the two traces and the operation whose outcome differs. The same as one
+/// [`DeterminismWatch`] given every trace in order, in parallel:
+///
+/// - two traces prove nondeterminism at a call they both reach by the same path, with different
+///   outcomes. A trace's *cut* is its first [`PART_PREFIX`] events, longer by the calls that end
+///   it; traces longer than their cut that share it form a *part*, and a pair that differs at a
+///   call past the cut lies within one part: each part is checked on its own, in order;
+/// - a pair that differs at a call within the cut differs in their cuts: one watch is given, in
+///   order, the cut of each part's first trace and every trace no longer than its cut (the first
+///   trace with a cut is the first to prove anything with it).
+///
+/// A part's first trace has no earlier one in its part, so the two kinds of proof never name the
+/// same second trace, and the first proof is the one whose second trace comes first.
 fn first_proof(entries: &[(Trace, Vec<u32>)], tolerated: &[bool]) -> Option<(usize, usize, usize)> {
-    let mut by_first_event: FxHashMap<Option<Event>, Vec<usize>> = FxHashMap::default();
-    for (i, (trace, _)) in entries.iter().enumerate() {
-        by_first_event.entry(trace.events.first().copied()).or_default().push(i);
-    }
-    let groups: Vec<Vec<usize>> = by_first_event.into_values().collect();
-    groups
+    first_proof_cut_at(entries, tolerated, PART_PREFIX)
+}
+
+/// [`first_proof`] with cuts of at least `prefix` events.
+fn first_proof_cut_at(
+    entries: &[(Trace, Vec<u32>)],
+    tolerated: &[bool],
+    prefix: usize,
+) -> Option<(usize, usize, usize)> {
+    let parts = parts_by_cut(entries, prefix);
+    let within = parts
         .par_iter()
-        .filter_map(|group| {
+        // Traces are distinct: a part of two or more is of traces longer than their cut.
+        .filter(|part| part.len() > 1)
+        .filter_map(|part| {
             let mut watch = DeterminismWatch::new(tolerated.to_vec());
-            group
-                .iter()
+            part.iter()
                 .find_map(|&i| watch.insert(i, entries[i].0.as_ref()).map(|(first, op)| (i, first, op)))
         })
-        .min()
+        .min();
+    let mut heads: Vec<usize> = parts.iter().map(|part| part[0]).collect();
+    heads.sort_unstable();
+    let mut watch = DeterminismWatch::new(tolerated.to_vec());
+    let across = heads.into_iter().find_map(|i| {
+        let trace = &entries[i].0;
+        let cut = cut_len(trace, prefix);
+        let head = TraceRef {
+            events: &trace.events[..cut],
+            responses: &trace.responses,
+            stuck: trace.stuck && cut == trace.events.len(),
+        };
+        watch.insert(i, head).map(|(first, op)| (i, first, op))
+    });
+    across.into_iter().chain(within).min()
+}
+
+/// The length of a trace's cut (see [`first_proof`]): its first `prefix` events (at least one)
+/// and the calls right after them, or the whole trace if it is no longer.
+fn cut_len(trace: &Trace, prefix: usize) -> usize {
+    let mut cut = prefix.max(1).min(trace.events.len());
+    while cut < trace.events.len() && matches!(trace.events[cut - 1], Event::Call(_)) {
+        cut += 1;
+    }
+    cut
+}
+
+/// The traces of `entries` by their cuts (see [`first_proof`]): each part the positions of the
+/// traces whose cuts are equal (events and the responses of their returns, whether the trace ends
+/// there, and if so whether it is stuck), in order.
+fn parts_by_cut(entries: &[(Trace, Vec<u32>)], prefix: usize) -> Vec<Vec<usize>> {
+    let cut_of = |i: usize| {
+        let trace = &entries[i].0;
+        let cut = cut_len(trace, prefix);
+        let events = &trace.events[..cut];
+        let returned = events.iter().filter_map(move |e| match *e {
+            Event::Return(op) => Some(trace.responses[op - 1]),
+            Event::Call(_) => None,
+        });
+        let whole = cut == trace.events.len();
+        (events, returned, (whole, whole && trace.stuck))
+    };
+    let same_cut = |i: usize, j: usize| {
+        let (a, b) = (cut_of(i), cut_of(j));
+        a.0 == b.0 && a.2 == b.2 && a.1.eq(b.1)
+    };
+    let hashes: Vec<u64> = (0..entries.len())
+        .into_par_iter()
+        .map(|i| {
+            let (events, returned, end) = cut_of(i);
+            let mut hasher = rustc_hash::FxHasher::default();
+            events.hash(&mut hasher);
+            returned.for_each(|response| response.hash(&mut hasher));
+            end.hash(&mut hasher);
+            hasher.finish()
+        })
+        .collect();
+    let mut shards: Vec<Vec<usize>> = vec![Vec::new(); SHARDS as usize];
+    for (i, hash) in hashes.iter().enumerate() {
+        shards[(hash % SHARDS) as usize].push(i);
+    }
+    shards
+        .par_iter()
+        .flat_map_iter(|shard| {
+            let mut by_hash: FxHashMap<u64, Vec<usize>> = FxHashMap::default();
+            let mut parts: Vec<Vec<usize>> = Vec::new();
+            for &i in shard {
+                let same = by_hash.entry(hashes[i]).or_default();
+                match same.iter().copied().find(|&p| same_cut(parts[p][0], i)) {
+                    Some(p) => parts[p].push(i),
+                    None => {
+                        same.push(parts.len());
+                        parts.push(vec![i]);
+                    }
+                }
+            }
+            parts
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -334,6 +438,97 @@ mod tests {
         assert_eq!(
             build_spec(tolerant_worker(), ops(), &[false, true], 2, true).err(),
             Some(2)
+        );
+    }
+
+    /// Serial traces of up to six operations (twelve events), each operation's response a function
+    /// of the events before it but for a few that differ, and a few stuck: the parts find the
+    /// proof one watch given every trace in order finds, with cuts of every length (ending in a
+    /// call or a return; the pair differing within the cut, at its end, past it), with and
+    /// without tolerated operations.
+    #[test]
+    fn the_parts_find_the_proof_one_watch_finds() {
+        use rand::{Rng, SeedableRng};
+        use std::collections::HashSet;
+
+        fn one_watch(entries: &[(Trace, Vec<u32>)], tolerated: &[bool]) -> Option<(usize, usize, usize)> {
+            let mut watch = DeterminismWatch::new(tolerated.to_vec());
+            entries
+                .iter()
+                .enumerate()
+                .find_map(|(i, (trace, _))| watch.insert(i, trace.as_ref()).map(|(first, op)| (i, first, op)))
+        }
+
+        let (mut proofs, mut deep, mut within_cut) = (0, 0, 0);
+        for seed in 0..400u64 {
+            let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+            let odd = [0.0, 0.002, 0.01, 0.05][seed as usize % 4];
+            let stuck_odds = [0.0, 0.0005, 0.005][seed as usize / 4 % 3];
+            let mut seen = HashSet::new();
+            let mut entries = Vec::new();
+            for _ in 0..300 {
+                let mut events = Vec::new();
+                let mut responses = vec![None; 6];
+                let mut stuck = false;
+                let mut left: Vec<usize> = (1..=6).collect();
+                let mut past = 0u64;
+                while !left.is_empty() {
+                    let op = left.swap_remove(rng.random_range(0..left.len()));
+                    events.push(Event::Call(op));
+                    past = past.wrapping_mul(31).wrapping_add(op as u64);
+                    if rng.random_bool(stuck_odds) {
+                        stuck = true;
+                        break;
+                    }
+                    let usual = (past.wrapping_mul(0x9e37_79b9) >> 7) as u32 % 3;
+                    let response = if rng.random_bool(odd) {
+                        usual + 1 + rng.random_range(0..2)
+                    } else {
+                        usual
+                    };
+                    responses[op - 1] = Some(response);
+                    events.push(Event::Return(op));
+                    past = past.wrapping_mul(31).wrapping_add(u64::from(response) + 100);
+                }
+                let trace = Trace {
+                    events,
+                    responses,
+                    stuck,
+                };
+                if seen.insert(trace.clone()) {
+                    entries.push((trace, Vec::new()));
+                }
+            }
+            for tolerated in [[false; 6], [true, false, false, true, false, false]] {
+                let expected = one_watch(&entries, &tolerated);
+                assert_eq!(first_proof(&entries, &tolerated), expected, "seed {seed}");
+                for prefix in 1..=13 {
+                    let cut_at = first_proof_cut_at(&entries, &tolerated, prefix);
+                    assert_eq!(cut_at, expected, "seed {seed}, cut at {prefix}");
+                }
+                if let Some((second, first, op)) = expected {
+                    proofs += 1;
+                    // Where the pair differs: past the cut, or within it.
+                    let (a, b) = (&entries[first].0, &entries[second].0);
+                    let at = a
+                        .events
+                        .iter()
+                        .zip(&b.events)
+                        .position(|(x, y)| *x == Event::Call(op) && x == y);
+                    let shared = a.events.iter().zip(&b.events).take_while(|(x, y)| x == y).count();
+                    assert!(at.is_some());
+                    if shared >= PART_PREFIX {
+                        deep += 1;
+                    } else {
+                        within_cut += 1;
+                    }
+                }
+            }
+        }
+        // Both kinds of proof were met, many times.
+        assert!(
+            proofs > 200 && deep > 20 && within_cut > 20,
+            "{proofs} {deep} {within_cut}"
         );
     }
 }
