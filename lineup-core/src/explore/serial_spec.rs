@@ -75,8 +75,9 @@ pub(crate) fn build_spec(
             Some(spec)
         };
         let proof = proof.map(|proof| proof_of(proof, &entries, &interner, &ops));
-        // Freed on the pool too: hundreds of thousands of traces.
-        parallel_section(|| entries.into_par_iter().for_each(drop));
+        if entries.len() >= crate::pool::FREE_ELSEWHERE_FROM {
+            crate::pool::free_elsewhere(entries);
+        }
         spec.map(|spec| (spec, proof)).ok_or(end)
     })
 }

@@ -219,15 +219,9 @@ impl ObservationSet {
     /// Lets go of a specification: a large one that nothing else holds is freed on a thread of its
     /// own, so that the check that made it does not wait for hundreds of thousands of frees.
     pub(crate) fn release(spec: std::sync::Arc<Self>) {
-        const LARGE: usize = 10_000;
-        if spec.len() < LARGE || std::sync::Arc::strong_count(&spec) > 1 {
-            return;
+        if spec.len() >= crate::pool::FREE_ELSEWHERE_FROM && std::sync::Arc::strong_count(&spec) == 1 {
+            crate::pool::free_elsewhere(spec);
         }
-        let freeing = std::thread::Builder::new()
-            .name("lineup-free-spec".into())
-            .spawn(move || drop(spec));
-        // Without a thread, the spec was dropped here with the closure.
-        drop(freeing);
     }
 
     /// Adds a history known not to be in the set yet.
