@@ -1,7 +1,7 @@
 //! Checking many matrices on every core: one shuttle runner per OS thread. The first failure
 //! reported (the failing matrix with the smallest index) is the same as with one worker. When
-//! fewer matrices are left than workers, the last checks split their trees among the workers
-//! that would otherwise idle ([`Config::workers`]).
+//! fewer matrices are left than twice the workers, the last checks split their trees among
+//! workers of their own, so that those that would otherwise idle take part ([`Config::workers`]).
 
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::Mutex;
@@ -187,10 +187,13 @@ pub fn check_matrices<O: Send + Sync + 'static>(
                         continue;
                     }
                     // Matrices are taken in order: once fewer are left than workers, the workers that
-                    // find none left would idle; the last checks use them instead.
+                    // find none left would idle; the last checks use them instead. From twice as
+                    // many left, each check has two workers or more (more threads than cores for a
+                    // while): a large matrix taken late, whose one worker would end the batch alone
+                    // (a fifth of the batch's time at 16 workers), has the cores the others leave.
                     let left = matrices.len() - i;
                     let config = Config {
-                        workers: (workers / left).max(1),
+                        workers: tail_workers(workers, left),
                         max_duration: left_time.or(config.max_duration),
                         ..config.clone()
                     };
@@ -251,6 +254,13 @@ pub fn check_matrices<O: Send + Sync + 'static>(
         inconclusive: inconclusive_matrices.into_inner().expect("no worker panics"),
         deepened: deepened.into_inner().expect("no worker panics"),
     }
+}
+
+/// The workers of the check of a batch's matrix with `left` matrices left (its own included), of
+/// a batch on `workers`: one while at least twice as many are left, then more, up to every
+/// worker for the last (see [`check_matrices`]).
+fn tail_workers(workers: usize, left: usize) -> usize {
+    (2 * workers).div_ceil(left.max(1)).clamp(1, workers.max(1))
 }
 
 /// A violation (or error) a deeper tree found.
@@ -368,6 +378,16 @@ mod tests {
             inconclusive_executions: inconclusive,
             ..CheckStats::default()
         }
+    }
+
+    #[test]
+    fn the_last_matrices_of_a_batch_get_the_workers_the_others_leave() {
+        let by_left: Vec<usize> = [40, 32, 31, 20, 16, 11, 8, 4, 2, 1]
+            .iter()
+            .map(|&left| tail_workers(16, left))
+            .collect();
+        assert_eq!(by_left, [1, 1, 2, 2, 2, 3, 4, 8, 16, 16]);
+        assert_eq!((tail_workers(1, 1), tail_workers(1, 7), tail_workers(2, 3)), (1, 1, 2));
     }
 
     #[test]
