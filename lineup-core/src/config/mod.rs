@@ -342,6 +342,11 @@ pub enum ReductionFault {
     /// Every access of shuttle's own atomics that lineup reads from the events of lineup's
     /// `vendor/shuttle-std` is taken to be a load (as if two stores to one atomic commuted).
     ShuttleAtomicsCommute,
+    /// A `join` of shuttle's and the last step of the thread it joins, which lineup reads from the
+    /// events of lineup's `vendor/shuttle-std` and of shuttle's, are taken to read the thread's
+    /// end (as if looking whether a thread finished, and registering as its joiner, commuted with
+    /// its finishing).
+    ShuttleJoinsCommute,
     /// A step whose record waits for the look of a receive of shuttle's own `mpsc` after it (and
     /// then counts as one step with that look) is not watched for conflicts with other threads'
     /// steps, so that it covers its later siblings even when one conflicted with it (see

@@ -657,6 +657,18 @@ pub(crate) const SPAWN_ORDER: u64 = TOKEN | 1 << 61;
 /// [`SPAWN_ORDER`].
 pub(crate) const WAKE: u64 = TOKEN | 1 << 60;
 
+/// The names of the *ends* of threads, with the task's index in the low bits: `TOKEN` with bit
+/// 58, apart from the other names by task. A thread's last step writes its own (the step that
+/// finishes it, sets what `join` returns and wakes its joiner); a `join` of shuttle's, with
+/// lineup's `vendor/shuttle-std`, writes the joined thread's in the step that looks whether it
+/// finished and, if not, registers as its joiner (see `explore::shuttle_events`).
+const FINISHED: u64 = TOKEN | 1 << 58;
+
+/// The name of the end of the thread of task `task` (see [`FINISHED`]).
+pub(crate) fn finished_of(task: usize) -> u64 {
+    FINISHED | task as u64
+}
+
 /// [`announce_blocking`] for `lineup::thread::spawn`: a write of [`SPAWN_ORDER`], in the step
 /// running now and in the one that resumes from the spawn's scheduling point.
 pub(crate) fn announce_spawn() -> InFlight {
@@ -741,9 +753,16 @@ impl FootprintLog {
 
 impl FootprintLog {
     /// A thread of shuttle's `spawn` is about to finish (its function returned): its last step
-    /// ends without a scheduling point (see [`note_finishing`]).
-    pub(crate) fn note_thread_finished(&mut self) {
+    /// ends without a scheduling point (see [`note_finishing`]), and touches (`kind`: a write, but
+    /// under a fault) the end of the thread that a `join` looks at ([`finished_of`]).
+    pub(crate) fn note_thread_finished(&mut self, kind: Kind) {
         self.finishing = true;
+        if let Some(task) = self.running {
+            self.step.push(Access {
+                object: finished_of(usize::from(task)),
+                kind,
+            });
+        }
     }
 }
 

@@ -59,7 +59,12 @@
 //! **Threads.** The spawn of a thread or a future task switches first (execution.rs:1028, :985)
 //! and creates the task after: the step that resumes there writes the order of spawns, as
 //! `lineup::thread::spawn` does. A thread's last step (`"thread finished"`) ends without a
-//! scheduling point, as the last step of one of `lineup::thread::spawn`'s does.
+//! scheduling point, as the last step of one of `lineup::thread::spawn`'s does, and writes the
+//! thread's end ([`finished_of`]): it sets what `join` returns and wakes the joiner. A `join`
+//! looks whether the thread finished and, if not, registers as its joiner and blocks, all before
+//! its switch (thread.rs:272 if finished, :287 if it blocks); lineup's `vendor/shuttle-std` names
+//! the thread first (`"joining thread {}"`), which puts a write of its end in the step running now
+//! and in flight over that switch ([`Covers::Join`]). Without the patch a join's steps are opaque.
 //!
 //! **Atomics.** Each access of shuttle's atomics switches first (atomic/mod.rs:165, :174, :183,
 //! :204) and performs the access after; lineup's `vendor/shuttle-std` names the atomic and the
@@ -67,7 +72,7 @@
 //! in flight for the step that resumes there ([`Covers::Atomic`]). Without the patch the switch is
 //! unknown, and the steps around it opaque.
 //!
-//! Every other scheduling point (`join`, `yield_now`,
+//! Every other scheduling point (`yield_now`,
 //! `RwLock::into_inner`'s `try_acquire`, the polls of future tasks, and any place not in the
 //! tables: another shuttle version) stays unseen, its steps opaque.
 //!
@@ -95,7 +100,7 @@ use tracing::{Dispatch, Event, Metadata, Subscriber};
 
 use crate::config::ReductionFault;
 use crate::explore::context::ExecutionContext;
-use crate::explore::footprint::{Access, FootprintLog, Kind, SPAWN_ORDER};
+use crate::explore::footprint::{finished_of, Access, FootprintLog, Kind, SPAWN_ORDER};
 
 /// The names of objects named by their address have this bit set, their family in the bits below
 /// it (see the module).
@@ -164,6 +169,11 @@ enum Covers {
     /// write of {:p}"`). The step that resumes there performs the access. The published
     /// shuttle-std names nothing there, so its atomics' steps stay opaque.
     Atomic,
+    /// A `join` of a thread: its switch when the thread had finished (thread.rs:272) or its block
+    /// until it does (:287), after lineup's `vendor/shuttle-std` named the thread (`"joining
+    /// thread {}"`) in the step that looked. The published shuttle-std names nothing, so a join's
+    /// steps stay opaque there.
+    Join,
 }
 
 /// What the step resuming at a scheduling point must name (see [`SITES`]).
@@ -244,6 +254,8 @@ const SITES: &[(&str, u32, Site)] = &[
         150,
         Site::Covered(Covers::BarrierWait),
     ),
+    ("shuttle-std-0.1.5/src/thread.rs", 272, Site::Covered(Covers::Join)),
+    ("shuttle-std-0.1.5/src/thread.rs", 287, Site::Covered(Covers::Join)),
     (
         "shuttle-engine-0.1.7/src/runtime/execution.rs",
         1028,
@@ -527,6 +539,9 @@ enum ShuttleEvent {
     /// thread_support.rs:36): its last step ends without a scheduling point, as the steps of the
     /// threads of `lineup::thread::spawn` do.
     Finished,
+    /// A `join` of the thread of the task with this index looks whether it finished (lineup's
+    /// `vendor/shuttle-std`: `"joining thread {}"`), before its switch ([`Covers::Join`]).
+    Join(usize),
 }
 
 /// The address at the end of a message (`0x…`).
@@ -561,6 +576,9 @@ fn parse(message: &str) -> Option<ShuttleEvent> {
     }
     if message == "thread finished, dropping thread locals" {
         return Some(ShuttleEvent::Finished);
+    }
+    if let Some(task) = message.strip_prefix("joining thread ") {
+        return task.parse().ok().map(ShuttleEvent::Join);
     }
     let a = address(message);
     if let Some(event) = parse_rwlock(message, a) {
@@ -702,6 +720,7 @@ const CALLSITES: &[(&str, u32)] = &[
     ("shuttle_std::sync::mpsc", 724),
     ("shuttle_std::sync::mpsc", 728),
     ("shuttle_std::sync::atomic", 331),
+    ("shuttle_std::thread", 455),
 ];
 
 /// For each line of shuttle's source below 2,048, which of [`CALLSITES`] is at that line, plus one
@@ -795,7 +814,7 @@ fn tell_of_the_patch_once() {
         return;
     }
     eprintln!(
-        "lineup: the object uses shuttle's own mpsc channels or atomics, which the partial-order \
+        "lineup: the object uses shuttle's own mpsc channels, atomics or thread joins, which the partial-order \
          reduction sees only with lineup's shuttle-std: their steps are opaque to it in this check (sound, \
          but phase 1 of an object whose threads talk over them may not end within its budget). \
          Add to your workspace's Cargo.toml:\n\n{PATCH_LINES}\n\n(see lineup's vendor/README.md), or \
@@ -920,7 +939,11 @@ impl FootprintLog {
             ShuttleEvent::Receive { address, waits } => self.shuttle_receive(address, waits),
             ShuttleEvent::Endpoint(address, endpoint) => self.shuttle_endpoint(address, endpoint),
             ShuttleEvent::Atomic { address, write } => self.shuttle_atomic(i, address, write),
-            ShuttleEvent::Finished => self.note_thread_finished(),
+            ShuttleEvent::Finished => {
+                let kind = self.join_kind();
+                self.note_thread_finished(kind);
+            }
+            ShuttleEvent::Join(joined) => self.shuttle_join(i, joined),
         }
     }
 
@@ -944,6 +967,33 @@ impl FootprintLog {
             access: Access { object, kind },
             covers: Covers::Atomic,
         });
+    }
+
+    /// Task `i` joins the thread of task `joined` (see [`ShuttleEvent::Join`]): in the step running
+    /// now it looked whether that thread finished and, if not, registered as its joiner (which the
+    /// thread's last step reads to wake it), so the step writes the thread's end
+    /// ([`finished_of`]); in flight over the join's switch, as a blocking operation's object is.
+    fn shuttle_join(&mut self, i: usize, joined: usize) {
+        note_patched();
+        let access = Access {
+            object: finished_of(joined),
+            kind: self.join_kind(),
+        };
+        self.push_step_access(access);
+        self.shuttle.in_flight_of(i).push(Pending {
+            access,
+            covers: Covers::Join,
+        });
+    }
+
+    /// How a join and a thread's last step touch the thread's end: a write, but a read under
+    /// [`ReductionFault::ShuttleJoinsCommute`].
+    fn join_kind(&self) -> Kind {
+        if self.fault == Some(ReductionFault::ShuttleJoinsCommute) {
+            Kind::Read
+        } else {
+            Kind::Write
+        }
     }
 
     /// Task `i` runs the initializer of the `Once` at `address` (see [`ShuttleEvent::Initialize`]).
@@ -973,14 +1023,11 @@ impl FootprintLog {
             });
         }
         let s = &mut self.shuttle;
-        if site == Some(Site::Covered(Covers::Atomic))
-            && !s
-                .in_flight
-                .get(i)
-                .is_some_and(|f| f.iter().any(|p| p.covers == Covers::Atomic))
-        {
-            // An atomic of the published shuttle-std, which names nothing.
-            tell_of_the_patch_once();
+        if let Some(Site::Covered(covers @ (Covers::Atomic | Covers::Join))) = site {
+            if !s.in_flight.get(i).is_some_and(|f| f.iter().any(|p| p.covers == covers)) {
+                // An atomic or a join of the published shuttle-std, which names nothing.
+                tell_of_the_patch_once();
+            }
         }
         if let Some(f) = s.in_flight.get_mut(i) {
             f.retain(|p| site == Some(Site::Covered(p.covers)));
@@ -1290,6 +1337,8 @@ struct LineupFields {
     channel: Option<usize>,
     /// `lineup.atomic`: the atomic's address.
     atomic: Option<usize>,
+    /// `lineup.joined`: the index of the task a `join` waits for.
+    joined: Option<usize>,
     /// `lineup.waits` (a receive), `lineup.bounded` (a creation) or `lineup.write` (an atomic's
     /// access).
     flag: Option<bool>,
@@ -1308,6 +1357,7 @@ impl Visit for LineupFields {
         match field.name() {
             "lineup.channel" => self.channel = usize::try_from(value).ok(),
             "lineup.atomic" => self.atomic = usize::try_from(value).ok(),
+            "lineup.joined" => self.joined = usize::try_from(value).ok(),
             "lineup.line" => self.line = u32::try_from(value).ok(),
             _ => {}
         }
@@ -1359,7 +1409,9 @@ impl LineupFields {
         if is_switch(callsite) {
             fields.field("lineup.line").is_some()
         } else {
-            fields.field("lineup.channel").is_some() || fields.field("lineup.atomic").is_some()
+            fields.field("lineup.channel").is_some()
+                || fields.field("lineup.atomic").is_some()
+                || fields.field("lineup.joined").is_some()
         }
     }
 
@@ -1367,6 +1419,9 @@ impl LineupFields {
     fn event(&self, target: &str, line: u32) -> Option<ShuttleEvent> {
         if line == CALLSITES[0].1 && target == CALLSITES[0].0 {
             return Some(ShuttleEvent::Switch(self.site?));
+        }
+        if line == JOINING.1 && target == JOINING.0 {
+            return Some(ShuttleEvent::Join(self.joined?));
         }
         if line == ATOMIC_ACCESS.1 && target == ATOMIC_ACCESS.0 {
             return Some(ShuttleEvent::Atomic {
@@ -1406,6 +1461,9 @@ const ENDPOINT: u32 = 728;
 
 /// The callsite of `"atomic {read|write} of {:p}"` (lineup's `vendor/shuttle-std`).
 const ATOMIC_ACCESS: (&str, u32) = ("shuttle_std::sync::atomic", 331);
+
+/// The callsite of `"joining thread {}"` (lineup's `vendor/shuttle-std`).
+const JOINING: (&str, u32) = ("shuttle_std::thread", 455);
 
 /// Reads one event of a wanted callsite, the `callsite`th of [`CALLSITES`], into the execution's
 /// footprints.
@@ -1691,6 +1749,7 @@ mod tests {
             CREATED_CHANNEL.1,
             ENDPOINT,
             ATOMIC_ACCESS.1,
+            JOINING.1,
             CALLSITES[0].1,
         ];
         for line in wanted {
@@ -1830,6 +1889,8 @@ mod tests {
 
     #[test]
     fn channel_and_thread_messages_parse_into_events() {
+        assert_eq!(parse("joining thread 3"), Some(ShuttleEvent::Join(3)));
+        assert_eq!(parse("joining thread"), None);
         assert_eq!(parse("created channel 0x30"), Some(ShuttleEvent::Created(0x30, false)));
         assert_eq!(
             parse("created bounded channel 0x30"),
@@ -1965,6 +2026,66 @@ mod tests {
         let mut f = Footprint::default();
         log.end_step(false, false, &mut f);
         f
+    }
+
+    /// The place of a join's switch: when the thread had finished (272), or its block (287).
+    fn join_switch(line: u32) -> ShuttleEvent {
+        ShuttleEvent::Switch(site_at("shuttle-std-0.1.5/src/thread.rs", line))
+    }
+
+    /// Task 2 joins the thread of task 3 and blocks (`event`: lineup's `vendor/shuttle-std` names
+    /// the thread); task 3's last step: their footprints, and the step of task 2 after the join.
+    fn join_and_finish(fault: Option<ReductionFault>, event: bool) -> (Footprint, Footprint, Footprint) {
+        let mut log = log_running(2);
+        log.fault = fault;
+        if event {
+            log.shuttle_event(ShuttleEvent::Join(3));
+        }
+        log.shuttle_event(join_switch(287));
+        let join = end(&mut log);
+        log.begin_step(TaskId::from(3));
+        log.shuttle_event(ShuttleEvent::Finished);
+        let last = end(&mut log);
+        log.begin_step(TaskId::from(2));
+        log.shuttle_event(ShuttleEvent::Switch(None));
+        let after = end(&mut log);
+        (join, last, after)
+    }
+
+    #[test]
+    fn a_join_writes_the_end_of_the_thread_whose_last_step_writes_it() {
+        let (join, last, after) = join_and_finish(None, true);
+        let end_of_3 = Access {
+            object: finished_of(3),
+            kind: Kind::Write,
+        };
+        assert!(!join.opaque, "the join's block is seen");
+        assert_eq!(join.accesses, vec![end_of_3]);
+        assert!(!last.opaque, "a thread's last step ends without a switch");
+        assert_eq!(last.accesses, vec![end_of_3]);
+        assert!(join.conflicts(&last, 0));
+        assert_eq!(after.accesses, vec![end_of_3], "in flight over the join's switch");
+        // A join of a thread that had finished switches at line 272: seen too.
+        let mut log = log_running(2);
+        log.shuttle_event(ShuttleEvent::Join(4));
+        log.shuttle_event(join_switch(272));
+        let finished = end(&mut log);
+        assert!(!finished.opaque);
+        assert_eq!(finished.accesses[0].object, finished_of(4));
+        // Another thread's end is another object.
+        let mut log = log_running(5);
+        log.shuttle_event(ShuttleEvent::Finished);
+        assert!(!join.conflicts(&end(&mut log), 0));
+    }
+
+    #[test]
+    fn a_join_without_its_event_is_unseen_and_commutes_with_the_end_only_under_its_fault() {
+        // The published shuttle-std names no thread: the join's steps are opaque, as before.
+        let (join, _, _) = join_and_finish(None, false);
+        assert!(join.opaque);
+        let (join, last, _) = join_and_finish(Some(ReductionFault::ShuttleJoinsCommute), true);
+        assert!(!join.opaque && !last.opaque);
+        assert!(!join.conflicts(&last, 0), "both read the thread's end");
     }
 
     #[test]
