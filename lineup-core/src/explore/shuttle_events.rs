@@ -862,6 +862,11 @@ impl FootprintLog {
         let in_lineups = !self.in_flight(task).is_empty();
         match event {
             ShuttleEvent::Switch(_) if in_lineups => self.shuttle_switch(i, None),
+            // The end of a thread is written whatever it was inside of: a join reads it.
+            ShuttleEvent::Finished => {
+                let kind = self.join_kind();
+                self.note_thread_finished(kind);
+            }
             _ if in_lineups => {}
             ShuttleEvent::Switch(site) => self.shuttle_switch(i, site),
             ShuttleEvent::Begin(family, address, covers) => {
@@ -939,10 +944,6 @@ impl FootprintLog {
             ShuttleEvent::Receive { address, waits } => self.shuttle_receive(address, waits),
             ShuttleEvent::Endpoint(address, endpoint) => self.shuttle_endpoint(address, endpoint),
             ShuttleEvent::Atomic { address, write } => self.shuttle_atomic(i, address, write),
-            ShuttleEvent::Finished => {
-                let kind = self.join_kind();
-                self.note_thread_finished(kind);
-            }
             ShuttleEvent::Join(joined) => self.shuttle_join(i, joined),
         }
     }
@@ -1462,6 +1463,9 @@ const ENDPOINT: u32 = 728;
 /// The callsite of `"atomic {read|write} of {:p}"` (lineup's `vendor/shuttle-std`).
 const ATOMIC_ACCESS: (&str, u32) = ("shuttle_std::sync::atomic", 331);
 
+/// The callsite of `"thread finished, dropping thread locals"` (shuttle-engine's `thread_fn`).
+const THREAD_FINISHED: (&str, u32) = ("shuttle_engine::thread_support", 36);
+
 /// The callsite of `"joining thread {}"` (lineup's `vendor/shuttle-std`).
 const JOINING: (&str, u32) = ("shuttle_std::thread", 455);
 
@@ -1481,9 +1485,14 @@ fn read(event: &Event<'_>, callsite: usize) {
             return;
         };
         if !footprints.in_flight(task).is_empty() {
-            // Inside a primitive of lineup's: no message to read (see `shuttle_event`).
+            // Inside a primitive of lineup's: no message to read (see `shuttle_event`), but the
+            // end of a thread, which a join reads.
             if is_switch(callsite) {
                 footprints.shuttle_event(ShuttleEvent::Switch(None));
+            }
+            let meta = event.metadata();
+            if meta.line() == Some(THREAD_FINISHED.1) && meta.target() == THREAD_FINISHED.0 {
+                footprints.shuttle_event(ShuttleEvent::Finished);
             }
             footprints.shuttle.forget_channels_if_created(event.metadata());
             return;
