@@ -1,6 +1,7 @@
 //! The thread pools on which the parts of a check that are not explorations (building the
 //! specification at the end of phase 1, phase 2's index of it) run on the check's workers, and
-//! the thread that frees what a check no longer needs ([`free_elsewhere`]).
+//! the thread that frees what a check no longer needs ([`free_elsewhere`]), and the grouping of
+//! equal items in parallel that those ends share ([`equal_groups`]).
 //!
 //! Each calling thread has its own pools, one per number of workers, made on first use and kept
 //! while the thread lives: a check of a small matrix does not pay for starting threads, and the
@@ -10,6 +11,9 @@
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::Rc;
+
+use rayon::prelude::*;
+use rustc_hash::FxHashMap;
 
 thread_local! {
     /// This thread's pools, by their number of threads.
@@ -46,4 +50,40 @@ pub(crate) fn free_elsewhere<T: Send + 'static>(large: T) {
         .spawn(move || drop(large));
     // Without a thread, `large` was dropped here with the closure.
     drop(freeing);
+}
+
+/// How many parts [`equal_groups`] splits its positions into by hash.
+const SHARDS: u64 = 64;
+
+/// The positions `0..len` grouped by `same` (an equivalence whose equal positions have equal
+/// `hash`), in parallel: split into [`SHARDS`] parts by hash, each grouped on its own. Each group holds
+/// its positions in order; the groups come in no particular order.
+pub(crate) fn equal_groups(
+    len: usize,
+    hash: impl Fn(usize) -> u64 + Send + Sync,
+    same: impl Fn(usize, usize) -> bool + Sync,
+) -> Vec<Vec<usize>> {
+    let hashes: Vec<u64> = (0..len).into_par_iter().map(hash).collect();
+    let mut shards: Vec<Vec<usize>> = vec![Vec::new(); SHARDS as usize];
+    for (i, hash) in hashes.iter().enumerate() {
+        shards[(hash % SHARDS) as usize].push(i);
+    }
+    shards
+        .par_iter()
+        .flat_map_iter(|shard| {
+            let mut by_hash: FxHashMap<u64, Vec<usize>> = FxHashMap::default();
+            let mut groups: Vec<Vec<usize>> = Vec::new();
+            for &i in shard {
+                let alike = by_hash.entry(hashes[i]).or_default();
+                match alike.iter().copied().find(|&g| same(groups[g][0], i)) {
+                    Some(g) => groups[g].push(i),
+                    None => {
+                        alike.push(groups.len());
+                        groups.push(vec![i]);
+                    }
+                }
+            }
+            groups
+        })
+        .collect()
 }

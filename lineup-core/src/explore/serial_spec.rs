@@ -23,7 +23,6 @@
 use std::hash::{Hash, Hasher};
 
 use rayon::prelude::*;
-use rustc_hash::FxHashMap;
 
 use crate::model::history::{Event, History, OpTable};
 use crate::model::replay_token::{Phase, ReplayToken};
@@ -162,34 +161,16 @@ fn renumbered(mut workers: Vec<WorkerTraces>) -> (ResponseInterner, Vec<(Trace, 
     (interner, entries)
 }
 
-/// How many parts the traces are split into by hash, to find the ones met twice in parallel.
-const SHARDS: u64 = 64;
-
 /// Step 2: `entries` (in depth-first order of their schedules) without the traces met before in
 /// that order.
 fn first_of_each(entries: Vec<(Trace, Vec<u32>)>) -> Vec<(Trace, Vec<u32>)> {
-    let hashes: Vec<u64> = entries.par_iter().map(|(trace, _)| trace.as_ref().fx_hash()).collect();
-    let mut shards: Vec<Vec<usize>> = vec![Vec::new(); SHARDS as usize];
-    for (i, hash) in hashes.iter().enumerate() {
-        shards[(hash % SHARDS) as usize].push(i);
-    }
-    // Within a shard, in depth-first order: the first of equal traces is kept.
-    let repeated: Vec<usize> = shards
-        .par_iter()
-        .flat_map_iter(|shard| {
-            let mut seen: FxHashMap<u64, Vec<usize>> = FxHashMap::default();
-            let mut repeated = Vec::new();
-            for &i in shard {
-                let same = seen.entry(hashes[i]).or_default();
-                if same.iter().any(|&j| entries[j].0 == entries[i].0) {
-                    repeated.push(i);
-                } else {
-                    same.push(i);
-                }
-            }
-            repeated
-        })
-        .collect();
+    let groups = crate::pool::equal_groups(
+        entries.len(),
+        |i| entries[i].0.as_ref().fx_hash(),
+        |i, j| entries[i].0 == entries[j].0,
+    );
+    // Within a group, in depth-first order: the first of equal traces is kept.
+    let repeated: Vec<usize> = groups.into_iter().flat_map(|group| group.into_iter().skip(1)).collect();
     if repeated.is_empty() {
         return entries;
     }
@@ -290,39 +271,15 @@ fn parts_by_cut(entries: &[(Trace, Vec<u32>)], prefix: usize) -> Vec<Vec<usize>>
         let (a, b) = (cut_of(i), cut_of(j));
         a.0 == b.0 && a.2 == b.2 && a.1.eq(b.1)
     };
-    let hashes: Vec<u64> = (0..entries.len())
-        .into_par_iter()
-        .map(|i| {
-            let (events, returned, end) = cut_of(i);
-            let mut hasher = rustc_hash::FxHasher::default();
-            events.hash(&mut hasher);
-            returned.for_each(|response| response.hash(&mut hasher));
-            end.hash(&mut hasher);
-            hasher.finish()
-        })
-        .collect();
-    let mut shards: Vec<Vec<usize>> = vec![Vec::new(); SHARDS as usize];
-    for (i, hash) in hashes.iter().enumerate() {
-        shards[(hash % SHARDS) as usize].push(i);
-    }
-    shards
-        .par_iter()
-        .flat_map_iter(|shard| {
-            let mut by_hash: FxHashMap<u64, Vec<usize>> = FxHashMap::default();
-            let mut parts: Vec<Vec<usize>> = Vec::new();
-            for &i in shard {
-                let same = by_hash.entry(hashes[i]).or_default();
-                match same.iter().copied().find(|&p| same_cut(parts[p][0], i)) {
-                    Some(p) => parts[p].push(i),
-                    None => {
-                        same.push(parts.len());
-                        parts.push(vec![i]);
-                    }
-                }
-            }
-            parts
-        })
-        .collect()
+    let hash = |i: usize| {
+        let (events, returned, end) = cut_of(i);
+        let mut hasher = rustc_hash::FxHasher::default();
+        events.hash(&mut hasher);
+        returned.for_each(|response| response.hash(&mut hasher));
+        end.hash(&mut hasher);
+        hasher.finish()
+    };
+    crate::pool::equal_groups(entries.len(), hash, same_cut)
 }
 
 #[cfg(test)]

@@ -131,7 +131,6 @@ impl ObservationSet {
     /// histories in the same order), with the work spread over the current rayon pool.
     pub(crate) fn from_distinct(ops: OpTable, histories: Vec<History>) -> Self {
         use rayon::prelude::*;
-        const SHARDS: usize = 64;
         // Below this, one by one is faster than the passes that spread the work.
         const SMALL: usize = 4096;
         if histories.len() < SMALL {
@@ -149,36 +148,16 @@ impl ObservationSet {
                 (called, pending, hash)
             })
             .collect();
-        let mut shards: Vec<Vec<usize>> = vec![Vec::new(); SHARDS];
-        for (i, key) in keys.iter().enumerate() {
-            shards[(key.2 % SHARDS as u64) as usize].push(i);
-        }
-        // Each shard's groups as the indices of their histories, in order.
-        let mut groups: Vec<Vec<usize>> = shards
-            .par_iter()
-            .flat_map_iter(|shard| {
-                let mut by_hash: FxHashMap<u64, Vec<usize>> = FxHashMap::default();
-                let mut groups: Vec<Vec<usize>> = Vec::new();
-                for &i in shard {
-                    let (called, pending, hash) = &keys[i];
-                    let same = by_hash.entry(*hash).or_default();
-                    let found = same.iter().copied().find(|&g| {
-                        let first = groups[g][0];
-                        keys[first].0 == *called
-                            && keys[first].1 == *pending
-                            && histories[first].responses() == histories[i].responses()
-                    });
-                    match found {
-                        Some(g) => groups[g].push(i),
-                        None => {
-                            same.push(groups.len());
-                            groups.push(vec![i]);
-                        }
-                    }
-                }
-                groups
-            })
-            .collect();
+        // Each group as the indices of its histories, in order.
+        let mut groups = crate::pool::equal_groups(
+            histories.len(),
+            |i| keys[i].2,
+            |first, i| {
+                keys[first].0 == keys[i].0
+                    && keys[first].1 == keys[i].1
+                    && histories[first].responses() == histories[i].responses()
+            },
+        );
         groups.par_sort_unstable_by_key(|group| group[0]);
         let mut group_of = vec![0u32; histories.len()];
         for (g, group) in groups.iter().enumerate() {
