@@ -72,9 +72,10 @@
 //! in flight for the step that resumes there ([`Covers::Atomic`]). Without the patch the switch is
 //! unknown, and the steps around it opaque.
 //!
-//! Every other scheduling point (`yield_now`,
-//! `RwLock::into_inner`'s `try_acquire`, the polls of future tasks, and any place not in the
-//! tables: another shuttle version) stays unseen, its steps opaque.
+//! A `yield_now` or `sleep` (thread.rs:320, :326) is a give-way, as `lineup::thread::yield_now`:
+//! the scheduler sees the yield request itself. Every other scheduling point
+//! (`RwLock::into_inner`'s `try_acquire`, the polls of future tasks, `park`, and any place not in
+//! the tables: another shuttle version) stays unseen, its steps opaque.
 //!
 //! **Names.** An address names an object only while it lives, and an allocator may give it to
 //! another object within an execution, in one execution and not in another: first-touch numbers
