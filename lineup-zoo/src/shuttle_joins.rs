@@ -5,6 +5,8 @@
 //! registers as its joiner) writes the thread's end, which the thread's last step writes too.
 //! Each `add(k)` of [`ForkJoinSum`] hands its addition to a thread of its own and joins it; with
 //! `detached`, it does not wait, and a `get()` after an `add` may miss it (tests/shuttle_joins.rs).
+//! [`ScopedProbe`] asks a scoped thread of shuttle's whether it finished, which it may or may not
+//! have: lineup must find both answers.
 
 use std::sync::Arc;
 
@@ -59,4 +61,39 @@ pub fn fork_join_sum(detached: bool) -> Subject<ForkJoinSum> {
         },
         move || ForkJoinSum::new(detached),
     )
+}
+
+/// An object whose `probe()` spawns a scoped thread of shuttle's that ticks an atomic, ticks one
+/// itself, asks the thread whether it finished (`ScopedJoinHandle::is_finished`, no scheduling
+/// point of its own), then ticks again (a scheduling point that lineup sees) before the scope
+/// ends: `true` or `false` depending on whether the thread ran first. Nondeterministic, which
+/// phase 1 must prove.
+#[derive(Default)]
+pub struct ScopedProbe {
+    ticks: AtomicU32,
+    work: AtomicU32,
+}
+
+#[invocations]
+impl ScopedProbe {
+    /// Whether the scoped thread had finished when asked.
+    #[invoke]
+    pub fn probe(&self) -> bool {
+        lineup::shuttle::thread::scope(|s| {
+            let helper = s.spawn(|| {
+                self.work.fetch_add(1, SeqCst);
+            });
+            // A scheduling point after the spawn (whose switch comes before the thread exists),
+            // at which the thread may run to its end.
+            self.ticks.fetch_add(1, SeqCst);
+            let finished = helper.is_finished();
+            self.ticks.fetch_add(1, SeqCst);
+            finished
+        })
+    }
+}
+
+/// [`ScopedProbe`]: `probe()`.
+pub fn scoped_probe() -> Subject<ScopedProbe> {
+    Subject::of("ScopedProbe(shuttle scoped thread)", ScopedProbe::default)
 }

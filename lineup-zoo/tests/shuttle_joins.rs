@@ -11,7 +11,7 @@
 use lineup::ReductionFault;
 use lineup_zoo::reduction::{assert_fail, assert_pass, assert_sound, compare, m};
 use lineup_zoo::shuttle_atomics::helper_counter;
-use lineup_zoo::shuttle_joins::fork_join_sum;
+use lineup_zoo::shuttle_joins::{fork_join_sum, scoped_probe};
 
 // The sum's invocations: add(1), add(2), get().
 
@@ -53,4 +53,26 @@ fn joins_that_commute_with_the_end_lose_nothing_here() {
         compare(&fork_join_sum(false), &m(&[&[0, 2], &[1]]), 2, fault),
         compare(&fork_join_sum(true), &m(&[&[0, 2], &[1]]), 2, fault),
     ]);
+}
+
+/// `ScopedJoinHandle::is_finished` reads whether the thread finished without a scheduling point;
+/// lineup's `vendor/shuttle-std` names the thread there, and the step that asks reads the thread's
+/// end, which its last step writes. Phase 1 must meet both answers of the probe, with the
+/// reduction and without. (This passed before the read was added too: phase 1 covers a sibling
+/// only after a step that touched nothing, so it explored both orders here; the dependency itself
+/// is checked on footprints in `explore::shuttle_events`'s tests.)
+#[test]
+fn asking_a_scoped_thread_whether_it_finished_meets_both_answers() {
+    let matrix = m(&[&[0]]);
+    assert_fail(&scoped_probe(), &matrix);
+    let plain = lineup::check(
+        &scoped_probe(),
+        &matrix,
+        &lineup::Config {
+            reduction: lineup::Reduction::Off,
+            ..lineup::Config::default()
+        },
+    )
+    .expect("the check runs");
+    assert!(plain.violation().is_some(), "without the reduction: {plain:?}");
 }

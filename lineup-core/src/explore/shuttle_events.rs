@@ -543,6 +543,10 @@ enum ShuttleEvent {
     /// A `join` of the thread of the task with this index looks whether it finished (lineup's
     /// `vendor/shuttle-std`: `"joining thread {}"`), before its switch ([`Covers::Join`]).
     Join(usize),
+    /// `ScopedJoinHandle::is_finished` reads whether the thread of the task with this index
+    /// finished, in the step running now, without a scheduling point (lineup's
+    /// `vendor/shuttle-std`: `"asking whether thread {} finished"`).
+    IsFinished(usize),
 }
 
 /// The address at the end of a message (`0x…`).
@@ -580,6 +584,12 @@ fn parse(message: &str) -> Option<ShuttleEvent> {
     }
     if let Some(task) = message.strip_prefix("joining thread ") {
         return task.parse().ok().map(ShuttleEvent::Join);
+    }
+    if let Some(task) = message
+        .strip_prefix("asking whether thread ")
+        .and_then(|rest| rest.strip_suffix(" finished"))
+    {
+        return task.parse().ok().map(ShuttleEvent::IsFinished);
     }
     let a = address(message);
     if let Some(event) = parse_rwlock(message, a) {
@@ -722,6 +732,7 @@ const CALLSITES: &[(&str, u32)] = &[
     ("shuttle_std::sync::mpsc", 728),
     ("shuttle_std::sync::atomic", 331),
     ("shuttle_std::thread", 455),
+    ("shuttle_std::thread", 462),
 ];
 
 /// For each line of shuttle's source below 2,048, which of [`CALLSITES`] is at that line, plus one
@@ -946,6 +957,13 @@ impl FootprintLog {
             ShuttleEvent::Endpoint(address, endpoint) => self.shuttle_endpoint(address, endpoint),
             ShuttleEvent::Atomic { address, write } => self.shuttle_atomic(i, address, write),
             ShuttleEvent::Join(joined) => self.shuttle_join(i, joined),
+            ShuttleEvent::IsFinished(task) => {
+                note_patched();
+                self.push_step_access(Access {
+                    object: finished_of(task),
+                    kind: Kind::Read,
+                });
+            }
         }
     }
 
@@ -1341,6 +1359,8 @@ struct LineupFields {
     atomic: Option<usize>,
     /// `lineup.joined`: the index of the task a `join` waits for.
     joined: Option<usize>,
+    /// `lineup.finished_of`: the index of the task whose end `is_finished` reads.
+    finished_of: Option<usize>,
     /// `lineup.waits` (a receive), `lineup.bounded` (a creation) or `lineup.write` (an atomic's
     /// access).
     flag: Option<bool>,
@@ -1360,6 +1380,7 @@ impl Visit for LineupFields {
             "lineup.channel" => self.channel = usize::try_from(value).ok(),
             "lineup.atomic" => self.atomic = usize::try_from(value).ok(),
             "lineup.joined" => self.joined = usize::try_from(value).ok(),
+            "lineup.finished_of" => self.finished_of = usize::try_from(value).ok(),
             "lineup.line" => self.line = u32::try_from(value).ok(),
             _ => {}
         }
@@ -1414,6 +1435,7 @@ impl LineupFields {
             fields.field("lineup.channel").is_some()
                 || fields.field("lineup.atomic").is_some()
                 || fields.field("lineup.joined").is_some()
+                || fields.field("lineup.finished_of").is_some()
         }
     }
 
@@ -1424,6 +1446,9 @@ impl LineupFields {
         }
         if line == JOINING.1 && target == JOINING.0 {
             return Some(ShuttleEvent::Join(self.joined?));
+        }
+        if line == IS_FINISHED.1 && target == IS_FINISHED.0 {
+            return Some(ShuttleEvent::IsFinished(self.finished_of?));
         }
         if line == ATOMIC_ACCESS.1 && target == ATOMIC_ACCESS.0 {
             return Some(ShuttleEvent::Atomic {
@@ -1469,6 +1494,9 @@ const THREAD_FINISHED: (&str, u32) = ("shuttle_engine::thread_support", 36);
 
 /// The callsite of `"joining thread {}"` (lineup's `vendor/shuttle-std`).
 const JOINING: (&str, u32) = ("shuttle_std::thread", 455);
+
+/// The callsite of `"asking whether thread {} finished"` (lineup's `vendor/shuttle-std`).
+const IS_FINISHED: (&str, u32) = ("shuttle_std::thread", 462);
 
 /// Reads one event of a wanted callsite, the `callsite`th of [`CALLSITES`], into the execution's
 /// footprints.
@@ -1735,6 +1763,7 @@ mod tests {
                     drop(tx);
                     let _ = rx.recv();
                     t.join().unwrap();
+                    shuttle::thread::scope(|s| s.spawn(|| ()).is_finished());
                     count.load(AtomicOrdering::SeqCst);
                     count.store(5, AtomicOrdering::SeqCst);
                     drop(rx);
@@ -1760,6 +1789,7 @@ mod tests {
             ENDPOINT,
             ATOMIC_ACCESS.1,
             JOINING.1,
+            IS_FINISHED.1,
             CALLSITES[0].1,
         ];
         for line in wanted {
@@ -1900,6 +1930,10 @@ mod tests {
     #[test]
     fn channel_and_thread_messages_parse_into_events() {
         assert_eq!(parse("joining thread 3"), Some(ShuttleEvent::Join(3)));
+        assert_eq!(
+            parse("asking whether thread 4 finished"),
+            Some(ShuttleEvent::IsFinished(4))
+        );
         assert_eq!(parse("joining thread"), None);
         assert_eq!(parse("created channel 0x30"), Some(ShuttleEvent::Created(0x30, false)));
         assert_eq!(
@@ -2086,6 +2120,31 @@ mod tests {
         let mut log = log_running(5);
         log.shuttle_event(ShuttleEvent::Finished);
         assert!(!join.conflicts(&end(&mut log), 0));
+    }
+
+    #[test]
+    fn asking_whether_a_thread_finished_reads_the_end_its_last_step_writes() {
+        let mut log = log_running(2);
+        log.shuttle_event(ShuttleEvent::IsFinished(3));
+        log.shuttle_event(ShuttleEvent::Switch(None));
+        let ask = end(&mut log);
+        assert!(ask.accesses.contains(&Access {
+            object: finished_of(3),
+            kind: Kind::Read,
+        }));
+        log.begin_step(TaskId::from(3));
+        log.shuttle_event(ShuttleEvent::Finished);
+        let last = end(&mut log);
+        let mut ask_seen = ask.clone();
+        ask_seen.opaque = false;
+        assert!(ask_seen.conflicts(&last, 0), "the read and the end conflict");
+        let mut other = ask_seen.clone();
+        other.accesses = vec![Access {
+            object: finished_of(4),
+            kind: Kind::Read,
+        }];
+        assert!(!other.conflicts(&last, 0), "another thread's end");
+        assert!(!ask_seen.conflicts(&ask_seen, 0), "two reads commute");
     }
 
     #[test]

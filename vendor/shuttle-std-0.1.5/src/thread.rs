@@ -248,7 +248,7 @@ impl<T> ScopedJoinHandle<'_, T> {
     /// This might return `true` for a brief moment after the thread's main
     /// function has returned, but before the thread itself has stopped running.
     pub fn is_finished(&self) -> bool {
-        self.finished.load(Ordering::Relaxed)
+        lineup_finished_look(self.handle.task_id); self.finished.load(Ordering::Relaxed)
     }
 }
 
@@ -453,4 +453,11 @@ fn lineup_thread_fn<F: FnOnce() -> T, T>(
 // lines moves; called on the line of that look.
 fn lineup_joining(task: TaskId) {
     tracing::trace!(lineup.joined = usize::from(task), "joining thread {}", usize::from(task));
+}
+
+// lineup's change (vendor/README.md): an event that names the thread whose end
+// `ScopedJoinHandle::is_finished` reads (a flag the thread's last step sets, with no scheduling
+// point on either side). Below every line of the published file; called on the line of the read.
+fn lineup_finished_look(task: TaskId) {
+    tracing::trace!(lineup.finished_of = usize::from(task), "asking whether thread {} finished", usize::from(task));
 }
