@@ -182,16 +182,20 @@ fn phase2_vs_shuttle_dfs() {
         }
         (executions, best)
     };
-    let (exhaust_plain, exhaust_plain_ms) = exhaust(false);
-    let (exhaust_reduced, exhaust_reduced_ms) = exhaust(true);
+    // For profiling one side alone: LINEUP_BENCH_ONLY=lineup or =shuttle, which also skips the
+    // exhaustive runs (their figures print as 0).
+    let only = std::env::var("LINEUP_BENCH_ONLY").unwrap_or_default();
+    let ((exhaust_plain, exhaust_plain_ms), (exhaust_reduced, exhaust_reduced_ms)) = if only.is_empty() {
+        (exhaust(false), exhaust(true))
+    } else {
+        ((0, 0.0), (0, 0.0))
+    };
     let mut lineup_rates = Vec::new();
     let mut shuttle_rates = Vec::new();
     let mut lineup_executions = 0;
     let mut distinct = 0;
     let mut shuttle_executions = 0;
     // Interleave the two so that machine noise hits both alike.
-    // For profiling one side alone: LINEUP_BENCH_ONLY=lineup or =shuttle.
-    let only = std::env::var("LINEUP_BENCH_ONLY").unwrap_or_default();
     for _ in 0..runs {
         if only == "shuttle" {
             lineup_rates.push(1.0);
