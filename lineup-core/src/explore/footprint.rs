@@ -497,8 +497,9 @@ impl FootprintLog {
             self.stops.resize(i + 1, None);
         }
         self.stops[i] = Some(stop);
-        into.accesses.clear();
-        into.accesses.extend_from_slice(&self.step);
+        // Handed over, not copied: the next `begin_step` refills the buffer it gets back.
+        std::mem::swap(&mut into.accesses, &mut self.step);
+        self.step.clear();
         into.resumed = self.resumed;
         into.history = history;
         // Always asked (not after a short circuit): it takes what the step left in the record.
@@ -598,7 +599,10 @@ fn announce_access(object: &ObjectIdentity, kind: Kind, acts_before: bool) -> In
         if !s.on {
             return None;
         }
-        let me = shuttle::current::try_get_current_task()?;
+        // The task of the step running now is the current one (no code runs between a decision
+        // and the step it grants); shuttle is asked only outside a step.
+        let me = s.running.or_else(shuttle::current::try_get_current_task)?;
+        debug_assert_eq!(Some(me), shuttle::current::try_get_current_task());
         let access = Access {
             object: s.number(object),
             kind,
