@@ -347,6 +347,10 @@ pub enum ReductionFault {
     /// end (as if looking whether a thread finished, and registering as its joiner, commuted with
     /// its finishing).
     ShuttleJoinsCommute,
+    /// A `park` and an `unpark` of shuttle's, which lineup reads from the events of lineup's
+    /// `vendor/shuttle-std`, are taken to read the thread's park token (as if taking the token, or
+    /// blocking for it, commuted with making it available).
+    ShuttleParksCommute,
     /// A step whose record waits for the look of a receive of shuttle's own `mpsc` after it (and
     /// then counts as one step with that look) is not watched for conflicts with other threads'
     /// steps, so that it covers its later siblings even when one conflicted with it (see

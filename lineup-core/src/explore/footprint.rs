@@ -668,6 +668,12 @@ pub(crate) const WAKE: u64 = TOKEN | 1 << 60;
 /// finished and, if not, registers as its joiner (see `explore::shuttle_events`).
 const FINISHED: u64 = TOKEN | 1 << 58;
 
+/// The name of the park token of the thread of task `task` (see [`TOKEN`]): what `park` takes
+/// and `unpark` makes available, `lineup::thread`'s and shuttle's alike.
+pub(crate) fn token_of(task: usize) -> u64 {
+    TOKEN | task as u64
+}
+
 /// The name of the end of the thread of task `task` (see [`FINISHED`]).
 pub(crate) fn finished_of(task: usize) -> u64 {
     FINISHED | task as u64
@@ -724,7 +730,7 @@ pub(crate) fn announce_token(task: TaskId, acts_before: bool) -> InFlight {
         }
         let me = shuttle::current::try_get_current_task()?;
         let access = Access {
-            object: TOKEN | usize::from(task) as u64,
+            object: token_of(usize::from(task)),
             kind: sync_kind(s),
         };
         Some(s.push_in_flight(me, access, acts_before))

@@ -65,6 +65,12 @@
 //! its switch (thread.rs:272 if finished, :287 if it blocks); lineup's `vendor/shuttle-std` names
 //! the thread first (`"joining thread {}"`), which puts a write of its end in the step running now
 //! and in flight over that switch ([`Covers::Join`]). Without the patch a join's steps are opaque.
+//! A `park` takes the thread's token, or registers as parked and blocks, before its switch
+//! (thread.rs:354, if it blocks), and an `unpark` switches first (thread.rs:46) and makes the
+//! token available after; lineup's `vendor/shuttle-std` names the thread (`"parking thread {}"`,
+//! `"unparking thread {}"`), a write of its park token ([`token_of`], the name
+//! `lineup::thread`'s park and unpark announce) in the step that parks and in flight over either
+//! switch ([`Covers::Park`], [`Covers::Unpark`]). Without the patch an unpark's steps are opaque.
 //!
 //! **Atomics.** Each access of shuttle's atomics switches first (atomic/mod.rs:165, :174, :183,
 //! :204) and performs the access after; lineup's `vendor/shuttle-std` names the atomic and the
@@ -74,8 +80,9 @@
 //!
 //! A `yield_now` or `sleep` (thread.rs:320, :326) is a give-way, as `lineup::thread::yield_now`:
 //! the scheduler sees the yield request itself. Every other scheduling point
-//! (`RwLock::into_inner`'s `try_acquire`, the polls of future tasks, `park`, and any place not in
-//! the tables: another shuttle version) stays unseen, its steps opaque.
+//! (`RwLock::into_inner`'s `try_acquire`, the polls of future tasks, `block_on`'s waits on anything
+//! but a lock, and any place not in the tables: another shuttle version) stays unseen, its steps
+//! opaque.
 //!
 //! **Names.** An address names an object only while it lives, and an allocator may give it to
 //! another object within an execution, in one execution and not in another: first-touch numbers
@@ -101,7 +108,7 @@ use tracing::{Dispatch, Event, Metadata, Subscriber};
 
 use crate::config::ReductionFault;
 use crate::explore::context::ExecutionContext;
-use crate::explore::footprint::{finished_of, Access, FootprintLog, Kind, SPAWN_ORDER};
+use crate::explore::footprint::{finished_of, token_of, Access, FootprintLog, Kind, SPAWN_ORDER};
 
 /// The names of objects named by their address have this bit set, their family in the bits below
 /// it (see the module).
@@ -175,6 +182,14 @@ enum Covers {
     /// thread {}"`) in the step that looked. The published shuttle-std names nothing, so a join's
     /// steps stay opaque there.
     Join,
+    /// A `park` that blocks: its switch (thread.rs:354), after lineup's `vendor/shuttle-std` named
+    /// the thread (`"parking thread {}"`) in the step that took its token or blocked for it.
+    Park,
+    /// An `unpark`: its switch (thread.rs:46), just after lineup's `vendor/shuttle-std` named the
+    /// thread (`"unparking thread {}"`). The step that resumes there makes the token available
+    /// (and wakes the thread if it is parked). The published shuttle-std names nothing, so an
+    /// unpark's steps stay opaque there.
+    Unpark,
 }
 
 /// What the step resuming at a scheduling point must name (see [`SITES`]).
@@ -257,6 +272,8 @@ const SITES: &[(&str, u32, Site)] = &[
     ),
     ("shuttle-std-0.1.5/src/thread.rs", 272, Site::Covered(Covers::Join)),
     ("shuttle-std-0.1.5/src/thread.rs", 287, Site::Covered(Covers::Join)),
+    ("shuttle-std-0.1.5/src/thread.rs", 46, Site::Covered(Covers::Unpark)),
+    ("shuttle-std-0.1.5/src/thread.rs", 354, Site::Covered(Covers::Park)),
     (
         "shuttle-engine-0.1.7/src/runtime/execution.rs",
         1028,
@@ -547,6 +564,15 @@ enum ShuttleEvent {
     /// finished, in the step running now, without a scheduling point (lineup's
     /// `vendor/shuttle-std`: `"asking whether thread {} finished"`).
     IsFinished(usize),
+    /// The thread of the task with this index (the current one) parks: it takes its park token
+    /// or, if the token is not there, blocks until an `unpark` (lineup's `vendor/shuttle-std`:
+    /// `"parking thread {}"`), in the step running now, before the switch of a park that blocks
+    /// ([`Covers::Park`]).
+    Park(usize),
+    /// The park token of the thread of the task with this index is made available after the
+    /// switch that follows (lineup's `vendor/shuttle-std`: `"unparking thread {}"`,
+    /// [`Covers::Unpark`]).
+    Unpark(usize),
 }
 
 /// The address at the end of a message (`0x…`).
@@ -590,6 +616,12 @@ fn parse(message: &str) -> Option<ShuttleEvent> {
         .and_then(|rest| rest.strip_suffix(" finished"))
     {
         return task.parse().ok().map(ShuttleEvent::IsFinished);
+    }
+    if let Some(task) = message.strip_prefix("parking thread ") {
+        return task.parse().ok().map(ShuttleEvent::Park);
+    }
+    if let Some(task) = message.strip_prefix("unparking thread ") {
+        return task.parse().ok().map(ShuttleEvent::Unpark);
     }
     let a = address(message);
     if let Some(event) = parse_rwlock(message, a) {
@@ -733,6 +765,8 @@ const CALLSITES: &[(&str, u32)] = &[
     ("shuttle_std::sync::atomic", 331),
     ("shuttle_std::thread", 455),
     ("shuttle_std::thread", 462),
+    ("shuttle_std::thread", 469),
+    ("shuttle_std::thread", 477),
 ];
 
 /// For each line of shuttle's source below 2,048, which of [`CALLSITES`] is at that line, plus one
@@ -826,7 +860,7 @@ fn tell_of_the_patch_once() {
         return;
     }
     eprintln!(
-        "lineup: the object uses shuttle's own mpsc channels, atomics or thread joins, which the partial-order \
+        "lineup: the object uses shuttle's own mpsc channels, atomics, thread joins or unparks, which the partial-order \
          reduction sees only with lineup's shuttle-std: their steps are opaque to it in this check (sound, \
          but phase 1 of an object whose threads talk over them may not end within its budget). \
          Add to your workspace's Cargo.toml:\n\n{PATCH_LINES}\n\n(see lineup's vendor/README.md), or \
@@ -957,6 +991,8 @@ impl FootprintLog {
             ShuttleEvent::Endpoint(address, endpoint) => self.shuttle_endpoint(address, endpoint),
             ShuttleEvent::Atomic { address, write } => self.shuttle_atomic(i, address, write),
             ShuttleEvent::Join(joined) => self.shuttle_join(i, joined),
+            ShuttleEvent::Park(task) => self.shuttle_park(i, task),
+            ShuttleEvent::Unpark(task) => self.shuttle_unpark(i, task),
             ShuttleEvent::IsFinished(task) => {
                 note_patched();
                 self.push_step_access(Access {
@@ -1006,6 +1042,48 @@ impl FootprintLog {
         });
     }
 
+    /// Task `i` parks the thread of task `task` (its own, see [`ShuttleEvent::Park`]): the step
+    /// running now takes the park token or registers as parked, a write of the token
+    /// ([`token_of`]), as `lineup::thread::park` announces; in flight over the switch of a park
+    /// that blocks.
+    fn shuttle_park(&mut self, i: usize, task: usize) {
+        note_patched();
+        let access = Access {
+            object: token_of(task),
+            kind: self.park_kind(),
+        };
+        self.push_step_access(access);
+        self.shuttle.in_flight_of(i).push(Pending {
+            access,
+            covers: Covers::Park,
+        });
+    }
+
+    /// Task `i` unparks the thread of task `task` (see [`ShuttleEvent::Unpark`]): the step that
+    /// resumes after the switch that follows makes the token available, a write of it, as
+    /// `lineup::thread`'s `unpark` announces.
+    fn shuttle_unpark(&mut self, i: usize, task: usize) {
+        note_patched();
+        let access = Access {
+            object: token_of(task),
+            kind: self.park_kind(),
+        };
+        self.shuttle.in_flight_of(i).push(Pending {
+            access,
+            covers: Covers::Unpark,
+        });
+    }
+
+    /// How a park and an unpark touch the park token: a write, but a read under
+    /// [`ReductionFault::ShuttleParksCommute`].
+    fn park_kind(&self) -> Kind {
+        if self.fault == Some(ReductionFault::ShuttleParksCommute) {
+            Kind::Read
+        } else {
+            Kind::Write
+        }
+    }
+
     /// How a join and a thread's last step touch the thread's end: a write, but a read under
     /// [`ReductionFault::ShuttleJoinsCommute`].
     fn join_kind(&self) -> Kind {
@@ -1043,7 +1121,7 @@ impl FootprintLog {
             });
         }
         let s = &mut self.shuttle;
-        if let Some(Site::Covered(covers @ (Covers::Atomic | Covers::Join))) = site {
+        if let Some(Site::Covered(covers @ (Covers::Atomic | Covers::Join | Covers::Park | Covers::Unpark))) = site {
             if !s.in_flight.get(i).is_some_and(|f| f.iter().any(|p| p.covers == covers)) {
                 // An atomic or a join of the published shuttle-std, which names nothing.
                 tell_of_the_patch_once();
@@ -1361,6 +1439,10 @@ struct LineupFields {
     joined: Option<usize>,
     /// `lineup.finished_of`: the index of the task whose end `is_finished` reads.
     finished_of: Option<usize>,
+    /// `lineup.parked`: the index of the task that parks.
+    parked: Option<usize>,
+    /// `lineup.unparked`: the index of the task whose park token `unpark` makes available.
+    unparked: Option<usize>,
     /// `lineup.waits` (a receive), `lineup.bounded` (a creation) or `lineup.write` (an atomic's
     /// access).
     flag: Option<bool>,
@@ -1381,6 +1463,8 @@ impl Visit for LineupFields {
             "lineup.atomic" => self.atomic = usize::try_from(value).ok(),
             "lineup.joined" => self.joined = usize::try_from(value).ok(),
             "lineup.finished_of" => self.finished_of = usize::try_from(value).ok(),
+            "lineup.parked" => self.parked = usize::try_from(value).ok(),
+            "lineup.unparked" => self.unparked = usize::try_from(value).ok(),
             "lineup.line" => self.line = u32::try_from(value).ok(),
             _ => {}
         }
@@ -1436,6 +1520,8 @@ impl LineupFields {
                 || fields.field("lineup.atomic").is_some()
                 || fields.field("lineup.joined").is_some()
                 || fields.field("lineup.finished_of").is_some()
+                || fields.field("lineup.parked").is_some()
+                || fields.field("lineup.unparked").is_some()
         }
     }
 
@@ -1449,6 +1535,12 @@ impl LineupFields {
         }
         if line == IS_FINISHED.1 && target == IS_FINISHED.0 {
             return Some(ShuttleEvent::IsFinished(self.finished_of?));
+        }
+        if line == PARKING.1 && target == PARKING.0 {
+            return Some(ShuttleEvent::Park(self.parked?));
+        }
+        if line == UNPARKING.1 && target == UNPARKING.0 {
+            return Some(ShuttleEvent::Unpark(self.unparked?));
         }
         if line == ATOMIC_ACCESS.1 && target == ATOMIC_ACCESS.0 {
             return Some(ShuttleEvent::Atomic {
@@ -1497,6 +1589,12 @@ const JOINING: (&str, u32) = ("shuttle_std::thread", 455);
 
 /// The callsite of `"asking whether thread {} finished"` (lineup's `vendor/shuttle-std`).
 const IS_FINISHED: (&str, u32) = ("shuttle_std::thread", 462);
+
+/// The callsite of `"unparking thread {}"` (lineup's `vendor/shuttle-std`).
+const UNPARKING: (&str, u32) = ("shuttle_std::thread", 469);
+
+/// The callsite of `"parking thread {}"` (lineup's `vendor/shuttle-std`).
+const PARKING: (&str, u32) = ("shuttle_std::thread", 477);
 
 /// Reads one event of a wanted callsite, the `callsite`th of [`CALLSITES`], into the execution's
 /// footprints.
@@ -1764,6 +1862,8 @@ mod tests {
                     let _ = rx.recv();
                     t.join().unwrap();
                     shuttle::thread::scope(|s| s.spawn(|| ()).is_finished());
+                    shuttle::thread::current().unpark();
+                    shuttle::thread::park();
                     count.load(AtomicOrdering::SeqCst);
                     count.store(5, AtomicOrdering::SeqCst);
                     drop(rx);
@@ -1790,6 +1890,8 @@ mod tests {
             ATOMIC_ACCESS.1,
             JOINING.1,
             IS_FINISHED.1,
+            PARKING.1,
+            UNPARKING.1,
             CALLSITES[0].1,
         ];
         for line in wanted {
@@ -1935,6 +2037,8 @@ mod tests {
             Some(ShuttleEvent::IsFinished(4))
         );
         assert_eq!(parse("joining thread"), None);
+        assert_eq!(parse("parking thread 2"), Some(ShuttleEvent::Park(2)));
+        assert_eq!(parse("unparking thread 5"), Some(ShuttleEvent::Unpark(5)));
         assert_eq!(parse("created channel 0x30"), Some(ShuttleEvent::Created(0x30, false)));
         assert_eq!(
             parse("created bounded channel 0x30"),
@@ -2155,6 +2259,75 @@ mod tests {
         let (join, last, _) = join_and_finish(Some(ReductionFault::ShuttleJoinsCommute), true);
         assert!(!join.opaque && !last.opaque);
         assert!(!join.conflicts(&last, 0), "both read the thread's end");
+    }
+
+    /// Task 2 parks and blocks (`events`: lineup's `vendor/shuttle-std` names the threads); task 3
+    /// unparks it: the park's step, the unpark's step up to its switch and the step after it (which
+    /// makes the token available), and task 2's step after its park.
+    fn park_and_unpark(fault: Option<ReductionFault>, events: bool) -> [Footprint; 4] {
+        let mut log = log_running(2);
+        log.fault = fault;
+        if events {
+            log.shuttle_event(ShuttleEvent::Park(2));
+        }
+        log.shuttle_event(join_switch(354));
+        let park = end(&mut log);
+        log.begin_step(TaskId::from(3));
+        if events {
+            log.shuttle_event(ShuttleEvent::Unpark(2));
+        }
+        log.shuttle_event(join_switch(46));
+        let before = end(&mut log);
+        log.begin_step(TaskId::from(3));
+        // It ends at a yield, a stop lineup sees.
+        let mut unpark = Footprint::default();
+        log.end_step(true, false, &mut unpark);
+        log.begin_step(TaskId::from(2));
+        log.shuttle_event(ShuttleEvent::Switch(None));
+        let after = end(&mut log);
+        [park, before, unpark, after]
+    }
+
+    #[test]
+    fn a_park_and_an_unpark_write_the_thread_s_token() {
+        let [park, before, unpark, after] = park_and_unpark(None, true);
+        let token_of_2 = Access {
+            object: token_of(2),
+            kind: Kind::Write,
+        };
+        assert!(
+            !park.opaque && !before.opaque && !unpark.opaque,
+            "{park:?} {before:?} {unpark:?}"
+        );
+        assert_eq!(
+            park.accesses,
+            vec![token_of_2],
+            "the park takes the token or blocks for it"
+        );
+        assert!(before.accesses.is_empty(), "the unpark acts after its switch");
+        assert_eq!(unpark.accesses, vec![token_of_2], "the step after the unpark's switch");
+        assert!(park.conflicts(&unpark, 0));
+        assert_eq!(after.accesses, vec![token_of_2], "in flight over the park's switch");
+        // Another thread's token is another object.
+        let mut log = log_running(5);
+        log.shuttle_event(ShuttleEvent::Unpark(4));
+        log.shuttle_event(join_switch(46));
+        end(&mut log);
+        log.begin_step(TaskId::from(5));
+        let other = end(&mut log);
+        assert_eq!(other.accesses[0].object, token_of(4));
+        assert!(!park.conflicts(&other, 0));
+    }
+
+    #[test]
+    fn a_park_without_its_event_is_unseen_and_commutes_with_an_unpark_only_under_its_fault() {
+        // The published shuttle-std names no thread: the unpark's step after its switch is opaque,
+        // as before (and the park's own step touches nothing lineup sees).
+        let [_, _, unpark, _] = park_and_unpark(None, false);
+        assert!(unpark.opaque);
+        let [park, _, unpark, _] = park_and_unpark(Some(ReductionFault::ShuttleParksCommute), true);
+        assert!(!park.opaque && !unpark.opaque);
+        assert!(!park.conflicts(&unpark, 0), "both read the token");
     }
 
     #[test]

@@ -43,7 +43,7 @@ impl Thread {
 
     /// Atomically makes the handle's token available if it is not already.
     pub fn unpark(&self) {
-        thread::switch();
+        lineup_unparking(self.id.task_id); thread::switch();
 
         ExecutionState::with(|s| {
             s.get_mut(self.id.task_id).unpark();
@@ -341,7 +341,7 @@ pub fn current() -> Thread {
 
 /// Blocks unless or until the current thread's token is made available (may wake spuriously).
 pub fn park() {
-    let switch = ExecutionState::with(|s| s.current_mut().park());
+    lineup_parking(); let switch = ExecutionState::with(|s| s.current_mut().park());
 
     // We only need to context switch if the park token was unavailable. If it was available, then
     // any execution reachable by context switching here would also be reachable by having not
@@ -460,4 +460,19 @@ fn lineup_joining(task: TaskId) {
 // point on either side). Below every line of the published file; called on the line of the read.
 fn lineup_finished_look(task: TaskId) {
     tracing::trace!(lineup.finished_of = usize::from(task), "asking whether thread {} finished", usize::from(task));
+}
+
+// lineup's change (vendor/README.md): an event that names the thread whose park token `unpark`
+// makes available (and which it wakes if parked), after its switch (line 46); below every line of
+// the published file, called on the line of that switch, before it.
+fn lineup_unparking(task: TaskId) {
+    tracing::trace!(lineup.unparked = usize::from(task), "unparking thread {}", usize::from(task));
+}
+
+// lineup's change (vendor/README.md): an event that names the thread that parks (the current one),
+// in the step that takes its park token or, if the token is not there, blocks until an `unpark`
+// (line 344), before `park`'s switch (line 354) if it blocks.
+fn lineup_parking() {
+    let task = ExecutionState::with(|s| usize::from(s.current().id()));
+    tracing::trace!(lineup.parked = task, "parking thread {}", task);
 }
