@@ -13,6 +13,7 @@ pub mod reduction;
 pub mod shuttle_atomics;
 pub mod shuttle_channels;
 pub mod shuttle_joins;
+pub mod shuttle_parks;
 pub mod shuttle_sync;
 pub mod shuttle_yields;
 pub mod single_consumer;
