@@ -82,7 +82,7 @@ impl ObjectIdentity {
             if !s.on {
                 return;
             }
-            let Some(task) = shuttle::current::try_get_current_task() else {
+            let Some(task) = s.current_task() else {
                 return;
             };
             let i = usize::from(task);
@@ -353,6 +353,16 @@ impl FootprintLog {
         self.shuttle.stopped_before_look(i) || self.in_flight_of(i).iter().any(|a| a.kind == Kind::Consume)
     }
 
+    /// The current task: the task of the step running now (no code runs between a decision and
+    /// the step it grants, so it is the one shuttle runs), or shuttle's answer outside a step. A
+    /// debug assertion checks that the two agree.
+    #[inline]
+    pub(crate) fn current_task(&self) -> Option<TaskId> {
+        let me = self.running.or_else(shuttle::current::try_get_current_task);
+        debug_assert_eq!(me, shuttle::current::try_get_current_task());
+        me
+    }
+
     /// Whether footprints are recorded now.
     pub(crate) fn is_on(&self) -> bool {
         self.on
@@ -575,7 +585,7 @@ pub(crate) fn announce_consume(object: &ObjectIdentity) -> InFlight {
 /// or outside a task.
 pub(crate) fn touch(object: &ObjectIdentity, write: bool) {
     with(|s| {
-        if !s.on || shuttle::current::try_get_current_task().is_none() {
+        if !s.on || s.current_task().is_none() {
             return;
         }
         let object = s.number(object);
@@ -599,10 +609,7 @@ fn announce_access(object: &ObjectIdentity, kind: Kind, acts_before: bool) -> In
         if !s.on {
             return None;
         }
-        // The task of the step running now is the current one (no code runs between a decision
-        // and the step it grants); shuttle is asked only outside a step.
-        let me = s.running.or_else(shuttle::current::try_get_current_task)?;
-        debug_assert_eq!(Some(me), shuttle::current::try_get_current_task());
+        let me = s.current_task()?;
         let access = Access {
             object: s.number(object),
             kind,
@@ -636,7 +643,7 @@ pub(crate) fn announce_sync(object: &ObjectIdentity, acts_before: bool) -> InFli
 /// without a scheduling point of its own (a look at whether it completed, its completion).
 pub(crate) fn touch_sync(object: &ObjectIdentity) {
     with(|s| {
-        if !s.on || shuttle::current::try_get_current_task().is_none() {
+        if !s.on || s.current_task().is_none() {
             return;
         }
         let access = Access {
@@ -686,7 +693,7 @@ pub(crate) fn announce_spawn() -> InFlight {
         if !s.on {
             return None;
         }
-        let me = shuttle::current::try_get_current_task()?;
+        let me = s.current_task()?;
         let access = Access {
             object: SPAWN_ORDER,
             kind: Kind::Write,
@@ -728,7 +735,7 @@ pub(crate) fn announce_token(task: TaskId, acts_before: bool) -> InFlight {
         if !s.on {
             return None;
         }
-        let me = shuttle::current::try_get_current_task()?;
+        let me = s.current_task()?;
         let access = Access {
             object: token_of(usize::from(task)),
             kind: sync_kind(s),
