@@ -1312,13 +1312,23 @@ impl FootprintLog {
 /// shuttle's events and forwards everything to `inner`, the default it replaced.
 pub(crate) struct ShuttleEvents {
     inner: Dispatch,
+    /// `inner` is a subscriber that may want an event (not `tracing`'s `NoSubscriber`, the
+    /// default without one, which wants none): asked once here, not at every event.
+    inner_listens: bool,
+}
+
+impl ShuttleEvents {
+    fn new(inner: Dispatch) -> Self {
+        let inner_listens = !inner.is::<tracing::subscriber::NoSubscriber>();
+        Self { inner, inner_listens }
+    }
 }
 
 /// Makes [`ShuttleEvents`] the default subscriber of this OS thread until the guard drops.
 pub(crate) fn install() -> tracing::subscriber::DefaultGuard {
     keep_interest();
     let inner = tracing::dispatcher::get_default(Dispatch::clone);
-    tracing::subscriber::set_default(ShuttleEvents { inner })
+    tracing::subscriber::set_default(ShuttleEvents::new(inner))
 }
 
 /// A dispatcher that lives as long as the process, so that `tracing` never caches "never" for a
@@ -1666,7 +1676,7 @@ impl Subscriber for ShuttleEvents {
     }
 
     fn enabled(&self, meta: &Metadata<'_>) -> bool {
-        wanted(meta) || self.inner.enabled(meta)
+        wanted(meta) || (self.inner_listens && self.inner.enabled(meta))
     }
 
     fn new_span(&self, span: &Attributes<'_>) -> Id {
@@ -1686,7 +1696,7 @@ impl Subscriber for ShuttleEvents {
         if let Some(i) = callsite(meta) {
             read(event, i);
         }
-        if self.inner.enabled(meta) {
+        if self.inner_listens && self.inner.enabled(meta) {
             self.inner.event(event);
         }
     }
@@ -1774,15 +1784,31 @@ mod tests {
         Some((meta.line().unwrap_or(0), Some(from_fields), from_message))
     }
 
+    /// A subscriber that was the default before lineup's still gets every event it wants; none is
+    /// offered to `tracing`'s `NoSubscriber`.
+    #[test]
+    fn the_subscriber_before_lineup_s_gets_its_events() {
+        use std::sync::atomic::AtomicUsize as Count;
+        use std::sync::Arc;
+        assert!(!ShuttleEvents::new(Dispatch::none()).inner_listens);
+        let count = Arc::new(Count::new(0));
+        let seen = Arc::clone(&count);
+        let before = Dispatch::new(Listen(move |_: &Event<'_>| {
+            seen.fetch_add(1, Ordering::SeqCst);
+        }));
+        let lineup = ShuttleEvents::new(before);
+        assert!(lineup.inner_listens);
+        tracing::dispatcher::with_default(&Dispatch::new(lineup), || {
+            tracing::info!("an event of the user's");
+        });
+        assert_eq!(count.load(Ordering::SeqCst), 1);
+    }
+
     #[test]
     fn lineup_s_subscriber_says_which_it_is() {
         use lineup_signals::dispatch::same;
-        let a = Dispatch::new(ShuttleEvents {
-            inner: Dispatch::none(),
-        });
-        let b = Dispatch::new(ShuttleEvents {
-            inner: Dispatch::none(),
-        });
+        let a = Dispatch::new(ShuttleEvents::new(Dispatch::none()));
+        let b = Dispatch::new(ShuttleEvents::new(Dispatch::none()));
         assert!(same(&a, &a.clone()), "one subscriber");
         assert!(!same(&a, &b), "two subscribers");
         assert!(!same(&a, &Dispatch::none()), "one that does not say");
