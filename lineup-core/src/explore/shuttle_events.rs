@@ -80,9 +80,11 @@
 //!
 //! A `yield_now` or `sleep` (thread.rs:320, :326) is a give-way, as `lineup::thread::yield_now`:
 //! the scheduler sees the yield request itself. Every other scheduling point
-//! (`RwLock::into_inner`'s `try_acquire`, the polls of future tasks, `block_on`'s waits on anything
-//! but a lock, and any place not in the tables: another shuttle version) stays unseen, its steps
-//! opaque.
+//! (`RwLock::into_inner`'s `try_acquire`, and any place not in the tables: another shuttle
+//! version) stays unseen, its steps opaque. The polls of future tasks and `block_on`'s waits are
+//! seen only through `lineup_signals::footprint::Observed`, which lineup's `vendor/shuttle-std`
+//! puts around every future of its `spawn` and `block_on` (see [`observed`](crate::explore::observed));
+//! with the published crate they stay unseen but for `block_on`'s waits on a lock.
 //!
 //! **Names.** An address names an object only while it lives, and an allocator may give it to
 //! another object within an execution, in one execution and not in another: first-touch numbers

@@ -1,8 +1,9 @@
 //! What the steps of code outside lineup touch, told to lineup's partial-order reduction: the
 //! channels of lineup's `vendor/shuttle-tokio-impl-inner` (tokio's `mpsc` and `oneshot` under
 //! shuttle-tokio) name the channel each operation touches, and a future polled through
-//! [`Observed`] (a task of `tokio::spawn`, an asynchronous operation of lineup's harness) says
-//! when it returned `Pending` and who registered its waker.
+//! [`Observed`] (a task of `tokio::spawn`, an asynchronous operation of lineup's harness, and every
+//! future of `spawn` and `block_on` in lineup's `vendor/shuttle-std`) says when it returned
+//! `Pending` and who registered its waker.
 //!
 //! lineup installs its [`Record`] once ([`install`]); until then, and on every OS thread that
 //! runs no exploration with the reduction on, every function here does nothing.
@@ -182,7 +183,8 @@ impl Drop for Touching {
 
 /// A future polled with a waker that tells lineup when it is cloned and woken, and that tells
 /// lineup when the poll returns `Pending` (see the module). Poll it as the outermost future of
-/// its task: nothing may run between its `Pending` and the task's switch.
+/// its task: nothing may run between its `Pending` and the task's switch. An `Observed` polled
+/// inside another of the same task passes its polls through: the outermost one observes.
 #[derive(Debug)]
 pub struct Observed<F> {
     future: Pin<Box<F>>,
@@ -213,6 +215,12 @@ impl<F: Future> Future for Observed<F> {
         let Some(task) = record.current_task() else {
             return this.future.as_mut().poll(cx);
         };
+        if is_observed_for(cx.waker(), task) {
+            // Inside another `Observed` of the same task (lineup's `vendor/shuttle-std` observes
+            // every future task and `block_on`, and lineup's harness and shuttle-tokio's `spawn`
+            // observe theirs too): the outermost one observes the poll.
+            return this.future.as_mut().poll(cx);
+        }
         let waker = match &this.waker {
             Some((t, waker)) if *t == task => waker,
             _ => &this.waker.insert((task, observed_waker(cx.waker().clone(), task))).1,
@@ -235,6 +243,11 @@ struct Observer {
     woken: AtomicBool,
 }
 
+/// Whether `waker` is an observed waker of `task`.
+fn is_observed_for(waker: &Waker, task: usize) -> bool {
+    std::ptr::eq(waker.vtable(), &VTABLE) && observer_of(waker).task == task
+}
+
 /// The [`Observer`] of an observed waker.
 fn observer_of(waker: &Waker) -> &Observer {
     // Safety: an observed waker's data is an `Arc<Observer>` (see `observed_waker`).
@@ -254,7 +267,8 @@ fn observed_waker(waker: Waker, task: usize) -> Waker {
 
 // Safety of the functions below: `data` is always a pointer from `Arc::into_raw` of an
 // `Observer`, of which each `RawWaker` owns one strong count.
-const VTABLE: RawWakerVTable = RawWakerVTable::new(clone, wake, wake_by_ref, drop_waker);
+// A `static`, not a `const`: its address tells an observed waker (`is_observed_for`).
+static VTABLE: RawWakerVTable = RawWakerVTable::new(clone, wake, wake_by_ref, drop_waker);
 
 unsafe fn clone(data: *const ()) -> RawWaker {
     Arc::increment_strong_count(data as *const Observer);
@@ -293,6 +307,14 @@ mod tests {
         let waker = std::task::Waker::noop();
         let poll = Pin::new(&mut observed).poll(&mut Context::from_waker(waker));
         assert_eq!(poll, Poll::Ready(7));
+    }
+
+    #[test]
+    fn an_observed_waker_is_told_apart_by_its_task() {
+        let waker = observed_waker(Waker::noop().clone(), 3);
+        assert!(is_observed_for(&waker, 3));
+        assert!(!is_observed_for(&waker, 4), "another task's");
+        assert!(!is_observed_for(Waker::noop(), 3), "not an observed waker");
     }
 
     #[test]

@@ -30,7 +30,7 @@ where
     let inner = Arc::new(std::sync::Mutex::new(JoinHandleInner::default()));
     let aborted = Arc::new(AtomicBool::new(false));
     let task_id = ExecutionState::spawn_future(
-        Wrapper::new(fut, inner.clone(), aborted.clone()),
+        Wrapper::new(lineup_signals::footprint::Observed::new(fut), inner.clone(), aborted.clone()), // lineup: see `Observed`
         stack_size,
         None,
         caller,
@@ -369,7 +369,7 @@ where
 
 /// Run a future to completion on the current thread.
 pub fn block_on<F: Future>(future: F) -> F::Output {
-    let mut future = Box::pin(future);
+    let mut future = Box::pin(lineup_signals::footprint::Observed::new(future)); // lineup: see `Observed`
     let waker = ExecutionState::with(|state| state.current_mut().waker());
     let cx = &mut Context::from_waker(&waker);
 
