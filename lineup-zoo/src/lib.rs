@@ -12,6 +12,7 @@ pub mod native;
 pub mod reduction;
 pub mod shuttle_atomics;
 pub mod shuttle_channels;
+pub mod shuttle_futures;
 pub mod shuttle_joins;
 pub mod shuttle_parks;
 pub mod shuttle_sync;
