@@ -1032,16 +1032,19 @@ impl FootprintLog {
     /// thread's last step reads to wake it), so the step writes the thread's end
     /// ([`finished_of`]); in flight over the join's switch, as a blocking operation's object is.
     fn shuttle_join(&mut self, i: usize, joined: usize) {
-        note_patched();
         let access = Access {
             object: finished_of(joined),
             kind: self.join_kind(),
         };
+        self.touch_before_switch(i, access, Covers::Join);
+    }
+
+    /// Task `i`'s step running now makes `access` (an operation of lineup's `vendor/shuttle-std`
+    /// that acts before its switch), which stays in flight over that switch (`covers`).
+    fn touch_before_switch(&mut self, i: usize, access: Access, covers: Covers) {
+        note_patched();
         self.push_step_access(access);
-        self.shuttle.in_flight_of(i).push(Pending {
-            access,
-            covers: Covers::Join,
-        });
+        self.shuttle.in_flight_of(i).push(Pending { access, covers });
     }
 
     /// Task `i` parks the thread of task `task` (its own, see [`ShuttleEvent::Park`]): the step
@@ -1049,16 +1052,11 @@ impl FootprintLog {
     /// ([`token_of`]), as `lineup::thread::park` announces; in flight over the switch of a park
     /// that blocks.
     fn shuttle_park(&mut self, i: usize, task: usize) {
-        note_patched();
         let access = Access {
             object: token_of(task),
             kind: self.park_kind(),
         };
-        self.push_step_access(access);
-        self.shuttle.in_flight_of(i).push(Pending {
-            access,
-            covers: Covers::Park,
-        });
+        self.touch_before_switch(i, access, Covers::Park);
     }
 
     /// Task `i` unparks the thread of task `task` (see [`ShuttleEvent::Unpark`]): the step that
