@@ -4,12 +4,13 @@
 //! `add` does not wait for its thread fails and its twin that joins passes; every distinct history
 //! found without the reduction is found with it, at the same bound; and the reduction explores
 //! fewer executions than without it. (A join and the joined thread's last step taken to commute,
-//! `ReductionFault::ShuttleJoinsCommute`, lose no history of these objects: either order leaves
-//! the joiner about to return the thread's result; the dependency is checked on footprints in
-//! `explore::shuttle_events`'s tests.)
+//! `ReductionFault::ShuttleJoinsCommute`, lose no history of the sums: either order leaves the
+//! joiner about to return the thread's result; the dependency is checked on footprints in
+//! `explore::shuttle_events`'s tests. Under the same fault the thread's last step only reads its
+//! end, and the search misses an answer of the probe that asks `is_finished`: the last test.)
 
-use lineup::ReductionFault;
-use lineup_zoo::reduction::{assert_fail, assert_pass, assert_sound, compare, m};
+use lineup::{Config, Reduction, ReductionFault};
+use lineup_zoo::reduction::{assert_fail, assert_pass, assert_sound, compare, comparison_config, m};
 use lineup_zoo::shuttle_atomics::helper_counter;
 use lineup_zoo::shuttle_joins::{fork_join_sum, scoped_probe};
 
@@ -75,4 +76,23 @@ fn asking_a_scoped_thread_whether_it_finished_meets_both_answers() {
     )
     .expect("the check runs");
     assert!(plain.violation().is_some(), "without the reduction: {plain:?}");
+}
+
+/// The dependency that meets both answers of the probe is the thread's end, which its last step
+/// writes: under `ReductionFault::ShuttleJoinsCommute` that step only reads it, the probe's read
+/// commutes with it, and the search alone (no interlude) meets one answer: the check passes where
+/// it must report the operation's nondeterminism.
+#[test]
+fn a_thread_s_end_taken_to_be_read_hides_an_answer_of_the_probe() {
+    let run = |fault| {
+        let config = Config {
+            reduction: Reduction::On,
+            reduction_fault: fault,
+            ..comparison_config(2)
+        };
+        lineup::check(&scoped_probe(), &m(&[&[0]]), &config).expect("the check runs")
+    };
+    assert!(run(None).violation().is_some(), "the probe's two answers");
+    let broken = run(Some(ReductionFault::ShuttleJoinsCommute));
+    assert!(broken.is_pass(), "the fault hides nothing: {broken:?}");
 }
