@@ -363,6 +363,16 @@ impl FootprintLog {
         me
     }
 
+    /// A write, but a read under `fault` (a reduction broken on purpose, whose steps of one kind
+    /// are taken to commute).
+    pub(crate) fn write_unless(&self, fault: ReductionFault) -> Kind {
+        if self.fault == Some(fault) {
+            Kind::Read
+        } else {
+            Kind::Write
+        }
+    }
+
     /// Whether footprints are recorded now.
     pub(crate) fn is_on(&self) -> bool {
         self.on
@@ -625,11 +635,7 @@ fn announce_access(object: &ObjectIdentity, kind: Kind, acts_before: bool) -> In
 /// conservative, see `docs/partial-order-reduction.md` §2.5), or a read under
 /// [`ReductionFault::SyncStepsCommute`].
 fn sync_kind(s: &FootprintLog) -> Kind {
-    if s.fault == Some(ReductionFault::SyncStepsCommute) {
-        Kind::Read
-    } else {
-        Kind::Write
-    }
+    s.write_unless(ReductionFault::SyncStepsCommute)
 }
 
 /// [`announce`] (`acts_before`: [`announce_blocking`]) for a step of `lineup::sync`'s `RwLock`,

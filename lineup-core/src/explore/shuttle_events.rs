@@ -1077,21 +1077,13 @@ impl FootprintLog {
     /// How a park and an unpark touch the park token: a write, but a read under
     /// [`ReductionFault::ShuttleParksCommute`].
     fn park_kind(&self) -> Kind {
-        if self.fault == Some(ReductionFault::ShuttleParksCommute) {
-            Kind::Read
-        } else {
-            Kind::Write
-        }
+        self.write_unless(ReductionFault::ShuttleParksCommute)
     }
 
     /// How a join and a thread's last step touch the thread's end: a write, but a read under
     /// [`ReductionFault::ShuttleJoinsCommute`].
     fn join_kind(&self) -> Kind {
-        if self.fault == Some(ReductionFault::ShuttleJoinsCommute) {
-            Kind::Read
-        } else {
-            Kind::Write
-        }
+        self.write_unless(ReductionFault::ShuttleJoinsCommute)
     }
 
     /// Task `i` runs the initializer of the `Once` at `address` (see [`ShuttleEvent::Initialize`]).
@@ -1300,11 +1292,7 @@ impl FootprintLog {
             Family::RwLock | Family::Barrier | Family::Once => ReductionFault::ShuttleSyncStepsCommute,
             Family::Condvar | Family::Semaphore | Family::Channel | Family::Atomic => return Kind::Write,
         };
-        if self.fault == Some(fault) {
-            Kind::Read
-        } else {
-            Kind::Write
-        }
+        self.write_unless(fault)
     }
 }
 
