@@ -7,8 +7,9 @@
 //! The harness begins it after the last operation when every thread of the object's own was
 //! spawned by `lineup::thread::spawn` ([`Recording::every_thread_of_its_own_is_lineup_s`]): it
 //! wakes every such thread waiting in a receive of `lineup::sync::mpsc`, and a receive in such a
-//! thread then reports the channel disconnected, once ([`told_to_end`]), so that an actor's
-//! `while let Ok(message) = mailbox.recv()` ends. A second receive waits for good. The scheduler
+//! thread then reports the channel disconnected, once per channel ([`told_to_end`]), so that an
+//! actor's `while let Ok(message) = mailbox.recv()` ends, even one that was waiting for an answer
+//! on another channel. A second receive from the same channel waits for good. The scheduler
 //! runs those threads, one at a time and without branching, and stops the execution as before when
 //! none of them can run while some have not finished (or after [`MAX_QUIET_END_STEPS`]). Nothing
 //! of this changes the history, which was complete when it began.
@@ -76,8 +77,9 @@ pub(crate) fn quiet_ends_cut() -> u64 {
 pub(crate) struct QuietEndReceives {
     /// Tasks waiting in a receive of `lineup::sync::mpsc`.
     receiving: Vec<TaskId>,
-    /// Threads told, during the quiet end, that their channel is disconnected.
-    told: Vec<TaskId>,
+    /// Threads told, during the quiet end, that a channel is disconnected, with the channel (its
+    /// address, which stays put while the execution lasts).
+    told: Vec<(TaskId, usize)>,
 }
 
 impl QuietEndReceives {
@@ -127,19 +129,23 @@ pub(crate) fn end_receive(me: TaskId) {
     with(|s| s.receiving.retain(|&t| t != me));
 }
 
-/// In a receive: `None` outside the quiet end (or in a thread that is not lineup's); during it,
-/// `Some(true)` the first time the current thread asks (it is told the channel is disconnected),
-/// `Some(false)` after that (it waits for good).
-pub(crate) fn told_to_end() -> Option<bool> {
+/// In a receive from the channel at address `channel`: `None` outside the quiet end (or in a
+/// thread that is not lineup's); during it, `Some(true)` the first time the current thread asks
+/// about that channel (it is told the channel is disconnected), `Some(false)` after that (it waits
+/// for good). Once per channel, not per thread: an actor told while it waited for an answer on a
+/// channel of its own (a primary waiting for its backups' acknowledgements) is told again by its
+/// mailbox and ends its loop; a loop that receives again from a channel after its error waits
+/// there for good, as before, and does not spin.
+pub(crate) fn told_to_end(channel: usize) -> Option<bool> {
     let me = shuttle::current::try_get_current_task()?;
     ExecutionContext::with(|cx| {
         if !cx.recording().is_told_to_end(me) {
             return None;
         }
         let mut s = cx.quiet_end();
-        let first = !s.told.contains(&me);
+        let first = !s.told.contains(&(me, channel));
         if first {
-            s.told.push(me);
+            s.told.push((me, channel));
         }
         Some(first)
     })
@@ -319,6 +325,14 @@ mod tests {
     /// Checks `inc() inc() | inc()` of `subject`, which must pass: its statistics, and the
     /// executions the scheduler stopped.
     fn run_subject<O: Send + Sync + 'static>(subject: Subject<O>) -> (crate::judge::verdict::CheckStats, u64) {
+        run_on(subject, vec![vec![0, 0], vec![0]])
+    }
+
+    /// [`run_subject`] on the matrix whose threads' invocations are `threads`.
+    fn run_on<O: Send + Sync + 'static>(
+        subject: Subject<O>,
+        threads: Vec<Vec<usize>>,
+    ) -> (crate::judge::verdict::CheckStats, u64) {
         // Without the reduction: no redundant executions, which end the old way.
         let config = Config {
             reduction: Reduction::Off,
@@ -326,7 +340,7 @@ mod tests {
             ..Config::default()
         };
         let before = stopped_executions();
-        let verdict = check(&subject, &TestMatrix::new(vec![vec![0, 0], vec![0]]), &config).unwrap();
+        let verdict = check(&subject, &TestMatrix::new(threads), &config).unwrap();
         assert!(verdict.is_pass(), "{}", verdict.violation().unwrap());
         (verdict.stats().clone(), stopped_executions() - before)
     }
@@ -385,6 +399,54 @@ mod tests {
     #[test]
     fn an_actor_that_unwraps_its_receive_is_ended_silently() {
         let (_, stopped) = run(Mailbox::Unwraps);
+        assert_eq!(stopped, 0);
+    }
+
+    /// A counter whose actor answers first and then waits for a second actor's acknowledgement
+    /// on a channel of its own (as a primary that replies before its backups have the update):
+    /// at the end of a history it may still wait for that acknowledgement.
+    struct Relay {
+        actor: crate::sync::mpsc::Sender<crate::sync::mpsc::Sender<u32>>,
+    }
+
+    impl Relay {
+        fn new() -> Self {
+            use crate::sync::mpsc::{channel, Sender};
+            let (actor, requests) = channel::<Sender<u32>>();
+            let (to_backup, backup) = channel::<Sender<()>>();
+            crate::thread::spawn(move || {
+                while let Ok(ack) = backup.recv() {
+                    let _ = ack.send(());
+                }
+            });
+            crate::thread::spawn(move || {
+                let mut count = 0;
+                while let Ok(reply) = requests.recv() {
+                    let _ = reply.send(count);
+                    count += 1;
+                    let (ack, acked) = channel();
+                    let _ = to_backup.send(ack);
+                    let _ = acked.recv();
+                }
+            });
+            Self { actor }
+        }
+
+        fn inc(&self) -> u32 {
+            let (reply, answer) = crate::sync::mpsc::channel();
+            self.actor.send(reply).unwrap();
+            answer.recv().unwrap()
+        }
+    }
+
+    /// Told once per channel: the actor told that its acknowledgement's channel is disconnected is
+    /// told so again by its mailbox, and ends its loop, instead of waiting there for good and
+    /// being stopped with its stack (which shuttle then frees and makes anew).
+    #[test]
+    fn an_actor_that_waits_on_another_channel_at_the_end_finishes_at_the_end_of_every_execution() {
+        let relay = Subject::new("Relay", Relay::new).with(Invocation::new("inc", Relay::inc));
+        let (stats, stopped) = run_on(relay, vec![vec![0], vec![0]]);
+        assert!(stats.concurrent_executions > 0);
         assert_eq!(stopped, 0);
     }
 

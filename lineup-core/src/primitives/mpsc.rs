@@ -102,9 +102,10 @@ impl<T> Chan<T> {
             // A stuck or redundant execution being abandoned: an operation's thread unwinds here.
             crate::explore::abandonment::abandon_here();
             // The quiet end (see `lineup::thread::spawn`): a thread of lineup's is told that the
-            // channel is disconnected, once; a second receive waits for good (a loop that goes on
-            // receiving after an error does not spin), and the scheduler stops the execution.
-            if let Some(first) = crate::explore::quiet_end::told_to_end() {
+            // channel is disconnected, once per channel; a second receive from it waits for good
+            // (a loop that goes on receiving after an error does not spin), and the scheduler
+            // stops the execution.
+            if let Some(first) = crate::explore::quiet_end::told_to_end(self as *const Self as usize) {
                 if first {
                     return Err(RecvError);
                 }
