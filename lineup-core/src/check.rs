@@ -218,6 +218,29 @@ pub(crate) fn check_without_report<O: Send + Sync + 'static>(
     check_in(subject, matrix, config, &Environment::from_env()?)
 }
 
+/// Phase 1 of the check of `matrix` alone (every serial execution): the failing verdict of a
+/// nondeterministic object, with the steps of its execution, or `None` when phase 1 found none
+/// (phase 2 would decide). For the shrinking of a phase-1 violation, which looks for the first
+/// smaller matrix that is nondeterministic too before it pays for any phase 2.
+pub(crate) fn phase1_failure<O: Send + Sync + 'static>(
+    subject: &Subject<O>,
+    matrix: &TestMatrix,
+    config: &Config,
+) -> Result<Option<Verdict>, CheckError> {
+    let environment = Environment::from_env()?;
+    let synthesis = synthesize_in(subject, matrix, config, &environment)?;
+    Ok(match conclude_phase1(subject, matrix, synthesis, config)? {
+        Ok(_) => None,
+        Err(nondeterministic) => Some(with_interleaving(
+            nondeterministic,
+            subject,
+            matrix,
+            config,
+            &environment,
+        )),
+    })
+}
+
 /// [`check_without_report`] in `environment`, read at the start of the check; a violation comes
 /// with the steps of its execution.
 fn check_in<O: Send + Sync + 'static>(
