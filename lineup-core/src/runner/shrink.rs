@@ -230,6 +230,13 @@ pub fn shrink<O: Send + Sync + 'static>(
     })
 }
 
+/// A check of a smaller matrix: its failure, if it fails, and whether that is of the preferred
+/// kind.
+type Answer<F> = Option<(F, bool)>;
+
+/// A screen as [`shrink_with`] takes it: `None` for none.
+type ScreenFn<'a, F> = Option<&'a mut dyn FnMut(&TestMatrix) -> Answer<F>>;
+
 /// A cheap first look at a smaller matrix (phase 1 alone, for [`shrink`]): the failure it finds
 /// (a violation of a phase-1 kind), if any, with whether it is of the preferred kind.
 struct Screen<C> {
@@ -262,7 +269,7 @@ fn smallest<F: Clone, C: FnMut(&TestMatrix) -> Option<(F, bool)>>(
     let mut cheap = Memo::new(screen.check);
     let preferring = {
         let mut screened = |m: &TestMatrix| cheap.get(m);
-        let screen: Option<&mut dyn FnMut(&TestMatrix) -> Option<(F, bool)>> = if screen.finds_every_preferred {
+        let screen: ScreenFn<'_, F> = if screen.finds_every_preferred {
             Some(&mut screened)
         } else {
             None
@@ -322,7 +329,7 @@ fn shrink_with<F>(
     matrix: TestMatrix,
     failure: F,
     mut fails: impl FnMut(&TestMatrix) -> Option<(F, bool)>,
-    mut screen: Option<&mut dyn FnMut(&TestMatrix) -> Option<(F, bool)>>,
+    mut screen: ScreenFn<'_, F>,
 ) -> (TestMatrix, F, usize, usize) {
     let (mut matrix, mut failure, mut steps, mut attempts) = (matrix, failure, 0, 0);
     loop {
@@ -389,7 +396,7 @@ mod tests {
     }
 
     /// No screen: every smaller matrix is checked in full.
-    fn no_screen() -> Screen<fn(&TestMatrix) -> Option<(char, bool)>> {
+    fn no_screen() -> Screen<fn(&TestMatrix) -> Answer<char>> {
         Screen {
             check: |_| None,
             finds_every_preferred: false,
