@@ -11,7 +11,7 @@
 //! violation is one, the first of them that is nondeterministic too is the one the full checks
 //! would take, found without a phase 2 (a nondeterministic replicated register, found on its first
 //! sample, was reported after 6.7 s, two passing smaller matrices having taken the time to
-//! explore; now after 0.1 s). The search that takes a failure of any kind goes down through
+//! explore; now after 0.04 s, `lineup-bench native`). The search that takes a failure of any kind goes down through
 //! phase-1 failures first too; where phase 1 finds none, the full checks go on in order. With
 //! [`Config::max_duration`](crate::Config::max_duration) set, the whole shrinking stops within it:
 //! each smaller matrix's check gets a quarter of the time left (at least a sixteenth of the whole
