@@ -11,8 +11,9 @@
 //! violation is one, the first of them that is nondeterministic too is the one the full checks
 //! would take, found without a phase 2 (a nondeterministic replicated register, found on its first
 //! sample, was reported after 6.7 s, two passing smaller matrices having taken the time to
-//! explore; now after 0.04 s, `lineup-bench native`). The search that takes a failure of any kind goes down through
-//! phase-1 failures first too; where phase 1 finds none, the full checks go on in order. With
+//! explore; now after 0.04 s, `lineup-bench native`). The search that takes a failure of any kind
+//! goes down through phase-1 failures first too; where phase 1 finds none, the full checks go on
+//! in order. With
 //! [`Config::max_duration`](crate::Config::max_duration) set, the whole shrinking stops within it:
 //! each smaller matrix's check gets a quarter of the time left (at least a sixteenth of the whole
 //! while that much is left), a check cut short without a violation counts as no failure, and
@@ -162,41 +163,39 @@ pub fn shrink<O: Send + Sync + 'static>(
         complete.set(complete.get() && config.is_some());
         config
     };
-    let cut_short = |e: &CheckError| {
-        if matches!(e, CheckError::Unfinished { .. } | CheckError::MemoryLimit { .. }) {
-            complete.set(false);
+    // A smaller matrix's violation, if its check found one, as the searches take it; a check
+    // that did not reach a verdict for want of time or memory makes the shrinking incomplete.
+    let answer = |found: Result<Option<Box<Violation>>, CheckError>| match found {
+        Ok(Some(v)) => {
+            let preferred = same_kind(&v.kind, &original);
+            Some((v, preferred))
+        }
+        Ok(None) => None,
+        Err(e) => {
+            if matches!(e, CheckError::Unfinished { .. } | CheckError::MemoryLimit { .. }) {
+                complete.set(false);
+            }
+            None
         }
     };
     let full = |candidate: &TestMatrix| {
         let config = candidate_config(candidate)?;
-        match check(subject, candidate, &config) {
-            Ok(Verdict::Fail(v)) => {
-                let preferred = same_kind(&v.kind, &original);
-                Some((v, preferred))
-            }
-            Ok(Verdict::Pass(stats)) => {
+        answer(check(subject, candidate, &config).map(|verdict| match verdict {
+            Verdict::Fail(v) => Some(v),
+            Verdict::Pass(stats) => {
                 complete.set(complete.get() && !stats.unfinished);
                 None
             }
-            Err(e) => {
-                cut_short(&e);
-                None
-            }
-        }
+        }))
     };
     let phase1 = |candidate: &TestMatrix| {
         let config = candidate_config(candidate)?;
-        match phase1_failure(subject, candidate, &config) {
-            Ok(Some(Verdict::Fail(v))) => {
-                let preferred = same_kind(&v.kind, &original);
-                Some((v, preferred))
-            }
-            Ok(_) => None,
-            Err(e) => {
-                cut_short(&e);
-                None
-            }
-        }
+        answer(
+            phase1_failure(subject, candidate, &config).map(|verdict| match verdict {
+                Some(Verdict::Fail(v)) => Some(v),
+                _ => None,
+            }),
+        )
     };
     // Phase 1 finds every failure of a phase-1 kind, and no other.
     let screen = Screen {
@@ -259,10 +258,10 @@ struct Screen<C> {
 /// price of phase 1: a smaller matrix that passes phase 1 costs a whole phase 2), and the search
 /// of any kind takes the first one the screen finds failing at all (so it, too, goes down through
 /// phase-1 failures first), before the full checks in order.
-fn smallest<F: Clone, C: FnMut(&TestMatrix) -> Option<(F, bool)>>(
+fn smallest<F: Clone, C: FnMut(&TestMatrix) -> Answer<F>>(
     matrix: TestMatrix,
     failure: F,
-    fails: impl FnMut(&TestMatrix) -> Option<(F, bool)>,
+    fails: impl FnMut(&TestMatrix) -> Answer<F>,
     screen: Screen<C>,
 ) -> (TestMatrix, F, usize, usize) {
     let mut full = Memo::new(fails);
@@ -298,10 +297,10 @@ fn smallest<F: Clone, C: FnMut(&TestMatrix) -> Option<(F, bool)>>(
 /// The answers of a check of smaller matrices, each matrix checked once.
 struct Memo<F, C> {
     check: C,
-    seen: std::collections::HashMap<TestMatrix, Option<(F, bool)>>,
+    seen: std::collections::HashMap<TestMatrix, Answer<F>>,
 }
 
-impl<F: Clone, C: FnMut(&TestMatrix) -> Option<(F, bool)>> Memo<F, C> {
+impl<F: Clone, C: FnMut(&TestMatrix) -> Answer<F>> Memo<F, C> {
     fn new(check: C) -> Self {
         Self {
             check,
@@ -310,7 +309,7 @@ impl<F: Clone, C: FnMut(&TestMatrix) -> Option<(F, bool)>> Memo<F, C> {
     }
 
     /// The answer for `m`, checked now if it was not before.
-    fn get(&mut self, m: &TestMatrix) -> Option<(F, bool)> {
+    fn get(&mut self, m: &TestMatrix) -> Answer<F> {
         if let Some(answer) = self.seen.get(m) {
             return answer.clone();
         }
